@@ -1,0 +1,5 @@
+import sys
+
+from mysqltop.cli import main
+
+sys.exit(main())

@@ -1,0 +1,70 @@
+"""Argument wiring only: pick a command module, let it parse its flags and run.
+
+Each command lives in `mysqltop.commands.<name>` with `HELP`, `add_arguments(parser)` and
+`run(args) -> int`. Command modules import heavy packages (textual, pymysql, psutil) inside
+`run`, so `mysqltop --version` and `--help` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from mysqltop import __version__
+from mysqltop.errors import UserError
+
+# Order is the order shown in --help. "live" is the default when no command is named.
+COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse")
+DEFAULT_COMMAND = "live"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one `mysqltop: …` line instead of a usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UserError(f"{message} (see `{self.prog} --help`)", 2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="mysqltop",
+        description="Live InnoDB contention monitor: where InnoDB is waiting, right now, and why.",
+        epilog="With no command, `mysqltop [CONN]` opens the live view. "
+        "`mysqltop demo` replays a bundled incident with no server.",
+        add_help=False,
+    )
+    parser.add_argument("--help", action="help", help="show this help and exit")
+    parser.add_argument("--version", action="version", version=f"mysqltop {__version__}")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"mysqltop.commands.{name}")
+        # add_help=False because -h is --host, as in the mysql client.
+        sub = subs.add_parser(name, help=module.HELP, description=module.HELP, add_help=False)
+        sub.add_argument("--help", action="help", help="show this help and exit")
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def _with_default_command(argv: list[str]) -> list[str]:
+    if argv and argv[0] in ("--help", "--version"):
+        return argv
+    if not argv or argv[0] not in COMMANDS:
+        return [DEFAULT_COMMAND, *argv]
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = _with_default_command(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = build_parser().parse_args(args_list)
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(f"mysqltop: {exc.message}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `mysqltop snapshot … | head`
+        return 0

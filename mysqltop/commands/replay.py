@@ -1,0 +1,19 @@
+"""`mysqltop replay FILE`: the TUI over a recording."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "TUI replay of a recording: pause, step, seek, speed"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="recording made by `mysqltop record` or --record")
+    p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
+    p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from mysqltop.errors import UserError
+
+    raise UserError("replay is not built yet", 1)

@@ -1,0 +1,133 @@
+"""Frame: what the views show, derived from two RawSamples. Keys follow DESIGN §4 (contract).
+
+Every number that may be missing is Optional: None means "the server or the moment gives no
+value" and is printed as JSON null. Rates are None on the first sample, on Δt ≤ 0 and on
+counter resets — never negative.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+Num = float | None
+
+
+@dataclass
+class ServerInfo:
+    version: str | None = None
+    flavor: str | None = None
+    address: str | None = None
+
+
+@dataclass
+class Throughput:
+    tps: Num = None
+    qps: Num = None
+    commits_per_s: Num = None
+    rollbacks_per_s: Num = None
+    write_trx_per_s: Num = None
+    rows_read_per_s: Num = None
+    rows_changed_per_s: Num = None
+    threads_running: Num = None
+
+
+@dataclass
+class Hotspot:
+    name: str
+    kind: str                 # mutex | rwlock | sxlock | semaphore | cond | other
+    source: str               # performance_schema | innodb_mutex | semaphores
+    waits_per_s: Num = None
+    wait_ms_per_s: Num = None
+    share: Num = None         # 0..1 of all waits (by wait time when known, else by count)
+    site: str | None = None   # created-at file:line where known
+
+
+@dataclass
+class Semaphores:
+    os_waits_per_s: Num = None
+    spin_waits_per_s: Num = None
+    spin_rounds_per_s: Num = None
+    waiting_threads: Num = None
+    longest_wait_s: Num = None
+
+
+@dataclass
+class IoThread:
+    id: int
+    role: str                 # read | write | log | insert buffer | ...
+    state: str
+
+
+@dataclass
+class Io:
+    threads: list[IoThread] = field(default_factory=list)
+    pending_reads: Num = None
+    pending_writes: Num = None
+    pending_fsyncs: Num = None
+    reads_per_s: Num = None
+    writes_per_s: Num = None
+    fsyncs_per_s: Num = None
+
+
+@dataclass
+class Flush:
+    pages_flushed_per_s: Num = None
+    dirty_pages: Num = None
+    dirty_pct: Num = None
+    checkpoint_age_bytes: Num = None
+    checkpoint_age_pct: Num = None
+    log_bytes_per_s: Num = None
+    history_list_length: Num = None
+
+
+@dataclass
+class Host:
+    cpus: Num = None
+    run_queue: Num = None
+    load1: Num = None
+    cpu_user_pct: Num = None
+    cpu_system_pct: Num = None
+    cpu_iowait_pct: Num = None
+    cpu_steal_pct: Num = None
+    ctx_switches_per_s: Num = None
+    mysqld_cpu_pct: Num = None   # None when the server is not on this host
+
+
+@dataclass
+class Advice:
+    id: str
+    severity: str             # info | warning | critical
+    message: str
+    evidence: str
+
+
+@dataclass
+class Frame:
+    time: float                               # epoch seconds of the sample (JSON: ISO 8601 UTC)
+    elapsed: Num = None                       # seconds since the previous sample
+    stale: bool = False
+    server: ServerInfo = field(default_factory=ServerInfo)
+    throughput: Throughput = field(default_factory=Throughput)
+    hotspots: list[Hotspot] = field(default_factory=list)
+    semaphores: Semaphores = field(default_factory=Semaphores)
+    io: Io = field(default_factory=Io)
+    flush: Flush = field(default_factory=Flush)
+    host: Host | None = None
+    advice: list[Advice] = field(default_factory=list)
+    # Beyond the contract: which latch sources this server offers and notes on missing ones,
+    # and per-statement errors of the poll (e.g. "mutex: access denied").
+    sources: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["time"] = iso_utc(self.time)
+        return d
+
+
+def iso_utc(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

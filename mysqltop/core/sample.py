@@ -1,0 +1,56 @@
+"""RawSample: exactly what one poll read. The unit that is recorded and replayed.
+
+Nothing here is derived: texts and rows are kept as the server returned them, so a parser
+fix later improves old recordings too (DESIGN §2). All fields are plain data (str, int,
+float, lists, dicts) so a recording can store them without knowing this class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    version: str | None = None          # VERSION(), e.g. "10.11.19-MariaDB-0+deb12u1"
+    flavor: str | None = None           # "mysql" | "mariadb" | "percona"
+    address: str | None = None          # "127.0.0.1:3306" or the socket path
+    hostname: str | None = None         # @@hostname
+    local: bool = False                 # server runs on this host (mysqld process watched)
+
+
+@dataclass(frozen=True)
+class HostSample:
+    """Raw host counters (cumulative where the OS keeps them cumulative)."""
+
+    cpus: int
+    cpu_times: dict[str, float]         # cumulative seconds: user, nice, system, idle, iowait, irq, softirq, steal
+    ctx_switches: int                   # cumulative
+    procs_running: int                  # /proc/stat, includes the reader itself
+    procs_blocked: int
+    loadavg: tuple[float, float, float]
+    disk_reads: int | None = None       # cumulative completed reads, all disks
+    disk_writes: int | None = None
+    disk_read_bytes: int | None = None
+    disk_write_bytes: int | None = None
+    mysqld_cpu_s: float | None = None   # cumulative user+system seconds of the mysqld process
+    mysqld_threads: int | None = None
+    mysqld_rss: int | None = None
+
+
+@dataclass(frozen=True)
+class RawSample:
+    wall: float                                     # epoch seconds when the poll started
+    mono: float                                     # monotonic seconds; Δt comes from this
+    server: ServerIdentity = field(default_factory=ServerIdentity)
+    innodb_status: str | None = None                # SHOW ENGINE INNODB STATUS text
+    innodb_mutex: list[list[str]] | None = None     # SHOW ENGINE INNODB MUTEX rows [Type, Name, Status]
+    ps_waits: list[list[Any]] | None = None         # [EVENT_NAME, COUNT_STAR, SUM, MIN, AVG, MAX] (ps)
+    global_status: dict[str, str] = field(default_factory=dict)   # filtered SHOW GLOBAL STATUS
+    innodb_metrics: dict[str, int] | None = None    # INNODB_METRICS name → COUNT (enabled only)
+    variables: dict[str, str] = field(default_factory=dict)       # latest known global variables
+    host: HostSample | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)    # statement → client-side ms
+    errors: dict[str, str] = field(default_factory=dict)          # statement → error text
+    error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
