@@ -19,7 +19,8 @@ Modes (one thread = one PyMySQL connection, autocommit on, explicit BEGIN/COMMIT
 Counting is exact for what this generator sends after the threads connected: `statements` is
 every COM_QUERY sent (= the server's Questions increment), `commits`/`rollbacks` every COMMIT/
 ROLLBACK statement (= Com_commit/Com_rollback). A monitor polling the same server adds its own
-statements to Questions, and each connection open/close adds ~2 there (before/after the counted window). Bounded: stops after `transactions` per thread or `duration` seconds.
+statements to Questions, and each connection open/close adds ~2 there (outside the counted
+window). Bounded: stops after `transactions` per thread or `duration` seconds.
 Scripts: `python -m tests.support.load --port P [--mode oltp] [--threads 4] [--duration 10] …`.
 """
 
