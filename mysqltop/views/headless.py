@@ -1,0 +1,318 @@
+"""Headless formatters: Frames → text, JSON lines, CSV, OpenMetrics. Pure over Frames.
+
+Each format is a `FrameWriter` with `header()` (printed once before the first frame), `frame(f)`
+(one frame's output) and `footer()`; the command writes and flushes after each frame. Output is
+built from the Frame dataclasses, so a field added to the contract shows up in JSON, CSV and
+OpenMetrics without touching this module.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+import re
+from typing import Any, Callable, Iterable
+
+from mysqltop.core.frame import Flush, Frame, Host, Io, Semaphores, Throughput, iso_utc
+
+FORMATS = ("text", "json", "csv", "openmetrics")
+TOP_HOTSPOTS = 10
+
+# Scalar groups of a Frame, flattened as `<group>.<field>` in CSV and `mysqltop_<group>_<field>`
+# in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
+SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
+    ("throughput", Throughput), ("semaphores", Semaphores), ("io", Io), ("flush", Flush), ("host", Host),
+)
+
+
+def scalar_fields(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls) if f.name != "threads"]
+
+
+def _finite(v: Any) -> Any:
+    """JSON/CSV/OpenMetrics have no NaN/inf for us: a non-finite number is 'no value'."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+# ---- number formatting (short, human) -----------------------------------------------------
+def fmt_num(v: float | None, digits: int = 1) -> str:
+    """1234567 → '1.23M', 12.345 → '12.3', None → '-'."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    a = abs(v)
+    for limit, scale, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
+        if a >= limit:
+            return f"{v / scale:.3g}{suffix}" if a < scale * 1000 else f"{v / scale:.0f}{suffix}"
+    if float(v).is_integer():
+        return f"{int(v)}"
+    return f"{v:.{digits}f}"
+
+
+def fmt_pct(v: float | None, *, share: bool = False) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return f"{v * 100 if share else v:.1f}%"
+
+
+def fmt_bytes(v: float | None) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    a = abs(v)
+    for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if a >= limit:
+            return f"{v / limit:.1f} {suffix}"
+    return f"{v:.0f} B"
+
+
+def fmt_seconds(v: float | None) -> str:
+    return "-" if v is None else f"{v:.0f}s" if v >= 10 else f"{v:.1f}s"
+
+
+# ---- text ---------------------------------------------------------------------------------
+_SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "MUTEX", "semaphores": "SEMA"}
+
+
+def _kv(pairs: Iterable[tuple[str, str]]) -> str:
+    return "  ".join(f"{k} {v}" for k, v in pairs)
+
+
+def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
+    s = f.server
+    head = f"== {iso_utc(f.time)}"
+    head += f"  Δ{f.elapsed:.2f}s" if f.elapsed is not None else "  (first sample: no rates yet)"
+    head += f"  {s.flavor or '?'} {s.version or '?'} @ {s.address or '?'}"
+    if f.stale:
+        head += "  STALE (no fresh data from the server)"
+    out = [head]
+
+    srcs = f", sources: {', '.join(f.sources)}" if f.sources else ""
+    out.append(f"HOTSPOTS (hottest first{srcs})")
+    if f.hotspots:
+        rows = [("name", "src", "waits/s", "ms/s", "share", "site")]
+        for h in f.hotspots[:top]:
+            rows.append((h.name, _SOURCE_SHORT.get(h.source, h.source), fmt_num(h.waits_per_s),
+                         fmt_num(h.wait_ms_per_s, 2), fmt_pct(h.share, share=True), h.site or ""))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        for r in rows:
+            out.append("  " + "  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1]),
+                                         *(c.rjust(w) for c, w in zip(r[2:5], widths[2:5])), r[5]]).rstrip())
+        if len(f.hotspots) > top:
+            out.append(f"  … {len(f.hotspots) - top} more")
+    else:
+        out.append("  (none measured)")
+
+    t = f.throughput
+    out.append("THROUGHPUT  " + _kv([("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
+                                     ("commits/s", fmt_num(t.commits_per_s)),
+                                     ("rollbacks/s", fmt_num(t.rollbacks_per_s)),
+                                     ("write trx/s", fmt_num(t.write_trx_per_s)),
+                                     ("rows read/s", fmt_num(t.rows_read_per_s)),
+                                     ("rows changed/s", fmt_num(t.rows_changed_per_s)),
+                                     ("threads running", fmt_num(t.threads_running))]))
+    m = f.semaphores
+    out.append("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
+                                     ("spin waits/s", fmt_num(m.spin_waits_per_s)),
+                                     ("spin rounds/s", fmt_num(m.spin_rounds_per_s)),
+                                     ("waiting threads", fmt_num(m.waiting_threads)),
+                                     ("longest wait", fmt_seconds(m.longest_wait_s))]))
+    i = f.io
+    line = "IO          " + _kv([("pending r/w/fsync", "/".join(fmt_num(x) for x in
+                                                             (i.pending_reads, i.pending_writes, i.pending_fsyncs))),
+                                ("reads/s", fmt_num(i.reads_per_s)), ("writes/s", fmt_num(i.writes_per_s)),
+                                ("fsyncs/s", fmt_num(i.fsyncs_per_s))])
+    if i.threads:
+        busy = [t_ for t_ in i.threads if "wait" not in t_.state.lower()]
+        roles: dict[str, int] = {}
+        for t_ in i.threads:
+            roles[t_.role] = roles.get(t_.role, 0) + 1
+        line += "  threads " + ", ".join(f"{n} {r}" for r, n in roles.items())
+        if busy:
+            line += "; busy: " + ", ".join(f"#{t_.id} {t_.role} '{t_.state}'" for t_ in busy[:4])
+    out.append(line)
+    fl = f.flush
+    out.append("FLUSH       " + _kv([("pages flushed/s", fmt_num(fl.pages_flushed_per_s)),
+                                     ("dirty pages", f"{fmt_num(fl.dirty_pages)} ({fmt_pct(fl.dirty_pct)})"),
+                                     ("checkpoint age", f"{fmt_bytes(fl.checkpoint_age_bytes)} "
+                                                        f"({fmt_pct(fl.checkpoint_age_pct)})"),
+                                     ("log", f"{fmt_bytes(fl.log_bytes_per_s)}/s"),
+                                     ("history list", fmt_num(fl.history_list_length))]))
+    hs = f.host
+    if hs is not None:
+        out.append("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
+                                         ("load1", fmt_num(hs.load1, 2)),
+                                         ("cpu usr/sys/iowait/steal", "/".join(fmt_pct(x) for x in (
+                                             hs.cpu_user_pct, hs.cpu_system_pct, hs.cpu_iowait_pct,
+                                             hs.cpu_steal_pct))),
+                                         ("ctx switches/s", fmt_num(hs.ctx_switches_per_s)),
+                                         ("mysqld cpu", fmt_pct(hs.mysqld_cpu_pct))]))
+    else:
+        out.append("HOST        (not measured)")
+    if f.advice:
+        out.append("ADVICE")
+        for a in f.advice:
+            out.append(f"  [{a.severity}] {a.message}")
+            if a.evidence:
+                out.append(f"      evidence: {a.evidence}")
+    for n in f.notes:
+        out.append(f"note: {n}")
+    for stmt, err in f.errors.items():
+        out.append(f"error: {stmt}: {err}")
+    return "\n".join(out) + "\n\n"
+
+
+# ---- JSON lines -----------------------------------------------------------------------------
+def _clean(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_clean(v) for v in o]
+    return _finite(o)
+
+
+def json_frame(f: Frame) -> str:
+    return json.dumps(_clean(f.to_dict()), separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+# ---- CSV ------------------------------------------------------------------------------------
+CSV_HEAD = ["time", "elapsed", "stale", "server.version", "server.flavor", "server.address"]
+CSV_TAIL = ["hotspot.top.name", "hotspot.top.source", "hotspot.top.waits_per_s",
+            "hotspot.top.wait_ms_per_s", "hotspot.top.share", "hotspots", "advice"]
+
+
+def csv_columns() -> list[str]:
+    cols = list(CSV_HEAD)
+    for group, cls in SCALAR_GROUPS:
+        cols += [f"{group}.{name}" for name in scalar_fields(cls)]
+    return cols + CSV_TAIL
+
+
+def _csv_cell(v: Any) -> Any:
+    v = _finite(v)
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.6g}" if abs(v) < 1e15 else f"{v:.0f}"
+    return v
+
+
+def csv_row(f: Frame) -> list[Any]:
+    row: list[Any] = [iso_utc(f.time), f.elapsed, f.stale, f.server.version, f.server.flavor, f.server.address]
+    for group, cls in SCALAR_GROUPS:
+        obj = getattr(f, group)
+        row += [None if obj is None else getattr(obj, name) for name in scalar_fields(cls)]
+    top = f.hotspots[0] if f.hotspots else None
+    row += ([top.name, top.source, top.waits_per_s, top.wait_ms_per_s, top.share] if top else [None] * 5)
+    row += [len(f.hotspots), len(f.advice)]
+    return [_csv_cell(v) for v in row]
+
+
+def _csv_line(cells: list[Any]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(cells)
+    return buf.getvalue()
+
+
+# ---- OpenMetrics ------------------------------------------------------------------------------
+PREFIX = "mysqltop"
+_HOTSPOT_METRICS = (("waits_per_s", "lock waits per second"),
+                    ("wait_ms_per_s", "milliseconds waited per second"),
+                    ("share", "share of all measured waits, 0..1"))
+
+
+def _om_label(v: str) -> str:
+    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _om_value(v: float | int | bool) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int) or float(v).is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _om_name(*parts: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_]", "_", "_".join((PREFIX, *parts)))
+
+
+def openmetrics_frame(f: Frame) -> str:
+    """One complete exposition (ends in `# EOF`) with the frame's scalars as gauges.
+
+    Missing values are left out rather than written as NaN, the Prometheus convention. No sample
+    timestamps: node_exporter's textfile collector rejects them.
+    """
+    lines: list[str] = []
+
+    def family(name: str, help_: str, samples: list[tuple[str, float]]) -> None:
+        if not samples:
+            return
+        lines.append(f"# HELP {name} {help_}")
+        lines.append(f"# TYPE {name} gauge")
+        lines.extend(f"{name}{labels} {_om_value(v)}" for labels, v in samples)
+
+    s = f.server
+    info_labels = ",".join(f'{k}="{_om_label(v)}"' for k, v in
+                           (("version", s.version), ("flavor", s.flavor), ("address", s.address)) if v)
+    family(_om_name("server_info"), "the monitored server", [("{" + info_labels + "}" if info_labels else "", 1)])
+    family(_om_name("sample_time_seconds"), "epoch seconds of the sample", [("", f.time)])
+    family(_om_name("stale"), "1 when the server gave no fresh data for this frame", [("", f.stale)])
+    if f.elapsed is not None:
+        family(_om_name("elapsed_seconds"), "seconds since the previous sample", [("", f.elapsed)])
+    for group, cls in SCALAR_GROUPS:
+        obj = getattr(f, group)
+        if obj is None:
+            continue
+        for name in scalar_fields(cls):
+            v = _finite(getattr(obj, name))
+            if isinstance(v, (int, float)):
+                family(_om_name(group, name), f"{group}.{name}", [("", v)])
+
+    seen: set[str] = set()
+    spots: list[tuple[str, Any]] = []
+    for h in f.hotspots:
+        labels = "{" + ",".join(f'{k}="{_om_label(v)}"' for k, v in (
+            ("name", h.name), ("source", h.source), ("kind", h.kind), ("site", h.site or ""))) + "}"
+        if labels not in seen:  # one series per label set, or the exposition is invalid
+            seen.add(labels)
+            spots.append((labels, h))
+    for metric, help_ in _HOTSPOT_METRICS:
+        family(_om_name("hotspot", metric), f"hotspot {help_}",
+               [(labels, v) for labels, h in spots
+                if isinstance(v := _finite(getattr(h, metric)), (int, float))])
+    family(_om_name("hotspots"), "number of hotspots measured", [("", len(f.hotspots))])
+    family(_om_name("advice"), "advice currently raised (1 per id)",
+           [("{" + f'id="{_om_label(a.id)}",severity="{_om_label(a.severity)}"' + "}", 1)
+            for a in {a.id: a for a in f.advice}.values()])
+    lines.append("# EOF")
+    return "\n".join(lines) + "\n"
+
+
+# ---- writers ---------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class FrameWriter:
+    header: Callable[[], str]
+    frame: Callable[[Frame], str]
+    footer: Callable[[], str]
+
+
+def _nothing() -> str:
+    return ""
+
+
+def writer_for(fmt: str) -> FrameWriter:
+    if fmt == "text":
+        return FrameWriter(_nothing, text_frame, _nothing)
+    if fmt == "json":
+        return FrameWriter(_nothing, json_frame, _nothing)
+    if fmt == "csv":
+        return FrameWriter(lambda: _csv_line(csv_columns()), lambda f: _csv_line(csv_row(f)), _nothing)
+    if fmt == "openmetrics":
+        return FrameWriter(_nothing, openmetrics_frame, _nothing)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
