@@ -43,6 +43,9 @@ class Hotspot:
     wait_ms_per_s: Num = None
     share: Num = None         # 0..1 of all waits (by wait time when known, else by count)
     site: str | None = None   # created-at file:line where known
+    # semaphores only (a wait-array snapshot has no rate): threads waiting there now, longest wait
+    waiting_threads: Num = None
+    longest_wait_s: Num = None
 
 
 @dataclass
