@@ -1,12 +1,23 @@
 """Connection options from flags, MYSQL_PWD and my.cnf, following the mysql client.
 
-Only the flag wiring lives here for now; resolving them into a ConnectionOptions dataclass
-(defaults files, prompting, precedence) belongs to the live engine.
+Precedence: flags > MYSQL_PWD (password only) > the option file (`--defaults-file`, else
+~/.my.cnf; section [mysqltop] over [client]; `!include`/`!includedir` followed) > defaults.
+`-p` without a value (or `password` without a value in the file) prompts without echo.
+Host localhost (the default) means the unix socket, as in the mysql client: the named socket or
+the first of COMMON_SOCKETS that exists, else TCP 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import argparse
+import configparser
+import getpass
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mysqltop.errors import UserError
 
 PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 
@@ -24,3 +35,160 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
     g.add_argument("--connect-timeout", type=float, default=5.0, help="seconds (default 5)")
+
+
+# ---- resolution: flags > MYSQL_PWD > option file ([mysqltop] over [client]) > defaults ----------
+# Where the mysql client looks when host is localhost and no socket is named.
+COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
+DEFAULT_PORT = 3306
+_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key")
+
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    host: str | None                  # None when connecting through `socket`
+    port: int
+    user: str
+    password: str | None = field(default=None, repr=False)   # never printed, never recorded
+    socket: str | None = None
+    ssl_ca: str | None = None
+    ssl_cert: str | None = None
+    ssl_key: str | None = None
+    connect_timeout: float = 5.0
+
+    @property
+    def address(self) -> str:
+        """What the user would recognise: the socket path or host:port."""
+        return self.socket if self.socket else f"{self.host}:{self.port}"
+
+    @property
+    def via_socket(self) -> bool:
+        return self.socket is not None
+
+    def pymysql_kwargs(self) -> dict:
+        kw: dict = {"user": self.user, "password": self.password or "",
+                    "connect_timeout": self.connect_timeout}
+        if self.socket:
+            kw["unix_socket"] = self.socket
+        else:
+            kw["host"], kw["port"] = self.host, self.port
+        ssl = {k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert), ("key", self.ssl_key)) if v}
+        if ssl:
+            kw["ssl"] = ssl
+        return kw
+
+
+def _read_option_lines(path: Path, depth: int = 0) -> list[str]:
+    """Lines of an option file with `!include FILE` / `!includedir DIR` expanded in place."""
+    if depth > 8:
+        return []
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    out: list[str] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("!include "):
+            out += _read_option_lines(Path(s.split(None, 1)[1]), depth + 1)
+        elif s.startswith("!includedir "):
+            d = Path(s.split(None, 1)[1])
+            for f in sorted(d.glob("*.cnf")) if d.is_dir() else []:
+                out += _read_option_lines(f, depth + 1)
+        elif not s.startswith("!"):
+            out.append(line)
+    return out
+
+
+def read_option_file(path: Path) -> dict[str, str | None]:
+    """[client] then [mysqltop] of one my.cnf: later sections win; keys use dashes; quotes removed."""
+    cp = configparser.ConfigParser(allow_no_value=True, strict=False, interpolation=None,
+                                   inline_comment_prefixes=("#",), comment_prefixes=("#", ";"))
+    try:
+        cp.read_string("\n".join(_read_option_lines(path)), source=str(path))
+    except configparser.Error as e:
+        raise UserError(f"cannot read option file {path}: {str(e).splitlines()[0]}") from None
+    opts: dict[str, str | None] = {}
+    for section in ("client", "mysqltop"):
+        if cp.has_section(section):
+            for key, value in cp.items(section):
+                if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                    value = value[1:-1]
+                opts[key.replace("_", "-")] = value
+    return opts
+
+
+def _option_file(args: argparse.Namespace) -> dict[str, str | None]:
+    explicit = getattr(args, "defaults_file", None)
+    if explicit:
+        p = Path(explicit).expanduser()
+        if not p.is_file():
+            raise UserError(f"--defaults-file {explicit}: no such file")
+        return read_option_file(p)
+    home = Path(os.environ.get("HOME") or Path.home())
+    p = home / ".my.cnf"
+    return read_option_file(p) if p.is_file() else {}
+
+
+def _prompt_password(user: str) -> str:
+    if not sys.stdin.isatty():
+        raise UserError("-p without a value prompts for the password, but stdin is not a terminal: "
+                        "use --password=…, MYSQL_PWD or ~/.my.cnf [client] password=…")
+    try:
+        return getpass.getpass(f"Enter password for {user}: ")
+    except (EOFError, KeyboardInterrupt):
+        raise UserError("no password entered") from None
+
+
+def resolve_connection(args: argparse.Namespace, env: dict[str, str] | None = None) -> ConnectionOptions:
+    """Connection options as the mysql client would resolve them (see the module docstring)."""
+    env = os.environ if env is None else env
+    cnf = {k: v for k, v in _option_file(args).items() if k in _KEYS}
+
+    def pick(name: str, flag: object) -> str | None:
+        return flag if flag is not None else cnf.get(name)
+
+    user = pick("user", getattr(args, "user", None)) or _login_name()
+    port_raw = pick("port", getattr(args, "port", None))
+    try:
+        port = int(port_raw) if port_raw not in (None, "") else DEFAULT_PORT
+    except ValueError:
+        raise UserError(f"port {port_raw!r} in the option file is not a number") from None
+
+    flag_pw = getattr(args, "password", None)
+    if flag_pw is PROMPT:
+        password: str | None = _prompt_password(user)
+    elif flag_pw is not None:
+        password = flag_pw
+    elif "MYSQL_PWD" in env:
+        password = env["MYSQL_PWD"]
+    elif "password" in cnf:
+        # `password` without a value in an option file means "ask", as in the mysql client.
+        password = cnf["password"] if cnf["password"] is not None else _prompt_password(user)
+    else:
+        password = None
+
+    host = pick("host", getattr(args, "host", None))
+    socket_path = pick("socket", getattr(args, "socket", None))
+    if host in (None, "", "localhost"):
+        # localhost means the unix socket in the mysql client, even when a port is given.
+        socket_path = socket_path or next((s for s in COMMON_SOCKETS if os.path.exists(s)), None)
+        host = None if socket_path else "127.0.0.1"
+    else:
+        socket_path = None
+
+    ssl = {k: pick(k, getattr(args, k.replace("-", "_"), None)) for k in ("ssl-ca", "ssl-cert", "ssl-key")}
+    for k, v in ssl.items():
+        if v and not os.access(os.path.expanduser(v), os.R_OK):
+            raise UserError(f"--{k} {v}: file not readable")
+    return ConnectionOptions(
+        host=host, port=port, user=user, password=password, socket=socket_path,
+        ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
+        connect_timeout=float(getattr(args, "connect_timeout", None) or 5.0))
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "root"

@@ -1,0 +1,154 @@
+"""Connection option resolution: flags > MYSQL_PWD > my.cnf ([mysqltop] over [client]) > defaults."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import pytest
+
+from mysqltop import config
+from mysqltop.config import ConnectionOptions, add_connection_arguments, resolve_connection
+from mysqltop.errors import UserError
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser(add_help=False)
+    add_connection_arguments(p)
+    return p.parse_args(list(argv))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MYSQL_PWD", raising=False)
+    monkeypatch.setenv("USER", "dba")
+    monkeypatch.setenv("LOGNAME", "dba")
+    # No system socket leaks into the tests unless a test adds one.
+    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(tmp_path / "none.sock"),))
+    return tmp_path
+
+
+def write_cnf(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_defaults_without_files_use_tcp_loopback(home: Path) -> None:
+    o = resolve_connection(parse())
+    assert (o.host, o.port, o.user, o.password, o.socket) == ("127.0.0.1", 3306, "dba", None, None)
+    assert o.address == "127.0.0.1:3306"
+    assert o.pymysql_kwargs() == {"user": "dba", "password": "", "connect_timeout": 5.0,
+                                  "host": "127.0.0.1", "port": 3306}
+
+
+def test_localhost_prefers_existing_common_socket(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sock = home / "mysqld.sock"
+    sock.write_text("")
+    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(home / "missing.sock"), str(sock)))
+    o = resolve_connection(parse("-h", "localhost", "-P", "3307"))
+    assert o.socket == str(sock) and o.host is None and o.address == str(sock)
+    assert o.pymysql_kwargs()["unix_socket"] == str(sock) and "host" not in o.pymysql_kwargs()
+
+
+def test_remote_host_ignores_socket(home: Path) -> None:
+    o = resolve_connection(parse("-h", "db1.example", "-S", "/tmp/x.sock", "-P", "3310"))
+    assert (o.host, o.port, o.socket, o.address) == ("db1.example", 3310, None, "db1.example:3310")
+
+
+def test_explicit_socket(home: Path) -> None:
+    o = resolve_connection(parse("-S", "/tmp/my.sock", "-u", "mon"))
+    assert o.socket == "/tmp/my.sock" and o.user == "mon"
+
+
+def test_my_cnf_client_then_mysqltop_section(home: Path) -> None:
+    write_cnf(home / ".my.cnf", """
+# comment
+[mysqld]
+port = 9999
+[client]
+user = client_user
+password = "from client"
+port = 3311
+host = dbhost
+no-auto-rehash
+[mysqltop]
+user = mt_user
+ssl_ca = {ca}
+""".format(ca=home / ".my.cnf"))
+    o = resolve_connection(parse())
+    assert (o.user, o.password, o.port, o.host) == ("mt_user", "from client", 3311, "dbhost")
+    assert o.ssl_ca == str(home / ".my.cnf")
+    assert o.pymysql_kwargs()["ssl"] == {"ca": str(home / ".my.cnf")}
+
+
+def test_flags_beat_env_beat_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_cnf(home / ".my.cnf", "[client]\npassword=filepw\nuser=fileuser\n")
+    assert resolve_connection(parse()).password == "filepw"
+    monkeypatch.setenv("MYSQL_PWD", "envpw")
+    assert resolve_connection(parse()).password == "envpw"
+    o = resolve_connection(parse("--password=flagpw", "-u", "flaguser"))
+    assert (o.password, o.user) == ("flagpw", "flaguser")
+
+
+def test_defaults_file_replaces_home_cnf(home: Path) -> None:
+    write_cnf(home / ".my.cnf", "[client]\nuser=home\n")
+    other = write_cnf(home / "other.cnf", "[client]\nuser=other\nport=4000\n")
+    o = resolve_connection(parse("--defaults-file", str(other)))
+    assert (o.user, o.port) == ("other", 4000)
+    with pytest.raises(UserError, match="no such file"):
+        resolve_connection(parse("--defaults-file", str(home / "nope.cnf")))
+
+
+def test_include_directives_are_followed_or_tolerated(home: Path) -> None:
+    inc = write_cnf(home / "inc.cnf", "[mysqltop]\nuser=included\n")
+    (home / "conf.d").mkdir()
+    write_cnf(home / "conf.d" / "a.cnf", "[client]\nport=5000\n")
+    write_cnf(home / ".my.cnf", f"!include {inc}\n!includedir {home / 'conf.d'}\n"
+              f"!include {home / 'missing.cnf'}\n[client]\nuser=base\n")
+    o = resolve_connection(parse())
+    assert (o.user, o.port) == ("included", 5000)
+
+
+def test_bad_port_in_file_is_a_user_error(home: Path) -> None:
+    write_cnf(home / ".my.cnf", "[client]\nport=abc\n")
+    with pytest.raises(UserError, match="not a number") as e:
+        resolve_connection(parse())
+    assert e.value.code == 2
+
+
+def test_garbled_file_is_a_user_error(home: Path) -> None:
+    write_cnf(home / ".my.cnf", "user=nosection\n")
+    with pytest.raises(UserError, match="cannot read option file"):
+        resolve_connection(parse())
+
+
+def test_prompt_without_tty_is_a_user_error(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with pytest.raises(UserError, match="stdin is not a terminal"):
+        resolve_connection(parse("-p"))
+
+
+def test_prompt_with_tty_uses_getpass(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+    monkeypatch.setattr("sys.stdin", Tty(""))
+    asked: list[str] = []
+    monkeypatch.setattr("getpass.getpass", lambda prompt: asked.append(prompt) or "secret")
+    o = resolve_connection(parse("-p", "-u", "mon"))
+    assert o.password == "secret" and asked == ["Enter password for mon: "]
+    # password without a value in the option file also prompts
+    write_cnf(home / ".my.cnf", "[client]\npassword\n")
+    assert resolve_connection(parse()).password == "secret"
+
+
+def test_unreadable_ssl_file(home: Path) -> None:
+    with pytest.raises(UserError, match="--ssl-ca"):
+        resolve_connection(parse("--ssl-ca", str(home / "nope.pem")))
+
+
+def test_password_never_in_repr(home: Path) -> None:
+    o = ConnectionOptions(host="h", port=1, user="u", password="topsecret")
+    assert "topsecret" not in repr(o)
