@@ -1,12 +1,23 @@
-"""`mysqltop snapshot`: headless frames as text, JSON lines, CSV or OpenMetrics."""
+"""`mysqltop snapshot`: headless frames as text, JSON lines, CSV or OpenMetrics.
+
+Counting: `--count N` is the number of frames printed, and every printed frame has rates. Rates
+need two samples, so a live snapshot polls N+1 times (the first poll is the baseline, taken
+`--interval` before the first printed frame): the default, one frame, takes one interval. With
+`--replay`, every sample of the recording (or of --start/--end) is derived again and the first
+one is the baseline; a recording holding a single sample prints that sample's rate-less frame.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from mysqltop.config import add_connection_arguments
 
 HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
+
+_CONN_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "ssl_ca", "ssl_cert", "ssl_key")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -14,12 +25,114 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replay", metavar="FILE", help="derive frames from a recording instead of a server")
     p.add_argument("--start", metavar="WHEN", help="with --replay: first sample time")
     p.add_argument("--end", metavar="WHEN", help="with --replay: last sample time")
-    p.add_argument("--count", type=int, metavar="N", help="number of frames (live default 2)")
+    p.add_argument("--count", type=int, metavar="N",
+                   help="frames to print, each with rates (live default 1: polls twice, one interval "
+                        "apart; replay default: all)")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
-    p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text")
+    p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
+                   help="text (one screen per frame), json (one object per line), csv (header + one row "
+                        "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
+    p.add_argument("--enable-instruments", action="store_true",
+                   help="turn on the performance_schema wait/synch instruments first (changes server "
+                        "settings; says what it changed)")
+
+
+def _check(args: argparse.Namespace) -> None:
+    from mysqltop.errors import UserError
+
+    if args.count is not None and args.count < 1:
+        raise UserError("--count must be 1 or more", 2)
+    if not args.interval > 0:
+        raise UserError("--interval must be greater than 0 seconds", 2)
+    if args.replay:
+        given = [d for d in _CONN_DESTS if getattr(args, d, None) is not None]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise UserError(f"--replay reads a recording, not a server: drop {flag}", 2)
+        if args.enable_instruments:
+            raise UserError("--enable-instruments needs a live server, not --replay", 2)
+    elif args.start or args.end:
+        raise UserError("--start/--end select samples of a recording: use them with --replay FILE", 2)
+
+
+def _open_source(args: argparse.Namespace):
+    """(source, is_live). Imports here keep `mysqltop --version` light."""
+    if args.replay:
+        from mysqltop.errors import UserError
+        from mysqltop.sources.replay import ReplaySource
+
+        if not os.path.exists(args.replay):
+            raise UserError(f"no such recording: {args.replay}", 2)
+        return ReplaySource(args.replay, start=args.start, end=args.end), False
+    from mysqltop.sources import live
+
+    if args.enable_instruments:
+        enable = getattr(live, "enable_instruments", None)
+        if enable is None:
+            from mysqltop.errors import UserError
+            raise UserError("--enable-instruments is not available in this build", 1)
+        for line in enable(args) or ():
+            print(f"mysqltop: {line}", file=sys.stderr)
+    source, _caps = live.open_live_source(args)
+    return source, True
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.errors import UserError
+    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.engine import Engine
+    from mysqltop.views.headless import writer_for
 
-    raise UserError("snapshot is not built yet", 1)
+    _check(args)
+    source, is_live = _open_source(args)
+    writer = writer_for(args.format)
+    out = sys.stdout
+    printed = 0
+    baseline = None  # the first frame: printed only if nothing else comes
+
+    def emit(frame) -> None:
+        nonlocal printed
+        if printed == 0:
+            out.write(writer.header())
+        out.write(writer.frame(frame))
+        out.flush()
+        printed += 1
+
+    def on_frame(frame) -> None:
+        nonlocal baseline
+        if baseline is None:
+            baseline = frame
+            return
+        emit(frame)
+
+    engine = Engine(source, FramePipeline(),
+                    on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
+    polls = None if args.count is None and not is_live else (args.count or 1) + 1
+    try:
+        engine.run(args.interval, count=polls, on_frame=on_frame)
+        if printed == 0 and baseline is not None:
+            emit(baseline)
+        out.write(writer.footer())
+        out.flush()
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `… | head`: the reader is gone, so are we; keep exit quiet
+        _silence_stdout()
+        return 0
+    finally:
+        try:
+            engine.close()
+        except Exception:  # closing a dead connection must not hide the real outcome
+            pass
+    if printed == 0:
+        from mysqltop.errors import UserError
+        what = f"{args.replay}: the recording holds no samples in that range" if args.replay else "no sample read"
+        raise UserError(what, 1)
+    return 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
