@@ -1,0 +1,284 @@
+"""derive(prev, cur) → Frame: the one path from samples to what every view shows (DESIGN §2, §4).
+
+Pure and cheap (runs every second): both samples are already parsed (ParsedSample), nothing is
+re-parsed here. Each number uses the best source the sample has — the InnoDB status text first
+where it is the classic source, status variables where they are more exact or the only source
+(MariaDB 10.6+) — and rates are None on the first sample, on Δt ≤ 0, on a server restart
+(Uptime went backwards) and per counter when it went backwards. Never negative.
+"""
+
+from __future__ import annotations
+
+from mysqltop.core import hotspots as hs
+from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
+from mysqltop.core.frame import (Flush, Frame, Host, Io, IoThread, Semaphores, ServerInfo,
+                                 Throughput)
+from mysqltop.core.innodb.model import InnodbStatus
+from mysqltop.core.parsed import ParsedSample
+
+# What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
+STATUS_NAMES: tuple[str, ...] = (
+    "Uptime", "Com_commit", "Com_rollback", "Questions", "Threads_running",
+    "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
+    "Rows_read", "Handler_write", "Handler_update", "Handler_delete",
+    "Innodb_data_reads", "Innodb_data_writes", "Innodb_data_fsyncs",
+    "Innodb_data_pending_reads", "Innodb_data_pending_writes", "Innodb_data_pending_fsyncs",
+    "Innodb_async_reads_pending", "Innodb_async_writes_pending",
+    "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data",
+    "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
+    "Innodb_os_log_written", "Innodb_history_list_length",
+)
+# Variables derive reads (redo capacity when the server prints no max checkpoint age).
+VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity")
+
+# InnoDB keeps the checkpoint age below ~81 % of the redo capacity (log_sys->max_checkpoint_age is
+# capacity minus safety margins); only used when the server does not print the real value.
+MAX_CHECKPOINT_AGE_FRACTION = 0.81
+
+ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
+                  "WHERE NAME LIKE 'wait/synch/%'; on MariaDB latches created at startup are only "
+                  "instrumented with performance-schema-instrument='wait/synch/%=ON' in the server config")
+
+
+def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
+    raw = cur.raw
+    frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address))
+    frame.errors.update(raw.errors)
+    frame.errors.update(cur.errors)
+    if raw.error:
+        frame.stale = True
+        frame.errors["poll"] = raw.error
+        return frame
+    if prev is not None and prev.raw.error:
+        prev = None                                   # a stale sample carries no counters
+    dt = cur.raw.mono - prev.raw.mono if prev is not None else None
+    frame.elapsed = dt if valid_dt(dt) else None
+    server_dt = dt
+    if prev is not None and _restarted(prev, cur):
+        server_dt = None
+        frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
+
+    frame.throughput = _throughput(prev, cur, server_dt)
+    frame.semaphores = _semaphores(prev, cur, server_dt)
+    frame.io = _io(prev, cur, server_dt)
+    frame.flush = _flush(prev, cur, server_dt)
+    frame.host = _host(prev, cur, dt)
+    frame.hotspots = _hotspots(prev, cur, server_dt, frame)
+    return frame
+
+
+def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
+    up0, up1 = prev.stat("Uptime"), cur.stat("Uptime")
+    return (up0 is not None and up1 is not None and up1 < up0) or \
+        (prev.raw.server.version is not None and cur.raw.server.version is not None
+         and prev.raw.server.version != cur.raw.server.version)
+
+
+def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[int | None, int | None]:
+    return (prev.stat(name) if prev else None), cur.stat(name)
+
+
+def _stat_rate(prev: ParsedSample | None, cur: ParsedSample, names: tuple[str, ...], dt: float | None) -> float | None:
+    """Rate of the sum of status counters; None unless all are present in both samples."""
+    pairs = [_stat_pair(prev, cur, n) for n in names]
+    if any(p is None or c is None for p, c in pairs):
+        return None
+    return rate_of_sum(pairs, dt)
+
+
+def _innodb_pair(prev: ParsedSample | None, cur: ParsedSample, path: str) -> tuple[Number | None, Number | None]:
+    """('transactions.trx_id_counter') of both samples' parsed InnoDB status."""
+    return _get(prev.innodb if prev else None, path), _get(cur.innodb, path)
+
+
+def _get(status: InnodbStatus | None, path: str) -> Number | None:
+    obj: object = status
+    for part in path.split("."):
+        if obj is None:
+            return None
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, (int, float)) and not isinstance(obj, bool) else None
+
+
+def _sum_pair(pairs: list[tuple[Number | None, Number | None]]) -> tuple[Number | None, Number | None]:
+    """Component pairs → (Σprev, Σcur), None where any component is missing."""
+    prevs, curs = [p for p, _ in pairs], [c for _, c in pairs]
+    return (None if None in prevs else sum(prevs)), (None if None in curs else sum(curs))  # type: ignore[arg-type]
+
+
+def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
+    t = Throughput()
+    t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
+    t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
+    t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
+    t.qps = rate(*_stat_pair(prev, cur, "Questions"), dt)
+    t.write_trx_per_s = rate(*_innodb_pair(prev, cur, "transactions.trx_id_counter"), dt)
+    ro = "row_operations."
+    t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
+                                    _innodb_pair(prev, cur, ro + "rows_read"),
+                                    _stat_pair(prev, cur, "Rows_read")], dt)     # MariaDB: no Innodb_rows_*
+    t.rows_changed_per_s = first_rate([
+        _sum_pair([_stat_pair(prev, cur, f"Innodb_rows_{k}") for k in ("inserted", "updated", "deleted")]),
+        _sum_pair([_innodb_pair(prev, cur, ro + f"rows_{k}") for k in ("inserted", "updated", "deleted")]),
+        _sum_pair([_stat_pair(prev, cur, f"Handler_{k}") for k in ("write", "update", "delete")]),
+    ], dt)
+    t.threads_running = cur.stat("Threads_running")
+    return t
+
+
+_SEM_KINDS = ("mutex", "rw_shared", "rw_excl", "rw_sx")
+_SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
+    "os_waits": ("mutex_os_waits", "rw_shared_os_waits", "rw_excl_os_waits", "rw_sx_os_waits"),
+    "spins": ("mutex_spin_waits", "rw_shared_spins", "rw_excl_spins", "rw_sx_spins"),
+    "rounds": ("mutex_spin_rounds", "rw_shared_rounds", "rw_excl_rounds", "rw_sx_rounds"),
+}
+
+
+def _semaphores(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Semaphores:
+    s = Semaphores()
+
+    def per_s(counter: str) -> float | None:
+        return rate_of_sum([_innodb_pair(prev, cur, "semaphores." + f) for f in _SEM_FIELDS[counter]], dt)
+
+    s.os_waits_per_s, s.spin_waits_per_s, s.spin_rounds_per_s = per_s("os_waits"), per_s("spins"), per_s("rounds")
+    if cur.innodb is not None:
+        waits = cur.innodb.semaphores.waits
+        s.waiting_threads = len(waits)
+        s.longest_wait_s = max((w.seconds or 0.0 for w in waits), default=0.0)
+    return s
+
+
+def _io(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Io:
+    io = Io()
+    f = cur.innodb.file_io if cur.innodb is not None else None
+    if f is not None:
+        io.threads = [IoThread(t.id, t.role, t.state) for t in f.io_threads]
+        io.pending_reads = _first(f.pending_reads, total(f.pending_aio_reads))
+        io.pending_writes = _first(f.pending_writes, total(f.pending_aio_writes))
+        io.pending_fsyncs = total([f.pending_flush_log, f.pending_flush_buffer_pool])
+    # MariaDB 10.6+ prints no aio lists: the status counters are the source there.
+    io.pending_reads = _first(io.pending_reads, cur.stat("Innodb_async_reads_pending"),
+                              cur.stat("Innodb_data_pending_reads"))
+    io.pending_writes = _first(io.pending_writes, cur.stat("Innodb_async_writes_pending"),
+                               cur.stat("Innodb_data_pending_writes"))
+    io.pending_fsyncs = _first(io.pending_fsyncs, cur.stat("Innodb_data_pending_fsyncs"))
+    fio = "file_io."
+    io.reads_per_s = first_rate([_innodb_pair(prev, cur, fio + "os_file_reads"),
+                                 _stat_pair(prev, cur, "Innodb_data_reads")], dt)
+    io.writes_per_s = first_rate([_innodb_pair(prev, cur, fio + "os_file_writes"),
+                                  _stat_pair(prev, cur, "Innodb_data_writes")], dt)
+    io.fsyncs_per_s = first_rate([_innodb_pair(prev, cur, fio + "os_fsyncs"),
+                                  _stat_pair(prev, cur, "Innodb_data_fsyncs")], dt)
+    return io
+
+
+def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Flush:
+    fl = Flush()
+    inno = cur.innodb
+    fl.pages_flushed_per_s = first_rate([_stat_pair(prev, cur, "Innodb_buffer_pool_pages_flushed"),
+                                         _innodb_pair(prev, cur, "buffer_pool.pages_written")], dt)
+    bp = inno.buffer_pool if inno is not None else None
+    if bp is not None and bp.modified_pages is not None:
+        fl.dirty_pages = bp.modified_pages
+        fl.dirty_pct = _pct(bp.modified_pages, bp.database_pages)
+    else:
+        fl.dirty_pages = cur.stat("Innodb_buffer_pool_pages_dirty")
+        fl.dirty_pct = _pct(fl.dirty_pages, cur.stat("Innodb_buffer_pool_pages_data"))
+    lsn, ckpt = _get(inno, "log.lsn"), _get(inno, "log.checkpoint_lsn")
+    age: Number | None = lsn - ckpt if lsn is not None and ckpt is not None and lsn >= ckpt else None
+    if age is None:
+        age = cur.stat("Innodb_checkpoint_age")
+    if age is None:
+        lsn_s, ckpt_s = cur.stat("Innodb_lsn_current"), cur.stat("Innodb_lsn_last_checkpoint")
+        age = lsn_s - ckpt_s if lsn_s is not None and ckpt_s is not None and lsn_s >= ckpt_s else None
+    fl.checkpoint_age_bytes = age
+    fl.checkpoint_age_pct = _pct(age, _max_checkpoint_age(cur))
+    fl.log_bytes_per_s = first_rate([_innodb_pair(prev, cur, "log.lsn"),
+                                     _stat_pair(prev, cur, "Innodb_lsn_current"),
+                                     _stat_pair(prev, cur, "Innodb_os_log_written")], dt)
+    fl.history_list_length = _first(_get(inno, "transactions.history_list_length"),
+                                     cur.stat("Innodb_history_list_length"))
+    return fl
+
+
+def _max_checkpoint_age(cur: ParsedSample) -> Number | None:
+    exact = _first(cur.stat("Innodb_checkpoint_max_age"), _get(cur.innodb, "log.max_checkpoint_age"))
+    if exact:
+        return exact
+    capacity = cur.var_int("innodb_redo_log_capacity")            # MySQL 8.0.30+
+    if not capacity:
+        size = cur.var_int("innodb_log_file_size")
+        files = cur.var_int("innodb_log_files_in_group") or 1      # MariaDB 10.5+: one file
+        capacity = size * files if size else None
+    return capacity * MAX_CHECKPOINT_AGE_FRACTION if capacity else None
+
+
+_CPU_IGNORED = {"guest", "guest_nice"}   # Linux counts guest time inside user/nice already
+
+
+def _host(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Host | None:
+    h = cur.raw.host
+    if h is None:
+        return None
+    # /proc/stat procs_running counts the thread reading it (our poller): report the others.
+    out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=h.loadavg[0])
+    ph = prev.raw.host if prev is not None else None
+    if ph is None:
+        return out
+    deltas = {k: v - ph.cpu_times[k] for k, v in h.cpu_times.items() if k in ph.cpu_times and k not in _CPU_IGNORED}
+    busy_total = sum(deltas.values())
+    if deltas and busy_total > 0 and all(d >= 0 for d in deltas.values()):
+        def pct(*keys: str) -> float:
+            return 100.0 * sum(deltas.get(k, 0.0) for k in keys) / busy_total
+        out.cpu_user_pct = pct("user", "nice")
+        out.cpu_system_pct = pct("system", "irq", "softirq")
+        out.cpu_iowait_pct = pct("iowait") if "iowait" in deltas else None
+        out.cpu_steal_pct = pct("steal") if "steal" in deltas else None
+    out.ctx_switches_per_s = rate(ph.ctx_switches, h.ctx_switches, dt)
+    if cur.raw.server.local:
+        mysqld = rate(ph.mysqld_cpu_s, h.mysqld_cpu_s, dt)   # backwards: mysqld restarted
+        out.mysqld_cpu_pct = mysqld * 100.0 if mysqld is not None else None
+    return out
+
+
+def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list:
+    groups = []
+    ps_rows = cur.waits or {}
+    has_ps = any(n.startswith(hs.SYNCH_PREFIX) and not n.startswith(hs.IDLE_PREFIX) for n in ps_rows)
+    if has_ps:
+        frame.sources.append("performance_schema")
+        if not any("/innodb/" in n for n in ps_rows):
+            frame.notes.append("performance_schema instruments no InnoDB latches: " + ENABLE_PS_HINT)
+    elif cur.waits is None:
+        frame.notes.append("performance_schema wait/synch data not read (performance_schema off or not "
+                           "readable): set performance_schema=ON, then " + ENABLE_PS_HINT)
+    else:
+        frame.notes.append("performance_schema wait/synch instruments are off: " + ENABLE_PS_HINT)
+    if cur.mutex:
+        frame.sources.append("innodb_mutex")
+    sem = cur.innodb.semaphores if cur.innodb is not None else None
+    if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
+        frame.sources.append("semaphores")
+
+    if prev is not None and valid_dt(dt):
+        assert dt is not None
+        if has_ps and prev.waits is not None:
+            ps = hs.ps_hotspots(prev.waits, ps_rows, dt)
+            if ps is None:
+                frame.notes.append("performance_schema counters went backwards (TRUNCATE or restart): "
+                                   "latch rates resume with the next sample")
+            else:
+                groups.append(ps)
+        if cur.mutex and prev.mutex is not None:
+            groups.append(hs.mutex_hotspots(prev.mutex, cur.mutex, dt))
+    if sem is not None and sem.waits:
+        groups.append(hs.semaphore_hotspots(sem.waits))   # a snapshot: no previous sample needed
+    return hs.rank(*groups)
+
+
+def _first(*values: Number | None) -> Number | None:
+    return next((v for v in values if v is not None), None)
+
+
+def _pct(part: Number | None, whole: Number | None) -> float | None:
+    return 100.0 * part / whole if part is not None and whole else None

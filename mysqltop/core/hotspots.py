@@ -1,0 +1,161 @@
+"""Latch hotspots from the three sources a server may offer, ranked hottest first.
+
+Sources and what their numbers mean:
+- performance_schema: Δ COUNT_STAR and Δ SUM_TIMER_WAIT (picoseconds → ms) of `wait/synch/*`
+  per second. `wait/synch/cond/*` is left out: a condition wait is a thread sleeping until it
+  is signalled (idle timers, managers), not contention, and it would dominate the shares.
+- innodb_mutex: Δ os_waits (5.5/5.6) or Δ waits (5.7+) per name/site per second.
+- semaphores: the InnoDB wait array is a snapshot, not a counter, so a rate is impossible:
+  waits_per_s and wait_ms_per_s stay None; `waiting_threads` (threads in the array on that
+  latch now) and `longest_wait_s` carry the evidence and the share is by waiting threads.
+
+`share` is the hotspot's part of its own source's total (by wait time when every row of the
+source is timed, else by count): sources measure different things, so shares are never mixed.
+The merged list is ordered by share, ties broken by source quality (P_S, MUTEX, SEMAPHORES).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from mysqltop.core.frame import Hotspot
+from mysqltop.core.innodb.model import SemaphoreWait
+from mysqltop.core.mutex import MutexRow
+from mysqltop.core.waits import WaitRow
+
+MAX_HOTSPOTS = 20
+SYNCH_PREFIX = "wait/synch/"
+IDLE_PREFIX = "wait/synch/cond/"
+PS_PICO_PER_MS = 1e9
+_SOURCE_RANK = {"performance_schema": 0, "innodb_mutex": 1, "semaphores": 2}
+_PS_KINDS = {"mutex": "mutex", "rwlock": "rwlock", "prlock": "rwlock", "sxlock": "sxlock", "cond": "cond"}
+_GENERIC_MUTEX_NAMES = {"mutex", "rwlock", "rw_lock", "sxlock"}
+
+
+def ps_hotspots(prev: Mapping[str, WaitRow], cur: Mapping[str, WaitRow], dt: float) -> list[Hotspot] | None:
+    """None when P_S went backwards (TRUNCATE, restart): the query reads only rows with
+    COUNT_STAR > 0, so a row that vanished was reset too."""
+    for name, p in prev.items():
+        c = cur.get(name)
+        if c is None or c.count_star < p.count_star or c.sum_timer_wait < p.sum_timer_wait:
+            return None
+    out: list[Hotspot] = []
+    for name, c in cur.items():
+        if not name.startswith(SYNCH_PREFIX) or name.startswith(IDLE_PREFIX):
+            continue
+        p = prev.get(name)
+        d_count = c.count_star - (p.count_star if p else 0)
+        d_sum = c.sum_timer_wait - (p.sum_timer_wait if p else 0)
+        if d_count <= 0 and d_sum <= 0:
+            continue
+        timed = c.sum_timer_wait > 0   # TIMED='NO' instruments count but keep SUM at 0
+        out.append(Hotspot(name=ps_short_name(name), kind=ps_kind(name), source="performance_schema",
+                           waits_per_s=d_count / dt,
+                           wait_ms_per_s=d_sum / PS_PICO_PER_MS / dt if timed else None))
+    _set_shares(out)
+    return out
+
+
+def mutex_hotspots(prev: Mapping[tuple[str, str | None], MutexRow],
+                   cur: Mapping[tuple[str, str | None], MutexRow], dt: float) -> list[Hotspot]:
+    """Per name/site. A site whose count went backwards is skipped alone: 5.7+ print one row per
+    latch instance, and instances die with evicted tables, so one site shrinking is not a reset."""
+    out: list[Hotspot] = []
+    for key, c in cur.items():
+        p = prev.get(key)
+        now = _mutex_metric(c)
+        before = _mutex_metric(p) if p is not None else 0
+        if now is None or before is None or now <= before:
+            continue
+        out.append(Hotspot(name=mutex_short_name(c.name, c.site), kind=name_kind(c.name),
+                           source="innodb_mutex", waits_per_s=(now - before) / dt, site=c.site))
+    _set_shares(out)
+    return out
+
+
+def semaphore_hotspots(waits: list[SemaphoreWait]) -> list[Hotspot]:
+    """Wait-array cells grouped by latch kind and name (or created-at site when unnamed)."""
+    groups: dict[tuple[str, str], Hotspot] = {}
+    for w in waits:
+        kind = lock_kind(w.lock)
+        name = short_name(w.name) if w.name else (w.created_at or w.waited_at or "unknown")
+        h = groups.get((kind, name))
+        if h is None:
+            h = groups[(kind, name)] = Hotspot(name=name, kind=kind, source="semaphores",
+                                               site=w.created_at, waiting_threads=0, longest_wait_s=0.0)
+        h.waiting_threads = (h.waiting_threads or 0) + 1
+        h.longest_wait_s = max(h.longest_wait_s or 0.0, w.seconds or 0.0)
+    out = list(groups.values())
+    total = sum(h.waiting_threads or 0 for h in out)
+    for h in out:
+        h.share = (h.waiting_threads or 0) / total if total else None
+    return out
+
+
+def rank(*groups: list[Hotspot], limit: int = MAX_HOTSPOTS) -> list[Hotspot]:
+    merged = [h for g in groups for h in g]
+    merged.sort(key=lambda h: (-(h.share or 0.0), _SOURCE_RANK.get(h.source, 9),
+                               -(h.wait_ms_per_s or 0.0), -(h.waits_per_s or 0.0), h.name))
+    return merged[:limit]
+
+
+def _set_shares(hs: list[Hotspot]) -> None:
+    by_time = bool(hs) and all(h.wait_ms_per_s is not None for h in hs)
+    values = [(h.wait_ms_per_s if by_time else h.waits_per_s) or 0.0 for h in hs]
+    total = sum(values)
+    for h, v in zip(hs, values):
+        h.share = v / total if total > 0 else None
+
+
+def _mutex_metric(row: MutexRow) -> int | None:
+    return row.os_waits if row.os_waits is not None else row.waits
+
+
+def ps_short_name(event: str) -> str:
+    """'wait/synch/mutex/innodb/buf_pool_mutex' → 'buf_pool_mutex'."""
+    return event.rsplit("/", 1)[-1]
+
+
+def ps_kind(event: str) -> str:
+    parts = event.split("/")
+    return _PS_KINDS.get(parts[2], "other") if len(parts) > 2 else "other"
+
+
+def short_name(name: str) -> str:
+    """'&buf_pool->mutex' → 'buf_pool_mutex'; '/src/storage/innobase/buf/buf0buf.c:1208' → 'buf0buf.c:1208'."""
+    name = name.strip().strip("'\"").lstrip("&")
+    if "/" in name and ":" in name:
+        return name.rsplit("/", 1)[-1]
+    return name.replace("->", "_").replace(".", "_")
+
+
+def mutex_short_name(name: str, site: str | None) -> str:
+    n = name.strip()
+    if n.lower() in _GENERIC_MUTEX_NAMES and site:
+        return site
+    if n.lower().startswith("sum ") and site:
+        return f"{site} (sum)"           # 5.7+ aggregate of all buffer-block latches
+    return short_name(n)
+
+
+def name_kind(name: str) -> str:
+    n = name.lower()
+    if "sx" in n.split("_") or n.startswith("sxlock"):
+        return "sxlock"
+    if "rwlock" in n or "rw_lock" in n or "latch" in n or n.endswith("_lock"):
+        return "rwlock"
+    if "mutex" in n:
+        return "mutex"
+    return "other"
+
+
+def lock_kind(lock: str | None) -> str:
+    """SEMAPHORES 'S-lock'/'X-lock' on an RW-latch → rwlock, 'SX-lock' → sxlock, Mutex → mutex."""
+    n = (lock or "").lower()
+    if n.startswith("sx"):
+        return "sxlock"
+    if "mutex" in n:
+        return "mutex"
+    if n.endswith("lock") or "rw" in n:
+        return "rwlock"
+    return "semaphore"

@@ -1,0 +1,101 @@
+"""ParsedSample: a RawSample parsed once, so derive never re-parses the previous sample.
+
+Parsing is defensive: a parser that raises on garbage costs that part of the sample (noted in
+`errors`, shown in frame.errors), never the frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, TypeVar
+
+from mysqltop.core import innodb as innodb_parser  # attribute access: a missing parser is a noted error
+from mysqltop.core.innodb.model import InnodbStatus
+from mysqltop.core.mutex import MutexRow, parse_mutex_rows
+from mysqltop.core.sample import RawSample
+from mysqltop.core.status import status_int
+from mysqltop.core.waits import WaitRow, parse_wait_rows
+
+T = TypeVar("T")
+MutexKey = tuple[str, str | None]
+
+
+@dataclass
+class ParsedSample:
+    raw: RawSample
+    innodb: InnodbStatus | None = None
+    mutex: dict[MutexKey, MutexRow] | None = None     # summed per (name, site); None: not read
+    waits: dict[str, WaitRow] | None = None           # by event name; None: P_S not read
+    status: dict[str, int] = field(default_factory=dict)      # numeric status, lower-case names
+    variables: dict[str, str] = field(default_factory=dict)   # lower-case names
+    errors: dict[str, str] = field(default_factory=dict)      # part → parse error
+
+    def stat(self, name: str) -> int | None:
+        return self.status.get(name.lower())
+
+    def var_int(self, name: str) -> int | None:
+        try:
+            return status_int(self.variables, name.lower())
+        except Exception:  # noqa: BLE001 — a bad variable value is just "unknown"
+            return None
+
+
+def parse_sample(raw: RawSample) -> ParsedSample:
+    errors: dict[str, str] = {}
+    innodb = None
+    if raw.innodb_status:
+        innodb = _guard(errors, "innodb_status", lambda: innodb_parser.parse_innodb_status(raw.innodb_status or ""))
+    mutex = None
+    if raw.innodb_mutex is not None:
+        mutex = _guard(errors, "innodb_mutex", lambda: _sum_mutex(parse_mutex_rows(raw.innodb_mutex or [])))
+    waits = None
+    if raw.ps_waits is not None:
+        waits = _guard(errors, "ps_waits", lambda: _by_event(parse_wait_rows(raw.ps_waits or [])))
+    status = _guard(errors, "global_status", lambda: _numeric(raw.global_status)) or {}
+    variables = {k.lower(): v for k, v in raw.variables.items()}
+    return ParsedSample(raw, innodb, mutex, waits, status, variables, errors)
+
+
+def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 — garbage input must not kill the frame
+        errors[f"parse:{part}"] = f"{type(exc).__name__}: {exc}"[:300]
+        return None
+
+
+def _numeric(status: dict[str, str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name in status:
+        value = status_int(status, name)
+        if value is not None:
+            out[name.lower()] = value
+    return out
+
+
+def _sum_mutex(rows: list[MutexRow]) -> dict[MutexKey, MutexRow]:
+    out: dict[MutexKey, MutexRow] = {}
+    for r in rows:
+        key = (r.name, r.site)
+        if key in out:
+            o = out[key]
+            out[key] = MutexRow(r.name, r.site, _add(o.os_waits, r.os_waits), _add(o.spins, r.spins),
+                                _add(o.waits, r.waits), _add(o.calls, r.calls), o.instances + r.instances)
+        else:
+            out[key] = r
+    return out
+
+
+def _by_event(rows: list[WaitRow]) -> dict[str, WaitRow]:
+    out: dict[str, WaitRow] = {}
+    for r in rows:
+        if r.event_name in out:
+            o = out[r.event_name]
+            r = WaitRow(r.event_name, o.count_star + r.count_star, o.sum_timer_wait + r.sum_timer_wait,
+                        min(o.min_timer_wait, r.min_timer_wait), 0, max(o.max_timer_wait, r.max_timer_wait))
+        out[r.event_name] = r
+    return out
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else a + b

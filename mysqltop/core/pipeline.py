@@ -1,0 +1,44 @@
+"""FramePipeline: RawSample → Frame, the one path live, replay and headless share.
+
+Keeps the previous *good* ParsedSample (a stale poll carries no counters, so the next good
+frame's rates span the gap — the true average over it) and a window of recent frames for the
+views and the advice rules.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from mysqltop.core.advice import advise
+from mysqltop.core.derive import derive
+from mysqltop.core.frame import Frame
+from mysqltop.core.parsed import ParsedSample, parse_sample
+from mysqltop.core.sample import RawSample
+
+
+class FramePipeline:
+    def __init__(self, window: int = 120) -> None:
+        self._prev: ParsedSample | None = None
+        self._window: deque[Frame] = deque(maxlen=max(window, 1))
+
+    @property
+    def window(self) -> list[Frame]:
+        """Recent frames, oldest first; the last is the newest."""
+        return list(self._window)
+
+    def reset(self) -> None:
+        """Forget the previous sample (e.g. replay seek): the next frame has no rates."""
+        self._prev = None
+        self._window.clear()
+
+    def push(self, raw: RawSample) -> Frame:
+        cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
+        frame = derive(self._prev, cur)
+        if raw.error is None:
+            self._prev = cur
+        self._window.append(frame)
+        try:
+            frame.advice = advise(list(self._window), raw.variables)
+        except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
+            frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]
+        return frame
