@@ -5,8 +5,22 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.rules import RULES
+from mysqltop.core.rules.base import Vars, Window
+
+_SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
 def advise(frames: Sequence[Frame], variables: Mapping[str, str]) -> list[Advice]:
-    """Advice that holds over `frames` (oldest first, the last one is now). Pure."""
-    return []
+    """Advice that holds over `frames` (oldest first, the last one is now). Pure.
+
+    Conditions must be sustained over the window, so fewer than rules.base.MIN_FRAMES live
+    frames (not stale, with rates) give no advice at all. Most severe first.
+    """
+    window = Window.of(frames)
+    if not window.ok:
+        return []
+    v = Vars(variables)
+    out = [a for rule in RULES for a in rule(window, v)]
+    out.sort(key=lambda a: _SEVERITY_ORDER.get(a.severity, 9))
+    return out

@@ -84,6 +84,9 @@ class Flush:
     checkpoint_age_pct: Num = None
     log_bytes_per_s: Num = None
     history_list_length: Num = None
+    # Beyond the contract: change buffer size in pages (InnoDB status "Ibuf: size N", or
+    # Innodb_ibuf_size where sane); the change_buffer rule compares it to the buffer pool.
+    ibuf_size_pages: Num = None
 
 
 @dataclass

@@ -1,0 +1,209 @@
+"""What every rule shares: the window of frames it judges, the server variables, and formatting.
+
+A rule sees a `Window` (the recent frames, oldest first) and `Vars` (global variables) and yields
+Advice. Conditions must hold over most of the window, never on one sample: `Window.held` counts
+the frames where a value is known *and* meets the condition, over all live frames, so a metric
+the server does not offer never fires and a short spike never reaches the sustain fraction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Iterable, Mapping, Sequence
+
+from mysqltop.core.frame import Advice, Frame, Hotspot
+
+Getter = Callable[[Frame], "float | None"]
+
+# A condition is "sustained" when it holds on at least this share of the window's live frames:
+# tolerates a missed poll or a noisy dip, but a burst of a few samples in a minute does not count.
+SUSTAINED = 0.6
+# Fewer live frames than this is not a window but a glimpse (one Δ is one sample pair).
+MIN_FRAMES = 3
+
+
+def clock(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
+
+
+def num(x: float | None) -> str:
+    """Evidence number: thousands-separated, one decimal below 10 ("4,100", "2.5", "0.3")."""
+    if x is None:
+        return "n/a"
+    return f"{x:,.0f}" if abs(x) >= 10 or float(x).is_integer() else f"{x:.1f}"
+
+
+def pct(share: float | None) -> str:
+    return "n/a" if share is None else f"{share * 100:.0f} %"
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+@dataclass
+class LatchStats:
+    """One latch family (e.g. everything AHI) per live frame, from the source that saw it most.
+
+    Sources measure different things (P_S wait time, MUTEX wait counts, SEMAPHORES waiting
+    threads) and each hotspot's share is within its own source, so shares are never added across
+    sources: per frame the family's share is the highest any one source gives it.
+    """
+
+    shares: list[float]            # per live frame, 0 when the family did not appear
+    waits: list[float | None]      # waits/s per live frame (None: the source has no rate)
+    wait_ms: list[float | None]    # wait ms/s per live frame (None: the source has no timer)
+    threads: list[float | None]    # SEMAPHORES: threads waiting on the family now
+    names: dict[str, float]        # hotspot name → summed share, to name the worst
+    measure: str                   # what the share is of: "wait time", "waits", "waiting threads"
+
+    @property
+    def top_name(self) -> str:
+        return max(self.names, key=self.names.__getitem__) if self.names else "?"
+
+
+@dataclass
+class Window:
+    """The frames a rule judges. Build once per `advise` call; cheap accessors, O(frames)."""
+
+    frames: list[Frame]                        # live frames: not stale and with rates (elapsed)
+    _latch_cache: dict[str, LatchStats] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, frames: Sequence[Frame]) -> "Window":
+        return cls([f for f in frames if not f.stale and f.elapsed is not None])
+
+    @property
+    def ok(self) -> bool:
+        return len(self.frames) >= MIN_FRAMES
+
+    @property
+    def start(self) -> float:
+        # The first live frame's rates cover the interval before it, so the window starts there.
+        first = self.frames[0]
+        return first.time - (first.elapsed or 0.0)
+
+    @property
+    def end(self) -> float:
+        return self.frames[-1].time
+
+    @property
+    def label(self) -> str:
+        return f"over {self.end - self.start:,.0f} s ({clock(self.start)}–{clock(self.end)})"
+
+    @property
+    def last(self) -> Frame:
+        return self.frames[-1]
+
+    def values(self, get: Getter) -> list[float]:
+        return [v for v in (get(f) for f in self.frames) if v is not None]
+
+    def held(self, get: Getter, cond: Callable[[float], bool]) -> float:
+        """Share of live frames where the value is known and `cond` holds."""
+        if not self.frames:
+            return 0.0
+        return sum(1 for f in self.frames if (v := get(f)) is not None and cond(v)) / len(self.frames)
+
+    def avg(self, get: Getter) -> float | None:
+        return mean(self.values(get))
+
+    def peak(self, get: Getter) -> float | None:
+        vals = self.values(get)
+        return max(vals) if vals else None
+
+    def latch(self, family: "LatchFamily") -> LatchStats:
+        if family.id not in self._latch_cache:
+            self._latch_cache[family.id] = _latch_stats(self.frames, family)
+        return self._latch_cache[family.id]
+
+
+@dataclass(frozen=True)
+class LatchFamily:
+    """Hotspots belonging to one structure, matched on name or created-at site (case-insensitive)."""
+
+    id: str
+    pattern: str                   # regex searched in "name site"
+    exclude: str | None = None     # regex that disqualifies a hotspot the pattern caught
+
+    def matches(self, h: Hotspot) -> bool:
+        text = f"{h.name} {h.site or ''}"
+        if _compiled(self.pattern).search(text) is None:
+            return False
+        return self.exclude is None or _compiled(self.exclude).search(text) is None
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern not in _PATTERNS:
+        _PATTERNS[pattern] = re.compile(pattern, re.IGNORECASE)
+    return _PATTERNS[pattern]
+
+
+def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
+    st = LatchStats([], [], [], [], {}, "waits")
+    measures: dict[str, int] = {}
+    for f in frames:
+        by_source: dict[str, list[Hotspot]] = {}
+        for h in f.hotspots:
+            if family.matches(h):
+                by_source.setdefault(h.source, []).append(h)
+                st.names[h.name] = st.names.get(h.name, 0.0) + (h.share or 0.0)
+        best = max(by_source.values(), key=lambda hs: sum(h.share or 0.0 for h in hs), default=[])
+        st.shares.append(min(sum(h.share or 0.0 for h in best), 1.0))
+        st.waits.append(_total(h.waits_per_s for h in best))
+        st.wait_ms.append(_total(h.wait_ms_per_s for h in best))
+        st.threads.append(_total(h.waiting_threads for h in best))
+        if best:
+            m = ("waiting threads" if best[0].source == "semaphores"
+                 else "wait time" if st.wait_ms[-1] is not None else "waits")
+            measures[m] = measures.get(m, 0) + 1
+    if measures:
+        st.measure = max(measures, key=measures.__getitem__)
+    return st
+
+
+def _total(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+class Vars:
+    """Global variables as the server printed them, with typed accessors."""
+
+    def __init__(self, raw: Mapping[str, str]) -> None:
+        self._raw = {k.lower(): v for k, v in raw.items()} if raw else {}
+
+    def has(self, name: str) -> bool:
+        return name in self._raw
+
+    def text(self, name: str) -> str | None:
+        return self._raw.get(name)
+
+    def int(self, name: str) -> int | None:
+        try:
+            return int(float(self._raw[name]))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def on(self, name: str) -> bool | None:
+        v = self._raw.get(name)
+        if v is None:
+            return None
+        return v.strip().upper() in ("ON", "1", "YES", "TRUE")
+
+    def show(self, name: str) -> str:
+        """`name = value` for messages, or `name (not on this server)`."""
+        v = self._raw.get(name)
+        return f"{name} = {v}" if v is not None else f"{name} (not on this server)"
+
+
+def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
+    assert severity in ("info", "warning", "critical")
+    return Advice(id=id, severity=severity, message=message, evidence=evidence)
+
+
+Rule = Callable[[Window, Vars], Iterable[Advice]]

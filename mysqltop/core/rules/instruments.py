@@ -1,0 +1,44 @@
+"""Latch instruments off: the hotspot pane is blind or partial; say how to enable and what it costs."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, pct
+
+# derive's notes when P_S wait/synch data is missing ("performance_schema wait/synch instruments
+# are off: …", "… data not read …", "… instruments no InnoDB latches: …").
+_NOTE = re.compile(r"performance_schema.*(instrument|not read)", re.IGNORECASE)
+
+
+def _note(f: Frame) -> str | None:
+    return next((n for n in f.notes if _NOTE.search(n)), None)
+
+
+def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
+    ps_off = v.on("performance_schema") is False
+    held = 1.0 if ps_off else w.held(lambda f: 1.0 if _note(f) else None, lambda _: True)
+    if held < SUSTAINED:
+        return
+    seen = sorted({s for f in w.frames for s in f.sources if s != "performance_schema"})
+    blind = not seen
+    if ps_off:
+        how = ("set performance_schema = ON and performance-schema-instrument = 'wait/synch/%=ON' in the "
+               "server config (restart)")
+    else:
+        how = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
+               "'wait/synch/%' (latches created at startup, as on MariaDB, need "
+               "performance-schema-instrument = 'wait/synch/%=ON' in the config and a restart)")
+    msg = (f"Latch wait instruments are off, so {'no latch hotspots can be shown' if blind else 'hotspots come only from ' + ', '.join(seen)}: "
+           f"{how}. Instrumenting every latch acquisition costs throughput — a few percent, more on some "
+           "many-core hosts — so enable it while diagnosing, measure, and turn it off if the cost shows")
+    note = _note(w.last)
+    evidence = (f"{v.show('performance_schema')}; latch sources seen: {', '.join(seen) or 'none'}; "
+                f"P_S synch data missing in {pct(held)} of samples {w.label}"
+                + (f"; {note.split(':')[0]}" if note else ""))
+    yield advice("synch_instruments_off", "warning" if blind else "info", msg, evidence)
+
+
+RULES = (synch_instruments_off,)
