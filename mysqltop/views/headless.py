@@ -16,6 +16,7 @@ import math
 import re
 from typing import Any, Callable, Iterable
 
+from mysqltop.core import units
 from mysqltop.core.frame import Flush, Frame, Host, Io, Semaphores, Throughput, iso_utc
 
 FORMATS = ("text", "json", "csv", "openmetrics")
@@ -39,38 +40,14 @@ def _finite(v: Any) -> Any:
     return v
 
 
-# ---- number formatting (short, human) -----------------------------------------------------
-def fmt_num(v: float | None, digits: int = 1) -> str:
-    """1234567 → '1.23M', 12.345 → '12.3', None → '-'."""
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    a = abs(v)
-    for limit, scale, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
-        if a >= limit:
-            return f"{v / scale:.3g}{suffix}" if a < scale * 1000 else f"{v / scale:.0f}{suffix}"
-    if float(v).is_integer():
-        return f"{int(v)}"
-    return f"{v:.{digits}f}"
+# ---- number formatting: core/units, shared with the TUI ------------------------------------
+fmt_num = units.num
+fmt_bytes = units.bytes_
+fmt_seconds = units.duration
 
 
 def fmt_pct(v: float | None, *, share: bool = False) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    return f"{v * 100 if share else v:.1f}%"
-
-
-def fmt_bytes(v: float | None) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    a = abs(v)
-    for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if a >= limit:
-            return f"{v / limit:.1f} {suffix}"
-    return f"{v:.0f} B"
-
-
-def fmt_seconds(v: float | None) -> str:
-    return "-" if v is None else f"{v:.0f}s" if v >= 10 else f"{v:.1f}s"
+    return units.share(v) if share else units.pct(v)
 
 
 # ---- text ---------------------------------------------------------------------------------
@@ -96,7 +73,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
         rows = [("name", "src", "waits/s", "ms/s", "share", "site")]
         for h in f.hotspots[:top]:
             rows.append((h.name, _SOURCE_SHORT.get(h.source, h.source), fmt_num(h.waits_per_s),
-                         fmt_num(h.wait_ms_per_s, 2), fmt_pct(h.share, share=True), h.site or ""))
+                         fmt_num(h.wait_ms_per_s), fmt_pct(h.share, share=True), h.site or ""))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         for r in rows:
             out.append("  " + "  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1]),
@@ -139,12 +116,12 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
                                      ("dirty pages", f"{fmt_num(fl.dirty_pages)} ({fmt_pct(fl.dirty_pct)})"),
                                      ("checkpoint age", f"{fmt_bytes(fl.checkpoint_age_bytes)} "
                                                         f"({fmt_pct(fl.checkpoint_age_pct)})"),
-                                     ("log", f"{fmt_bytes(fl.log_bytes_per_s)}/s"),
+                                     ("log", units.bytes_rate(fl.log_bytes_per_s)),
                                      ("history list", fmt_num(fl.history_list_length))]))
     hs = f.host
     if hs is not None:
         out.append("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
-                                         ("load1", fmt_num(hs.load1, 2)),
+                                         ("load1", f"{hs.load1:.2f}" if hs.load1 is not None else units.NA),
                                          ("cpu usr/sys/iowait/steal", "/".join(fmt_pct(x) for x in (
                                              hs.cpu_user_pct, hs.cpu_system_pct, hs.cpu_iowait_pct,
                                              hs.cpu_steal_pct))),
