@@ -1,0 +1,293 @@
+"""Connecting and finding out, once per connection, what the server can tell us.
+
+Connection and privilege problems become one-line UserErrors (exit 2) that say what to do.
+performance_schema being off or its synch instruments disabled is NOT fatal: it becomes a note
+(with the exact statement or setting that fixes it), because InnoDB status still works.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mysqltop.config import ConnectionOptions
+from mysqltop.core.sample import ServerIdentity
+from mysqltop.errors import UserError
+
+MYSQLD_NAMES = ("mysqld", "mariadbd")
+ENABLE_SQL = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
+              "WHERE NAME LIKE 'wait/synch/%'")
+MARIADB_STARTUP_NOTE = ("on MariaDB, latches created at startup are only instrumented with "
+                        "performance-schema-instrument='wait/synch/%=ON' in the server config")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    flavor: str                        # mysql | mariadb | percona
+    version: str                       # VERSION()
+    version_tuple: tuple[int, ...]
+    version_comment: str
+    hostname: str
+    current_user: str                  # CURRENT_USER(), e.g. "mysqltop@%"
+    address: str                       # socket path or host:port we connected to
+    performance_schema_on: bool        # @@performance_schema
+    performance_schema: bool           # on AND readable by us → poll the synch summary
+    synch_instruments_total: int
+    synch_instruments_enabled: int     # ENABLED='YES' AND TIMED='YES'
+    mutex_rows: int                    # rows SHOW ENGINE INNODB MUTEX returned at detection
+    poll_mutex: bool                   # worth asking in polls (never on MariaDB 10.6+ without rows)
+    metrics_column: str | None         # INNODB_METRICS "ENABLED" (MariaDB) / "STATUS" (MySQL); None: unreadable
+    local: bool                        # runs on this host and its process was found
+    mysqld_pid: int | None
+    notes: tuple[str, ...] = ()        # non-fatal problems, each with its fix
+
+    def identity(self) -> ServerIdentity:
+        return ServerIdentity(version=self.version, flavor=self.flavor, address=self.address,
+                              hostname=self.hostname, local=self.local)
+
+    @property
+    def grantee(self) -> str:
+        return grantee(self.current_user)
+
+
+def error_code(e: BaseException) -> int:
+    a = getattr(e, "args", ())
+    return a[0] if a and isinstance(a[0], int) else 0
+
+
+def one_line(e: object) -> str:
+    """PyMySQL's "(1045, 'Access denied …')" → "Access denied …"; first line only, bounded."""
+    args = getattr(e, "args", None)
+    text = str(args[1]) if isinstance(e, Exception) and args and len(args) > 1 and isinstance(args[0], int) \
+        else str(e)
+    return (text.strip().splitlines() or [type(e).__name__])[0][:300]
+
+
+def grantee(current_user: str) -> str:
+    user, _, host = current_user.rpartition("@")
+    return f"'{user}'@'{host}'" if user else f"'{current_user}'"
+
+
+def _connection_class() -> type:
+    import pymysql.connections
+
+    class CountingConnection(pymysql.connections.Connection):
+        """Counts wire bytes per poll (bench/poll reports them)."""
+
+        bytes_in = 0
+        bytes_out = 0
+
+        def _read_bytes(self, num_bytes: int) -> bytes:
+            data = super()._read_bytes(num_bytes)
+            self.bytes_in += len(data)
+            return data
+
+        def _write_bytes(self, data: bytes) -> None:
+            super()._write_bytes(data)
+            self.bytes_out += len(data)
+
+    return CountingConnection
+
+
+_CONN_CLASS: type | None = None
+
+
+def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float) -> Any:
+    """Open a multi-statement, autocommit connection; UserError (exit 2) with the fix on failure.
+
+    The handshake waits up to connect_timeout (PyMySQL reads it with the read timeout), then
+    reads switch to read_timeout.
+    """
+    global _CONN_CLASS
+    import pymysql
+    from pymysql.constants import CLIENT
+
+    _CONN_CLASS = _CONN_CLASS or _connection_class()
+    kw = opts.pymysql_kwargs()
+    wait = max(connect_timeout, read_timeout)
+    kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
+              client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True)
+    try:
+        conn = _CONN_CLASS(**kw)
+    except pymysql.err.MySQLError as e:
+        raise connect_error(e, opts, connect_timeout) from None
+    except (OSError, RuntimeError, ValueError) as e:   # SSL setup, missing auth plugin support
+        raise UserError(f"cannot connect to {opts.address}: {one_line(e)}") from None
+    conn._read_timeout = conn._write_timeout = read_timeout  # PyMySQL keeps them here
+    return conn
+
+
+def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> UserError:
+    code, msg, addr = error_code(e), one_line(e), opts.address
+    if code == 1045:
+        return UserError(f"{msg}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
+    if code == 1130:
+        return UserError(f"{msg}: create the user for this client host, or connect with -h to an allowed address")
+    if code == 2013 or "timed out" in msg:
+        return UserError(f"no answer from {addr} within {timeout:g} s: is the server overloaded or "
+                         "stopped, or a firewall dropping packets? (--connect-timeout)")
+    if code in (2002, 2003):
+        reason = re.sub(r"^Can't connect to (local )?MySQL server (on|through socket) \S+ ?", "", msg)
+        how = "-S/--socket" if opts.via_socket else "-h/--host and -P/--port"
+        return UserError(f"cannot connect to {addr} {reason.strip()}: is the server running "
+                         f"there? check {how}".replace("  ", " "))
+    return UserError(f"cannot connect to {addr}: {msg}")
+
+
+def _flavor(version: str, comment: str) -> str:
+    low = f"{version} {comment}".lower()
+    if "mariadb" in low:
+        return "mariadb"
+    return "percona" if "percona" in low else "mysql"
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    m = re.match(r"(\d+)\.(\d+)\.?(\d+)?", version)
+    return tuple(int(x) for x in m.groups() if x is not None) if m else ()
+
+
+def _rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return list(cur.fetchall())
+
+
+def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True) -> Capabilities:
+    """Ask the server what it offers. Raises UserError only for a missing PROCESS privilege."""
+    import pymysql
+
+    version, comment, hostname, ps_on, user, pid_file, datadir = _rows(
+        conn, "SELECT VERSION(), @@version_comment, @@hostname, @@performance_schema, CURRENT_USER(), "
+              "@@pid_file, @@datadir")[0]
+    version, comment, hostname, user = str(version), str(comment or ""), str(hostname or ""), str(user)
+    flavor, vt = _flavor(version, comment), _version_tuple(version)
+    try:
+        _rows(conn, "SHOW ENGINE INNODB STATUS")
+    except pymysql.err.MySQLError as e:
+        if error_code(e) in (1227, 1044, 1045):
+            raise UserError(f"user {grantee(user)} lacks the PROCESS privilege that SHOW ENGINE INNODB "
+                            f"STATUS needs: run GRANT PROCESS ON *.* TO {grantee(user)};") from None
+        raise
+
+    notes: list[str] = []
+    total = enabled = 0
+    ps_readable = False
+    if not int(ps_on or 0):
+        notes.append("performance_schema is OFF, so latch waits come only from SHOW ENGINE INNODB STATUS"
+                     + (" (empty on MariaDB 10.6+)" if flavor == "mariadb" else "")
+                     + ": set performance_schema=ON in the server config and restart"
+                     + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else ""))
+    else:
+        try:
+            total, enabled = (int(x or 0) for x in _rows(
+                conn, "SELECT COUNT(*), SUM(ENABLED='YES' AND TIMED='YES') FROM performance_schema.setup_instruments "
+                      "WHERE NAME LIKE 'wait/synch/%'")[0])
+            ps_readable = True
+        except pymysql.err.MySQLError as e:
+            notes.append(f"cannot read performance_schema ({one_line(e)}): run GRANT SELECT ON "
+                         f"performance_schema.* TO {grantee(user)};")
+        if ps_readable and enabled == 0:
+            notes.append(f"the performance_schema wait/synch instruments are disabled: run {ENABLE_SQL} "
+                         "(or mysqltop --enable-instruments)"
+                         + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else ""))
+
+    try:
+        mutex_rows = len(_rows(conn, "SHOW ENGINE INNODB MUTEX"))
+    except pymysql.err.MySQLError:
+        mutex_rows = -1
+    never_mutex = flavor == "mariadb" and vt >= (10, 6)
+    poll_mutex = mutex_rows > 0 or (mutex_rows == 0 and not never_mutex)
+
+    try:
+        cols = {str(r[0]).upper() for r in _rows(
+            conn, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='information_schema' "
+                  "AND TABLE_NAME='INNODB_METRICS' AND COLUMN_NAME IN ('ENABLED', 'STATUS')")}
+        metrics = "ENABLED" if "ENABLED" in cols else ("STATUS" if "STATUS" in cols else None)
+        if metrics:
+            _rows(conn, "SELECT NAME FROM information_schema.INNODB_METRICS LIMIT 1")  # readable?
+    except pymysql.err.MySQLError:
+        metrics = None
+
+    pid = find_local_mysqld(opts, hostname, str(pid_file or ""), str(datadir or ""))
+    return Capabilities(
+        flavor=flavor, version=version, version_tuple=vt, version_comment=comment, hostname=hostname,
+        current_user=user, address=opts.address, performance_schema_on=bool(int(ps_on or 0)),
+        performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
+        mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
+        local=pid is not None, mysqld_pid=pid, notes=tuple(notes))
+
+
+def _is_loopback(opts: ConnectionOptions) -> bool:
+    import ipaddress
+
+    if opts.via_socket or opts.host in (None, "localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(opts.host).is_loopback
+    except ValueError:
+        return False
+
+
+def _listens(proc: Any, opts: ConnectionOptions) -> bool | None:
+    """Does this process listen where we connected? None when we may not look."""
+    import psutil
+
+    try:
+        if opts.via_socket:
+            return any(c.laddr == opts.socket for c in proc.net_connections(kind="unix"))
+        return any(c.status == psutil.CONN_LISTEN and c.laddr and c.laddr[1] == opts.port
+                   for c in proc.net_connections(kind="inet"))
+    except (psutil.AccessDenied, psutil.NoSuchProcess, AttributeError):
+        return None
+
+
+def find_local_mysqld(opts: ConnectionOptions, hostname: str, pid_file: str, datadir: str) -> int | None:
+    """PID of the server process when it runs on this host, else None (then host stats are ours only)."""
+    import socket
+
+    import psutil
+
+    here = socket.gethostname().split(".")[0]
+    if not (_is_loopback(opts) or (hostname and hostname.split(".")[0] == here)):
+        return None
+    path = Path(pid_file) if Path(pid_file).is_absolute() else Path(datadir) / pid_file
+    try:
+        pid = int(path.read_text().split()[0])
+        proc = psutil.Process(pid)
+        if proc.name() in MYSQLD_NAMES and _listens(proc, opts) is not False:
+            return pid
+    except (OSError, ValueError, IndexError, psutil.Error):
+        pass
+    for proc in psutil.process_iter(["name"]):   # no readable pid file: find who listens there
+        if proc.info.get("name") in MYSQLD_NAMES and _listens(proc, opts):
+            return proc.pid
+    return None
+
+
+def enable_synch_instruments(conn: Any) -> list[str]:
+    """Turn on (ENABLED and TIMED) every wait/synch instrument; lines saying what changed."""
+    import pymysql
+
+    version, ps_on, user = _rows(conn, "SELECT VERSION(), @@performance_schema, CURRENT_USER()")[0]
+    mariadb = "mariadb" in str(version).lower()
+    if not int(ps_on or 0):
+        raise UserError("performance_schema is OFF and cannot be turned on at runtime: set "
+                        "performance_schema=ON in the server config and restart")
+    try:
+        with conn.cursor() as cur:
+            changed = cur.execute(ENABLE_SQL + " AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
+    except pymysql.err.MySQLError as e:
+        raise UserError(f"cannot enable the instruments ({one_line(e)}): run GRANT UPDATE ON "
+                        f"performance_schema.setup_instruments TO {grantee(str(user))}; or run {ENABLE_SQL} "
+                        "as an administrator") from None
+    total = int(_rows(conn, "SELECT COUNT(*) FROM performance_schema.setup_instruments "
+                            "WHERE NAME LIKE 'wait/synch/%'")[0][0])
+    lines = [f"enabled {changed} of {total} performance_schema wait/synch instruments "
+             f"(ENABLED='YES', TIMED='YES'); the change lasts until the server restarts"
+             if changed else f"all {total} performance_schema wait/synch instruments were already enabled; "
+                             "nothing changed"]
+    if changed and mariadb:
+        lines.append(MARIADB_STARTUP_NOTE)
+    return lines

@@ -1,0 +1,332 @@
+"""Live MySQL/MariaDB/Percona: connect, detect capabilities, poll into RawSamples.
+
+One connection, one round trip per poll (CLIENT.MULTI_STATEMENTS; result sets walked with
+nextset()), read timeout below the interval. A failed poll yields RawSample(error=…) and the
+connection is re-established in a background thread with back-off (0, 1, 2, 4 … 30 s between
+failed attempts), so read() never blocks on a dead or frozen server: it returns an error sample
+at once until the new connection is ready. Only the first connect (MySQLSource.open) raises
+UserError — after that, server trouble is data, not an exception.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from mysqltop.config import ConnectionOptions
+from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.errors import UserError
+from mysqltop.sources import capabilities as caps_mod
+from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
+
+# The status counters the frame and advice read; everything else stays on the server.
+STATUS_NAMES: tuple[str, ...] = (
+    "Com_commit", "Com_rollback", "Questions", "Queries", "Uptime",
+    "Threads_running", "Threads_connected", "Threads_created",
+    "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
+    "Innodb_buffer_pool_pages_total", "Innodb_buffer_pool_pages_data", "Innodb_buffer_pool_pages_dirty",
+    "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_misc", "Innodb_buffer_pool_pages_flushed",
+    "Innodb_buffer_pool_pages_lru_flushed", "Innodb_buffer_pool_read_requests", "Innodb_buffer_pool_reads",
+    "Innodb_buffer_pool_write_requests", "Innodb_buffer_pool_wait_free",
+    "Innodb_data_pending_reads", "Innodb_data_pending_writes", "Innodb_data_pending_fsyncs",
+    "Innodb_data_reads", "Innodb_data_writes", "Innodb_data_fsyncs", "Innodb_data_read", "Innodb_data_written",
+    "Innodb_os_log_written", "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs", "Innodb_os_log_pending_writes",
+    "Innodb_log_waits", "Innodb_log_writes", "Innodb_log_write_requests",
+    "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_history_list_length",
+    "Innodb_lsn_current", "Innodb_lsn_flushed", "Innodb_lsn_last_checkpoint", "Innodb_max_trx_id",
+    "Innodb_async_reads_pending", "Innodb_async_writes_pending", "Innodb_async_reads_tasks_running",
+    "Innodb_async_writes_tasks_running", "Innodb_async_reads_wait_slot_sec", "Innodb_async_writes_wait_slot_sec",
+    "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits", "Innodb_row_lock_time_max",
+    "Innodb_deadlocks", "Innodb_pages_read", "Innodb_pages_written", "Innodb_pages_created",
+    "Innodb_dblwr_writes", "Innodb_dblwr_pages_written",
+    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
+    "Innodb_ibuf_size", "Innodb_ibuf_merges",
+    "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
+    "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
+)
+
+# Settings the advice cites; innodb_% is read whole (cheap, and only every VARIABLES_EVERY_S).
+VARIABLE_NAMES: tuple[str, ...] = (
+    "table_open_cache", "table_open_cache_instances", "table_definition_cache", "sync_binlog",
+    "log_bin", "max_connections", "thread_handling", "thread_pool_size", "performance_schema",
+    "version", "version_comment", "hostname", "binlog_format",
+)
+VARIABLES_EVERY_S = 60.0
+MUTEX_GIVE_UP_POLLS = 5          # MUTEX never returned rows in this many polls → stop asking
+BACKOFF_MAX_S = 30.0
+
+PS_WAITS_SQL = (
+    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MIN_TIMER_WAIT, AVG_TIMER_WAIT, MAX_TIMER_WAIT "
+    "FROM performance_schema.events_waits_summary_global_by_event_name "
+    "WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0")
+
+
+def _in_list(names: tuple[str, ...]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
+VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
+                 f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
+
+# Statement keys used in RawSample.timings_ms / errors.
+K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS, K_VARS = (
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "variables")
+
+# Errors that will not go away by retrying: stop sending the statement, keep reporting why.
+_PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}
+# Server errors that mean the connection is going away (shutdown, killed): reconnect.
+_CONNECTION_GONE = {1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927}
+
+
+@dataclass
+class PollStats:
+    """What the last poll cost on the wire (bench/poll reads these)."""
+
+    round_trips: int = 0
+    statements: int = 0
+    bytes_received: int = 0
+    bytes_sent: int = 0
+
+
+@dataclass
+class _Poll:
+    """Results of one poll, filled statement by statement."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+class MySQLSource:
+    """SampleSource for a live server (without host counters: see sources/live.py)."""
+
+    replay = False
+
+    def __init__(self, opts: ConnectionOptions, interval: float = 1.0,
+                 read_timeout: float | None = None) -> None:
+        self.opts = opts
+        self.interval = interval
+        # Below the interval so a frozen server costs one slot, not a hang.
+        self.read_timeout = read_timeout or max(0.3, min(interval * 0.8, interval - 0.1))
+        self.capabilities: Capabilities | None = None
+        self.stats = PollStats()
+        self.reconnects = 0
+        self._conn: Any = None
+        self._poll_lock = threading.Lock()
+        self._variables: dict[str, str] = {}
+        self._variables_at: float | None = None
+        self._disabled: dict[str, str] = {}       # statement key → permanent error text
+        self._mutex_empty_polls = 0
+        self._multi = True
+        # reconnect state (guarded by _rc_lock)
+        self._rc_lock = threading.Lock()
+        self._rc_thread: threading.Thread | None = None
+        self._rc_ready: tuple[Any, Capabilities] | None = None
+        self._rc_failures = 0
+        self._rc_next_at = 0.0
+        self._last_error: str | None = None
+
+    # ---- first connect ---------------------------------------------------------------------
+    def open(self) -> Capabilities:
+        """First connect: raises UserError (exit 2) for the documented problems."""
+        conn = connect(self.opts, self.read_timeout, self.opts.connect_timeout)
+        try:
+            caps = detect_capabilities(conn, self.opts, strict=True)
+        except BaseException:
+            conn.close()
+            raise
+        self._adopt(conn, caps)
+        return caps
+
+    def _adopt(self, conn: Any, caps: Capabilities) -> None:
+        self._conn = conn
+        if self.capabilities is not None and caps.version != self.capabilities.version:
+            self._variables_at = None          # upgraded server: reread settings now
+        self.capabilities = caps
+        self._disabled.clear()
+        self._mutex_empty_polls = 0
+
+    @property
+    def identity(self) -> ServerIdentity:
+        return self.capabilities.identity() if self.capabilities else ServerIdentity(address=self.opts.address)
+
+    # ---- polling -----------------------------------------------------------------------------
+    def read(self) -> RawSample:
+        with self._poll_lock:              # polls never overlap, whoever calls
+            wall, mono = time.time(), time.monotonic()
+            if self._conn is None and not self._take_reconnected():
+                return self._error_sample(wall, mono, self._waiting_message())
+            try:
+                poll = self._poll(mono)
+            except Exception as e:  # noqa: BLE001 - any failure here is server/network trouble
+                self._drop(f"poll failed: {caps_mod.one_line(e)}")
+                return self._error_sample(wall, mono, self._last_error or "poll failed")
+            return self._sample(wall, mono, poll)
+
+    def _statements(self, mono: float) -> list[tuple[str, str]]:
+        c = self.capabilities
+        assert c is not None
+        stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
+        if c.poll_mutex and self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS:
+            stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
+        if c.performance_schema:
+            stmts.append((K_PS, PS_WAITS_SQL))
+        stmts.append((K_GSTATUS, STATUS_SQL))
+        if c.metrics_column:
+            cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
+            stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+        if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
+            stmts.append((K_VARS, VARIABLES_SQL))
+        return [(k, s) for k, s in stmts if k not in self._disabled]
+
+    def _poll(self, mono: float) -> _Poll:
+        import pymysql
+
+        poll = _Poll()
+        todo = self._statements(mono)
+        conn = self._conn
+        conn.bytes_in = conn.bytes_out = 0
+        trips = 0
+        while todo:
+            batch = todo if self._multi else todo[:1]
+            trips += 1
+            done = 0
+            cur = conn.cursor()
+            try:
+                t0 = time.perf_counter()
+                try:
+                    cur.execute(";\n".join(s for _, s in batch))
+                    while True:
+                        key = batch[done][0]
+                        t1 = time.perf_counter()
+                        poll.values[key] = cur.fetchall()
+                        poll.timings_ms[key] = round((t1 - t0) * 1000.0, 3)
+                        done += 1
+                        t0 = t1
+                        if not cur.nextset():
+                            break
+                except pymysql.err.MySQLError as e:
+                    code = caps_mod.error_code(e)
+                    if code == 1064 and self._multi and len(batch) > 1 and done == 0:
+                        self._multi = False        # server refuses multi-statements: one by one
+                        continue
+                    if code == 0 or code >= 2000 or code in _CONNECTION_GONE:
+                        raise                      # client-side / connection-level: the poll failed
+                    key = batch[done][0]
+                    poll.errors[key] = caps_mod.one_line(e)
+                    if code in _PERMANENT:
+                        self._disabled[key] = poll.errors[key]
+                    done += 1                      # the server stopped the batch after this one
+            finally:
+                cur.close()
+            todo = todo[done:] if done else todo[1:]
+        self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
+                               bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
+        if K_VARS in poll.values:
+            self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
+            self._variables_at = mono
+        return poll
+
+    def _sample(self, wall: float, mono: float, p: _Poll) -> RawSample:
+        v = p.values
+        status_rows = v.get(K_STATUS)
+        innodb_status = str(status_rows[0][2]) if status_rows else None
+        mutex = v.get(K_MUTEX)
+        if mutex is not None:
+            self._mutex_empty_polls = 0 if mutex else self._mutex_empty_polls + 1
+        errors = {**{k: f"skipped: {e}" for k, e in self._disabled.items() if k not in p.errors}, **p.errors}
+        return RawSample(
+            wall=wall, mono=mono, server=self.identity, innodb_status=innodb_status,
+            innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
+            ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
+            global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
+            innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
+            variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors)
+
+    def _error_sample(self, wall: float, mono: float, message: str) -> RawSample:
+        return RawSample(wall=wall, mono=mono, server=self.identity,
+                         variables=dict(self._variables), error=message)
+
+    # ---- reconnecting ------------------------------------------------------------------------
+    def _drop(self, why: str) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001 - already broken
+                pass
+        self._conn = None
+        self._last_error = why
+        with self._rc_lock:
+            self._rc_failures = 0
+            self._rc_next_at = time.monotonic()     # first attempt right away
+
+    def _take_reconnected(self) -> bool:
+        """Adopt a finished background connect; start one when due. Never blocks."""
+        with self._rc_lock:
+            ready, self._rc_ready = self._rc_ready, None
+            running = self._rc_thread is not None and self._rc_thread.is_alive()
+            if ready is None and not running and time.monotonic() >= self._rc_next_at:
+                self._rc_thread = threading.Thread(target=self._reconnect, name="mysqltop-reconnect",
+                                                   daemon=True)
+                self._rc_thread.start()
+        if ready is None:
+            return False
+        self.reconnects += 1
+        self._adopt(*ready)
+        return True
+
+    def _reconnect(self) -> None:
+        # Long connect timeout on purpose: a frozen (SIGSTOPped) server completes the handshake
+        # the moment it wakes up, so the next read gets fresh data without waiting for back-off.
+        try:
+            conn = connect(self.opts, self.read_timeout, max(self.opts.connect_timeout, 10.0))
+            try:
+                caps = detect_capabilities(conn, self.opts, strict=False)
+            except BaseException:
+                conn.close()
+                raise
+        except Exception as e:  # noqa: BLE001 - reported through the next error sample
+            with self._rc_lock:
+                self._rc_failures += 1
+                delay = min(BACKOFF_MAX_S, 2.0 ** (self._rc_failures - 1))
+                self._rc_next_at = time.monotonic() + delay
+                self._last_error = caps_mod.one_line(e.message if isinstance(e, UserError) else e)
+            return
+        with self._rc_lock:
+            self._rc_ready = (conn, caps)
+
+    def _waiting_message(self) -> str:
+        with self._rc_lock:
+            wait = self._rc_next_at - time.monotonic()
+            running = self._rc_thread is not None and self._rc_thread.is_alive()
+        state = "reconnecting" if running or wait <= 0 else f"reconnecting in {wait:.0f} s"
+        return f"{self._last_error or 'not connected'} ({state})"
+
+    def close(self) -> None:
+        with self._poll_lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                except Exception:  # noqa: BLE001 - closing a dead connection
+                    pass
+                self._conn = None
+        with self._rc_lock:
+            ready, self._rc_ready = self._rc_ready, None
+            self._rc_next_at = float("inf")          # no further attempts after close
+        if ready is not None:
+            ready[0].close()
+
+
+def enable_instruments(opts: ConnectionOptions) -> list[str]:
+    """--enable-instruments: turn the wait/synch instruments on; lines saying what changed."""
+    conn = connect(opts, 10.0, opts.connect_timeout)
+    try:
+        return caps_mod.enable_synch_instruments(conn)
+    finally:
+        conn.close()
+
+
+__all__ = ["Capabilities", "MySQLSource", "PollStats", "STATUS_NAMES", "VARIABLE_NAMES", "enable_instruments"]
