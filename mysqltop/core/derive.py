@@ -26,7 +26,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_async_reads_pending", "Innodb_async_writes_pending",
     "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data",
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
-    "Innodb_os_log_written", "Innodb_history_list_length",
+    "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity")
@@ -112,7 +112,8 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
     t.qps = rate(*_stat_pair(prev, cur, "Questions"), dt)
-    t.write_trx_per_s = rate(*_innodb_pair(prev, cur, "transactions.trx_id_counter"), dt)
+    t.write_trx_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
+                                    _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
                                     _innodb_pair(prev, cur, ro + "rows_read"),
