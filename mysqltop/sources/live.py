@@ -1,0 +1,72 @@
+"""The live source: one MySQL poll plus the host counters read right after it, per RawSample."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Callable
+
+from mysqltop.config import ConnectionOptions, resolve_connection
+from mysqltop.core.sample import HostSample, RawSample
+from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.host import read_host
+from mysqltop.sources.mysql import MySQLSource, PollStats
+from mysqltop.sources.mysql import enable_instruments as _enable
+
+
+class LiveSource:
+    """SampleSource: MySQLSource.read() then read_host() (only when the server runs on this host)."""
+
+    replay = False
+
+    def __init__(self, mysql: MySQLSource,
+                 host_reader: Callable[[int | None], HostSample] = read_host) -> None:
+        self.mysql = mysql
+        self.host_reader = host_reader
+
+    @property
+    def capabilities(self) -> Capabilities | None:
+        return self.mysql.capabilities      # refreshed on every reconnect (the pid may change)
+
+    @property
+    def stats(self) -> PollStats:
+        return self.mysql.stats
+
+    def read(self) -> RawSample:
+        sample = self.mysql.read()
+        caps = self.mysql.capabilities
+        if caps is None or not caps.local:
+            return sample                  # DESIGN §4: host is null when the server is elsewhere
+        try:
+            host = self.host_reader(caps.mysqld_pid)
+        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
+            host = None
+        return replace(sample, host=host)
+
+    def close(self) -> None:
+        self.mysql.close()
+
+
+def connection_options(args: argparse.Namespace) -> ConnectionOptions:
+    """Resolve once per command (so -p prompts once even when several steps connect)."""
+    opts = getattr(args, "_connection_options", None)
+    if opts is None:
+        opts = resolve_connection(args)
+        setattr(args, "_connection_options", opts)
+    return opts
+
+
+def open_live_source(args: argparse.Namespace) -> tuple[LiveSource, Capabilities]:
+    """Connect and detect capabilities; UserError (exit 2) for connection/privilege problems.
+
+    The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show.
+    """
+    interval = float(getattr(args, "interval", None) or 1.0)
+    mysql = MySQLSource(connection_options(args), interval=interval)
+    caps = mysql.open()
+    return LiveSource(mysql), caps
+
+
+def enable_instruments(args: argparse.Namespace) -> list[str]:
+    """--enable-instruments: turn the wait/synch instruments on; lines saying what changed."""
+    return _enable(connection_options(args))
