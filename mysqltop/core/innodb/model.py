@@ -26,6 +26,12 @@ class Log:
     log_ios_per_s: Float = None
     checkpoint_age_target: Int = None     # Percona/XtraDB "Checkpoint age target"
     max_checkpoint_age: Int = None        # Percona/XtraDB "Max checkpoint age"
+    checkpoint_age: Int = None            # Percona/XtraDB "Checkpoint age"
+    modified_age: Int = None              # Percona/XtraDB "Modified age"
+    buffer_assigned_lsn: Int = None       # 8.0+ "Log buffer assigned up to"
+    buffer_completed_lsn: Int = None      # 8.0+ "Log buffer completed up to"
+    written_lsn: Int = None               # 8.0+ "Log written up to"
+    dirty_pages_added_lsn: Int = None     # 8.0+ "Added dirty pages up to"
 
 
 @dataclass
@@ -37,6 +43,9 @@ class Transactions:
     by_state: dict[str, int] = field(default_factory=dict)   # "ACTIVE" → n, "not started" → n, …
     lock_waits: list[dict[str, Any]] = field(default_factory=list)  # {trx, waiting_s}
     longest_active_s: Int = None
+    purge_undo_no: Int = None             # "undo n:o < N" of the purge line
+    row_lock_structs: Int = None          # "Total number of lock structs in row lock hash table"
+    transactions: int = 0                 # ---TRANSACTION entries listed
 
 
 @dataclass
@@ -58,6 +67,16 @@ class BufferPool:
     hit_rate: Float = None                # 0..1 ("1000 / 1000" → 1.0)
     lru_len: Int = None
     total_memory_allocated: Int = None
+    additional_pool_allocated: Int = None # 5.x "; in additional pool allocated N"
+    dictionary_memory_allocated: Int = None
+    size_bytes: Int = None                # Percona "Buffer pool size, bytes"
+    dirty_pct: Float = None               # MariaDB "Percent of dirty pages(LRU & free pages)"
+    max_dirty_pct: Float = None           # MariaDB "Max dirty pages percent"
+    youngs_per_s: Float = None
+    non_youngs_per_s: Float = None
+    pages_read_per_s: Float = None
+    pages_created_per_s: Float = None
+    pages_written_per_s: Float = None
     instances: list[dict[str, Any]] = field(default_factory=list)   # INDIVIDUAL BUFFER POOL INFO
 
 
@@ -86,6 +105,10 @@ class FileIO:
     fsyncs_per_s: Float = None
     pending_reads: Int = None             # sum of aio reads, or MariaDB "N pending reads"
     pending_writes: Int = None
+    pending_fsyncs: Int = None            # log + buffer pool, or MariaDB "Pending flushes (fsync): N"
+    os_pending_reads: Int = None          # "N pending preads/reads, N pending pwrites/writes"
+    os_pending_writes: Int = None
+    avg_bytes_per_read: Int = None
 
 
 @dataclass
@@ -98,6 +121,10 @@ class SemaphoreWait:
     created_at: str | None = None         # "btr0sea.c:139"
     writer: str | None = None
     last_locked: str | None = None        # last time write locked / reserved in file:line
+    writer_mode: str | None = None        # "exclusive", "wait exclusive", …
+    last_read_locked: str | None = None   # "Last time read locked in file F line L"
+    readers: Int = None                   # "number of readers N"
+    waiters_flag: Int = None
 
 
 @dataclass
@@ -116,6 +143,10 @@ class Semaphores:
     rw_sx_spins: Int = None
     rw_sx_rounds: Int = None
     rw_sx_os_waits: Int = None
+    spin_rounds_per_wait_mutex: Float = None
+    spin_rounds_per_wait_rw_shared: Float = None
+    spin_rounds_per_wait_rw_excl: Float = None
+    spin_rounds_per_wait_rw_sx: Float = None
     waits: list[SemaphoreWait] = field(default_factory=list)
 
 
@@ -125,6 +156,12 @@ class InsertBufferAHI:
     ibuf_free_list_len: Int = None
     ibuf_seg_size: Int = None
     ibuf_merges: Int = None
+    ibuf_inserts: Int = None              # 5.0/5.1 "N inserts, N merged recs, N merges"
+    ibuf_merged_recs: Int = None
+    ibuf_merged: dict[str, int] = field(default_factory=dict)     # "merged operations:" insert/delete_mark/delete
+    ibuf_discarded: dict[str, int] = field(default_factory=dict)  # "discarded operations:"
+    hash_table_size: Int = None           # summed over AHI partitions
+    hash_node_heap_buffers: Int = None
     hash_tables: int = 0                  # AHI partitions seen
     hash_searches_per_s: Float = None
     non_hash_searches_per_s: Float = None
@@ -140,12 +177,21 @@ class RowOperations:
     rows_updated: Int = None
     rows_deleted: Int = None
     rows_read: Int = None
+    inserts_per_s: Float = None
+    updates_per_s: Float = None
+    deletes_per_s: Float = None
+    reads_per_s: Float = None
+    system_rows_inserted: Int = None      # 8.0+/MariaDB "Number of system rows …"
+    system_rows_updated: Int = None
+    system_rows_deleted: Int = None
+    system_rows_read: Int = None
 
 
 @dataclass
 class InnodbStatus:
     time: str | None = None               # header time as printed, normalised "YYYY-MM-DD HH:MM:SS"
     averaging_s: Int = None               # "Per second averages calculated from the last N seconds"
+    header_thread: str | None = None      # thread id printed in the header (0x… or decimal), if any
     truncated: bool = True                # no END OF INNODB MONITOR OUTPUT seen
     sections: list[str] = field(default_factory=list)
     unknown_lines: int = 0
