@@ -196,9 +196,9 @@ class Vars:
         return v.strip().upper() in ("ON", "1", "YES", "TRUE")
 
     def show(self, name: str) -> str:
-        """`name = value` for messages, or `name (not on this server)`."""
+        """`name = value` for messages, or just the name when the server did not report it."""
         v = self._raw.get(name)
-        return f"{name} = {v}" if v is not None else f"{name} (not on this server)"
+        return f"{name} = {v}" if v is not None else name
 
 
 def advice(id: str, severity: str, message: str, evidence: str) -> Advice:

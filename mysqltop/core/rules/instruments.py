@@ -22,6 +22,8 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     held = 1.0 if ps_off else w.held(lambda f: 1.0 if _note(f) else None, lambda _: True)
     if held < SUSTAINED:
         return
+    note = _note(w.last)
+    ps_off = ps_off or (note is not None and "not read" in note)
     seen = sorted({s for f in w.frames for s in f.sources if s != "performance_schema"})
     blind = not seen
     if ps_off:
@@ -34,10 +36,11 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     msg = (f"Latch wait instruments are off, so {'no latch hotspots can be shown' if blind else 'hotspots come only from ' + ', '.join(seen)}: "
            f"{how}. Instrumenting every latch acquisition costs throughput — a few percent, more on some "
            "many-core hosts — so enable it while diagnosing, measure, and turn it off if the cost shows")
-    note = _note(w.last)
-    evidence = (f"{v.show('performance_schema')}; latch sources seen: {', '.join(seen) or 'none'}; "
-                f"P_S synch data missing in {pct(held)} of samples {w.label}"
-                + (f"; {note.split(':')[0]}" if note else ""))
+    evidence = "; ".join(
+        ([f"performance_schema = {v.text('performance_schema')}"] if v.has("performance_schema") else [])
+        + [f"latch sources seen: {', '.join(seen) or 'none'}",
+           f"P_S wait/synch data missing in {pct(held)} of samples {w.label}"]
+        + ([note.split(":")[0]] if note else []))
     yield advice("synch_instruments_off", "warning" if blind else "info", msg, evidence)
 
 

@@ -131,7 +131,9 @@ def change_buffer(w: Window, v: Vars) -> Iterator[Advice]:
     if not pool:
         return
     pool_pages = pool / (v.int("innodb_page_size") or DEFAULT_PAGE_SIZE)
-    ibuf = lambda f: f.flush.ibuf_size_pages  # noqa: E731
+    # Larger than the whole pool is a counter the server fills with garbage (MariaDB 10.11 reports
+    # Innodb_ibuf_size in the 10^13s), not a change buffer: treat it as unknown.
+    ibuf = lambda f: x if (x := f.flush.ibuf_size_pages) is not None and x <= pool_pages else None  # noqa: E731
     held = w.held(ibuf, lambda x: x >= CHANGE_BUFFER_POOL_SHARE * pool_pages)
     if held < SUSTAINED:
         return

@@ -1,0 +1,344 @@
+"""Diagnosis rules: each fires on a window where its condition holds and stays silent on calm ones.
+
+Latch windows come from real captures pushed through the FramePipeline: the MariaDB lab P_S
+capture (taken 18 s after start, so count/18 is the real per-second rate) and the MySQL 8.0
+SHOW ENGINE INNODB MUTEX capture (replayed as growing over 10 s). Gauge windows (pending aio,
+checkpoint age) repeat a real SHOW ENGINE INNODB STATUS. Host/spin/purge/fsync windows use
+frames with values of the kind those captures show, since no capture carries host counters.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from mysqltop.core import innodb as innodb_parser
+from mysqltop.core.advice import advise
+from mysqltop.core.frame import Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.sample import RawSample, ServerIdentity
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+T0 = 1_767_225_600.0            # 2026-01-01 00:00:00 UTC
+MARIADB = ServerIdentity("10.11.19-MariaDB-0+deb12u1", "mariadb", "lab")
+MYSQL80 = ServerIdentity("8.0.27", "mysql", "db1")
+needs_innodb_parser = pytest.mark.skipif(not hasattr(innodb_parser, "parse_innodb_status"),
+                                         reason="InnoDB status parser not built yet")
+
+
+def _tsv(path: Path) -> list[list[str]]:
+    with path.open() as fh:
+        return [r for r in csv.reader(fh, delimiter="\t")][1:]
+
+
+LAB_PS = _tsv(CORPUS / "ps-waits/mariadb-10.11__mysqltop-lab__oltp-rw-32thr.tsv")
+LAB_STATUS = dict(r for r in _tsv(CORPUS / "global-status/mariadb-10.11__mysqltop-lab__oltp-rw-32thr.tsv") if len(r) == 2)
+LAB_UPTIME = 18
+MARIADB_VARS = {"table_open_cache_instances": "8", "table_open_cache": "2000", "performance_schema": "ON",
+                "innodb_adaptive_hash_index": "OFF", "innodb_buffer_pool_size": "268435456"}
+MUTEX_ROWS = [[c.strip() for c in line.strip().strip("|").split("|")]
+              for line in (CORPUS / "innodb-mutex/mysql-8.0__code-index-16949026438__show-engine-innodb-mutex.txt")
+              .read_text().splitlines() if line.startswith("| InnoDB")]
+MYSQL80_VARS = {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8"}
+
+
+def _scaled(value: str, num: int, den: int) -> str:
+    return str(int(value) * num // den) if value.isdigit() else value
+
+
+def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(), calm_factor: int = 1000,
+               variables: dict[str, str] | None = None) -> list[Frame]:
+    """The lab capture replayed second by second: counters grow by capture/18 each second;
+    seconds in `calm_at` grow `calm_factor` times slower (a quiet moment)."""
+    pipe, frames, progress = FramePipeline(window=600), [], 0.0
+    for k in range(seconds + 1):
+        progress += 0 if k == 0 else (1 / calm_factor if k in calm_at else 1)
+        num, den = int(progress * 1000), LAB_UPTIME * 1000
+        rows = [[r[0], _scaled(r[1], num, den), _scaled(r[2], num, den), *r[3:]] for r in LAB_PS]
+        status = {n: _scaled(v, num, den) for n, v in LAB_STATUS.items()}
+        status["Uptime"] = str(k + 1)
+        frames.append(pipe.push(RawSample(wall=T0 + k, mono=float(k), server=MARIADB, ps_waits=rows,
+                                          global_status=status, variables=variables or MARIADB_VARS)))
+    return frames
+
+
+def mutex_window(seconds: int = 10, variables: dict[str, str] | None = None) -> list[Frame]:
+    """The 8.0 mutex capture replayed as accumulating evenly over `seconds`."""
+    pipe, frames = FramePipeline(), []
+    for k in range(seconds + 1):
+        rows = [[t, n, re.sub(r"\d+", lambda m: str(int(m.group()) * k // seconds), s)] for t, n, s in MUTEX_ROWS]
+        frames.append(pipe.push(RawSample(wall=T0 + k, mono=float(k), server=MYSQL80, innodb_mutex=rows,
+                                          ps_waits=[], variables=variables or MYSQL80_VARS)))
+    return frames
+
+
+def status_window(name: str, n: int = 10, interval: float = 1.0) -> list[Frame]:
+    """One real InnoDB status text polled n times: its gauges (pending IO, checkpoint age) hold."""
+    text = (CORPUS / "innodb-status" / name).read_text()
+    pipe, frames = FramePipeline(), []
+    for k in range(n):
+        status = {"Uptime": str(1000 + k), "Com_commit": str(500 * k), "Com_rollback": "0"}
+        frames.append(pipe.push(RawSample(wall=T0 + k * interval, mono=k * interval, innodb_status=text,
+                                          global_status=status, ps_waits=[])))
+    return frames
+
+
+def frames_of(n: int, **per_frame) -> list[Frame]:
+    """n live frames one second apart; keyword values are callables k → sub-object."""
+    out = []
+    for k in range(n):
+        f = Frame(time=T0 + k + 1, elapsed=1.0, server=ServerInfo("8.0.36", "mysql", "db1"),
+                  sources=["performance_schema"])
+        for attr, make in per_frame.items():
+            setattr(f, attr, make(k))
+        out.append(f)
+    return out
+
+
+def ids(advice) -> list[str]:
+    return [a.id for a in advice]
+
+
+def one(advice, rule_id: str):
+    found = [a for a in advice if a.id == rule_id]
+    assert len(found) == 1, ids(advice)
+    return found[0]
+
+
+# --- latch rules on real captures -------------------------------------------------------------
+
+def test_table_cache_fires_on_the_lab_capture_with_measured_share_and_rate() -> None:
+    a = one(advise(lab_window(), MARIADB_VARS), "table_cache")
+    assert a.severity == "critical"                       # 69 % of wait time in every sample
+    assert "table_open_cache_instances = 8" in a.message and "raise it (e.g. 16" in a.message
+    assert "LOCK_table_cache 69 % of wait time" in a.evidence
+    assert "14,076 waits/s avg" in a.evidence and "178 ms/s waited" in a.evidence
+    assert "over 18 s (00:00:00–00:00:18)" in a.evidence
+
+
+def test_lab_capture_has_no_buffer_pool_or_ahi_advice() -> None:
+    # buf_pool_mutex is 3 % of wait time there, and AHI is off on MariaDB by default.
+    got = ids(advise(lab_window(), MARIADB_VARS))
+    assert got == ["table_cache"]
+
+
+def test_a_short_burst_is_not_sustained() -> None:
+    # Hot for 4 of 18 seconds, quiet (1/1000 of the rate) the rest: no advice.
+    quiet = frozenset(range(1, 19)) - {5, 6, 7, 8}
+    assert advise(lab_window(calm_at=quiet), MARIADB_VARS) == []
+
+
+def test_calm_lab_window_is_silent() -> None:
+    assert advise(lab_window(calm_at=frozenset(range(1, 19))), MARIADB_VARS) == []
+
+
+def test_ahi_fires_on_the_80_mutex_capture() -> None:
+    a = one(advise(mutex_window(), MYSQL80_VARS), "ahi_latch")
+    assert a.severity == "warning"
+    assert "innodb_adaptive_hash_index_parts = 8" in a.message and "innodb_adaptive_hash_index = OFF" in a.message
+    assert a.evidence.startswith("btr0sea.cc:202 22 % of waits, 223 waits/s avg over 10 s")
+
+
+def test_ahi_names_the_percona_partitions_variable_and_respects_ahi_off() -> None:
+    percona = {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_partitions": "1"}
+    a = one(advise(mutex_window(variables=percona), percona), "ahi_latch")
+    assert "innodb_adaptive_hash_index_partitions = 1" in a.message
+    off = {"innodb_adaptive_hash_index": "OFF"}
+    assert "ahi_latch" not in ids(advise(mutex_window(variables=off), off))
+
+
+def test_80_capture_page_hash_and_block_latches_are_not_a_buffer_pool_verdict() -> None:
+    # hash0hash (page hash, 11 %) is below the hot share; "sum rwlock: buf0buf" is hot pages.
+    assert "buffer_pool_mutex" not in ids(advise(mutex_window(), MYSQL80_VARS))
+
+
+def _bp_frames(share: float, n: int = 30) -> list[Frame]:
+    return frames_of(n, hotspots=lambda k: [
+        Hotspot("buf_pool_mutex", "mutex", "performance_schema", waits_per_s=9_500, wait_ms_per_s=410 * share,
+                share=share * 0.8),
+        Hotspot("flush_list_mutex", "mutex", "performance_schema", waits_per_s=2_100, wait_ms_per_s=90 * share,
+                share=share * 0.2),
+        Hotspot("trx_sys_mutex", "mutex", "performance_schema", waits_per_s=800, wait_ms_per_s=60,
+                share=1 - share)],
+        host=lambda k: Host(cpus=16, run_queue=6, cpu_user_pct=50, cpu_system_pct=10))
+
+
+def test_buffer_pool_mutex_advises_instances_toward_cores() -> None:
+    v = {"innodb_buffer_pool_instances": "1", "innodb_buffer_pool_size": str(32 * 2**30)}
+    a = one(advise(_bp_frames(0.55), v), "buffer_pool_mutex")
+    assert a.severity == "critical"
+    assert "innodb_buffer_pool_instances = 1 on 16 CPUs" in a.message and "e.g. 16" in a.message
+    assert "buf_pool_mutex 55 % of wait time" in a.evidence and "11,600 waits/s avg" in a.evidence
+
+
+def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None:
+    frames = _bp_frames(0.3)
+    for f in frames:
+        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
+    assert a.severity == "warning" and "single buffer pool" in a.message
+
+
+def test_buffer_pool_quiet_share_is_silent() -> None:
+    assert advise(_bp_frames(0.1), {"innodb_buffer_pool_instances": "1"}) == []
+
+
+# --- gauges from real InnoDB status captures --------------------------------------------------
+
+@needs_innodb_parser
+def test_pending_aio_reads_from_a_real_status_with_48_pending() -> None:
+    frames = status_window("mysql-5.0or5.1__percona-toolkit__innodb-status.004.txt")
+    a = one(advise(frames, {"innodb_read_io_threads": "4"}), "pending_aio_reads")
+    assert a.severity == "warning" and "innodb_read_io_threads = 4" in a.message
+    assert "pending reads avg 48, peak 48" in a.evidence
+
+
+@needs_innodb_parser
+def test_pending_aio_silent_on_a_status_with_one_pending_read() -> None:
+    frames = status_window("percona-5.1__pmp-cacti__innodb-002.txt")
+    assert not [i for i in ids(advise(frames, {})) if i.startswith("pending_aio")]
+
+
+@needs_innodb_parser
+def test_checkpoint_age_from_a_real_status_at_86_percent() -> None:
+    frames = status_window("percona-5.1__pmp-cacti__innodb-002.txt")
+    v = {"innodb_log_file_size": str(512 * 2**20), "innodb_log_files_in_group": "2", "innodb_io_capacity_max": "2000"}
+    a = one(advise(frames, v), "checkpoint_age")
+    assert a.severity == "warning"
+    assert "innodb_log_file_size = 512 MiB × 2 files" in a.message and "innodb_io_capacity_max = 2000" in a.message
+    assert "checkpoint age avg 86 %" in a.evidence
+
+
+@needs_innodb_parser
+def test_checkpoint_age_silent_at_73_percent() -> None:
+    frames = status_window("percona-5.5__innotop__innodb-status-007.txt")
+    assert "checkpoint_age" not in ids(advise(frames, {}))
+
+
+@needs_innodb_parser
+def test_calm_percona_series_gives_no_warning() -> None:
+    # Five real captures of one quiet Percona 5.5 server, 30 s apart.
+    names = sorted(p.name for p in (CORPUS / "innodb-status").glob("percona-5.5__percona-toolkit__2018*"))
+    pipe, frames = FramePipeline(), []
+    for k, name in enumerate(names):
+        raw = RawSample(wall=T0 + 30 * k, mono=30.0 * k, innodb_status=(CORPUS / "innodb-status" / name).read_text(),
+                        global_status={"Uptime": str(10_000 + 30 * k)}, ps_waits=[])
+        frames.append(pipe.push(raw))
+    assert [a.id for a in advise(frames, {"innodb_flush_log_at_trx_commit": "1"}) if a.severity != "info"] == []
+
+
+# --- host, spin, purge, fsync, change buffer --------------------------------------------------
+
+def test_cpu_saturation_with_run_queue_and_threads_running_above_cores() -> None:
+    frames = frames_of(60, host=lambda k: Host(cpus=16, run_queue=38 + k % 5, cpu_user_pct=82, cpu_system_pct=14),
+                       throughput=lambda k: Throughput(tps=2_000, threads_running=44))
+    a = one(advise(frames, {"innodb_thread_concurrency": "0"}), "cpu_saturation")
+    assert a.severity == "warning"
+    assert "innodb_thread_concurrency = 0 (unlimited)" in a.message and "e.g. 32" in a.message
+    assert "run queue avg 40, peak 42 on 16 CPUs" in a.evidence and "Threads_running avg 44" in a.evidence
+    assert "CPU busy avg 96 %" in a.evidence and "over 60 s (00:00:00–00:01:00)" in a.evidence
+
+
+def test_busy_host_with_few_running_threads_is_not_an_innodb_problem() -> None:
+    frames = frames_of(60, host=lambda k: Host(cpus=16, run_queue=40, cpu_user_pct=90),
+                       throughput=lambda k: Throughput(threads_running=3))
+    assert advise(frames, {}) == []
+
+
+def _spin_frames(busy: float) -> list[Frame]:
+    # RW-excl in the Percona 5.5 capture spins 50.86 rounds per wait; here at a busy rate.
+    return frames_of(30, semaphores=lambda k: Semaphores(spin_waits_per_s=240_000, spin_rounds_per_s=12_200_000),
+                     host=lambda k: Host(cpus=32, run_queue=20, cpu_user_pct=busy - 10, cpu_system_pct=10))
+
+
+def test_spin_wait_with_busy_cpu() -> None:
+    a = one(advise(_spin_frames(94), {"innodb_spin_wait_delay": "6", "innodb_sync_spin_loops": "30"}), "spin_wait")
+    assert "innodb_spin_wait_delay = 6" in a.message and "innodb_sync_spin_loops = 30" in a.message
+    assert "51 spin rounds per spin wait, 240,000 spin waits/s, CPU busy avg 94 %" in a.evidence
+
+
+def test_spin_wait_silent_when_cpu_has_room() -> None:
+    assert "spin_wait" not in ids(advise(_spin_frames(45), {}))
+
+
+def _purge_frames(hll_step: int, drops: tuple[int, ...]) -> list[Frame]:
+    return frames_of(90, flush=lambda k: Flush(history_list_length=150_000 + hll_step * k),
+                     throughput=lambda k: Throughput(tps=300.0 if k in drops else 2_400.0 + (k % 7) * 20))
+
+
+def test_purge_lag_with_growing_history_and_periodic_drops() -> None:
+    a = one(advise(_purge_frames(8_000, (20, 21, 50, 80)), {"innodb_purge_threads": "4"}), "purge_lag")
+    assert a.severity == "warning" and "innodb_purge_threads = 4" in a.message
+    assert "history list 150,000 → 862,000" in a.evidence and "+8,000/s" in a.evidence
+    assert "3 TPS drops below 50 % of the median" in a.evidence and "(00:00:21, 00:00:51, 00:01:21)" in a.evidence
+
+
+def test_purge_silent_without_growth_or_without_drops() -> None:
+    assert "purge_lag" not in ids(advise(_purge_frames(0, (20, 50, 80)), {}))
+    assert "purge_lag" not in ids(advise(_purge_frames(8_000, ()), {}))
+
+
+def _fsync_frames(pending: int, iowait: float) -> list[Frame]:
+    return frames_of(30, throughput=lambda k: Throughput(tps=820, threads_running=12),
+                     io=lambda k: Io(fsyncs_per_s=760, pending_fsyncs=pending),
+                     host=lambda k: Host(cpus=8, run_queue=3, cpu_user_pct=20, cpu_iowait_pct=iowait))
+
+
+def test_fsync_bound_commits_name_the_durability_cost() -> None:
+    v = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}
+    a = one(advise(_fsync_frames(pending=1, iowait=31), v), "fsync_commit")
+    assert "dual one" in a.message and "lose ~1 s of committed transactions" in a.message
+    assert "760 fsyncs/s for 820 TPS (0.9 fsyncs per commit)" in a.evidence and "iowait avg 31 %" in a.evidence
+
+
+def test_fsync_silent_when_commits_do_not_fsync_or_do_not_wait() -> None:
+    relaxed = {"innodb_flush_log_at_trx_commit": "2", "sync_binlog": "0"}
+    assert "fsync_commit" not in ids(advise(_fsync_frames(1, 31), relaxed))
+    durable = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}
+    assert "fsync_commit" not in ids(advise(_fsync_frames(0, 2), durable))
+
+
+def test_change_buffer_large_share_of_the_pool() -> None:
+    v = {"innodb_buffer_pool_size": str(16 * 2**30), "innodb_change_buffer_max_size": "25"}
+    frames = frames_of(30, flush=lambda k: Flush(ibuf_size_pages=300_000))
+    a = one(advise(frames, v), "change_buffer")
+    assert "innodb_change_buffer_max_size = 25" in a.message
+    assert "300,000 pages (29 % of a 1,048,576-page buffer pool)" in a.evidence
+    small = frames_of(30, flush=lambda k: Flush(ibuf_size_pages=10_204))   # percona-5.1 capture's Ibuf
+    assert advise(small, v) == []
+
+
+def test_pending_writes_with_saturated_storage_is_critical() -> None:
+    frames = frames_of(20, io=lambda k: Io(pending_writes=64, writes_per_s=5_200),
+                       host=lambda k: Host(cpus=8, run_queue=2, cpu_iowait_pct=45))
+    a = one(advise(frames, {"innodb_write_io_threads": "4", "innodb_io_capacity": "200"}), "pending_aio_writes")
+    assert a.severity == "critical" and "innodb_io_capacity" in a.message and "(now 200)" in a.message
+    assert "pending writes avg 64" in a.evidence and "iowait avg 45 %" in a.evidence
+
+
+# --- instruments and window handling ----------------------------------------------------------
+
+def test_instruments_off_on_mariadb_without_ps_is_a_warning_with_cost() -> None:
+    note = "performance_schema wait/synch instruments are off: UPDATE performance_schema.setup_instruments …"
+    frames = frames_of(10, notes=lambda k: [note], sources=lambda k: [])
+    a = one(advise(frames, {"performance_schema": "ON"}), "synch_instruments_off")
+    assert a.severity == "warning" and "setup_instruments" in a.message and "costs throughput" in a.message
+    assert "latch sources seen: none" in a.evidence and "100 % of samples" in a.evidence
+    with_mutex = frames_of(10, notes=lambda k: [note], sources=lambda k: ["innodb_mutex"])
+    assert one(advise(with_mutex, {}), "synch_instruments_off").severity == "info"
+
+
+def test_too_few_or_stale_frames_give_no_advice() -> None:
+    hot = lab_window()
+    assert advise(hot[:3], MARIADB_VARS) == []        # first frame has no rates: 2 live frames
+    stale = [Frame(time=f.time, stale=True) for f in hot]
+    assert advise(stale, MARIADB_VARS) == []
+
+
+def test_most_severe_first_and_pipeline_fills_frame_advice() -> None:
+    frames = lab_window(variables=MARIADB_VARS)
+    assert [a.id for a in frames[-1].advice] == ["table_cache"]
+    assert frames[1].advice == []                     # one live frame is a glimpse, not a window
