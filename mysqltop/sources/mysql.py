@@ -45,6 +45,9 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_ibuf_size", "Innodb_ibuf_merges",
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
+    # MariaDB 10.6+ has no Innodb_rows_*: handler counters are the server-wide row fallback.
+    "Handler_read_key", "Handler_read_next", "Handler_read_rnd_next", "Handler_write", "Handler_update",
+    "Handler_delete", "Handler_commit", "Handler_rollback",
 )
 
 # Settings the advice cites; innodb_% is read whole (cheap, and only every VARIABLES_EVERY_S).

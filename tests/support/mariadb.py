@@ -7,6 +7,7 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
     with ThrowawayMariaDB(extra_args=["--innodb-buffer-pool-size=8M"], name="tiny") as db:
         conn = db.root_conn()                      # pymysql connection as root (db `mysqltop_test` exists)
         kw = db.monitor_kwargs()                   # {"host","port","user","password"} for user mysqltop
+        opts = db.options()                        # mysqltop ConnectionOptions (user mysqltop; socket=True)
         argv = db.cli_args()                       # ["-h","127.0.0.1","-P","<port>","-u","mysqltop","--password=…"]
         db.pause(); db.resume()                    # SIGSTOP / SIGCONT the mariadbd process
         db.restart()                               # clean shutdown + start on the SAME port/socket/datadir
@@ -274,6 +275,15 @@ class ThrowawayMariaDB:
         import pymysql
         args = {**self.root_kwargs(), "autocommit": True, "connect_timeout": 5, **kw}
         return pymysql.connect(**args)
+
+    def options(self, user: str = MONITOR_USER, password: str | None = None, socket: bool = False):
+        """mysqltop.config.ConnectionOptions for this server (TCP, or its unix socket)."""
+        from mysqltop.config import ConnectionOptions
+        if password is None:
+            password = {MONITOR_USER: MONITOR_PASSWORD, NOPROC_USER: NOPROC_PASSWORD}.get(user, "")
+        if socket:
+            return ConnectionOptions(host=None, port=self.port, user=user, password=password, socket=self.socket)
+        return ConnectionOptions(host=self.host, port=self.port, user=user, password=password)
 
     def cli_args(self, user: str = MONITOR_USER, password: str | None = None) -> list[str]:
         """mysqltop CONN flags for this server (TCP), e.g. for `python -m mysqltop snapshot …`."""
