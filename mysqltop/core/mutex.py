@@ -52,7 +52,7 @@ _KIND_SITE = re.compile(rf"^((?:sum |combined )?(?:rwlock|mutex|sxlock|rw_lock))
 # "buf0buf.c:1234", "../../../storage/innobase/fil/fil0fil.c:1313", "combined buf0buf.cc:1120"
 _BARE_SITE = re.compile(rf"^((?:combined |sum )?)({_SRC}:\d+)$")
 # 5.1.2–5.1.14: "&pool->mutex:mem0pool.c"
-_NAME_FILE = re.compile(rf"^(.+?):({_SRC})$")
+_NAME_FILE = re.compile(rf"^([^:]+):({_SRC})$")
 
 
 def _base(path: str) -> str:

@@ -101,7 +101,7 @@ _SECTIONS = frozenset({
     "LATEST FOREIGN KEY ERROR", "INDIVIDUAL BUFFER POOL INFO",
 })
 # Lines that follow a truncated status in a paste: borders, " |" cell ends, row markers.
-_TRAILING_NOISE = re.compile(r"^\s*(?:[|\s]*|\+[-+]*\+?|\*+ \d+\. row \*+)\s*$")
+_TRAILING_NOISE = re.compile(r"^(?:[|\s]*|\s*\+[-+]*|\s*\*+ \d+\. row \*+\s*)$")   # no nested \s* (ReDoS)
 
 
 def _section_start(lines: list[str]) -> int | None:
@@ -193,7 +193,9 @@ def _bordered_tables(lines: list[str]) -> list[Table]:
         # A header row is the one closed by a separator: "+--+ / | h | / +--+" or "| h |\n|---|".
         seps = [k for k, (b, _) in enumerate(block) if b]
         lead = 1 if block[0][0] else 0
-        has_header = any(s == lead + 1 for s in seps) and len(block) > lead + 1 and not block[lead][0]
+        # (a lone row between two borders is a `mysql -N` row: the client never prints an
+        # empty table, it says "Empty set")
+        has_header = (lead + 1 in seps and lead + 1 < len(block) - 1) and not block[lead][0]
         if not seps:  # no borders at all: assume the first row names the columns
             has_header = True
         header = cells[0] if has_header else []
