@@ -27,9 +27,11 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data",
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
+    "Innodb_ibuf_size",
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
-VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity")
+VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
+                                   "innodb_read_io_threads", "innodb_write_io_threads")
 
 # InnoDB keeps the checkpoint age below ~81 % of the redo capacity (log_sys->max_checkpoint_age is
 # capacity minus safety margins); only used when the server does not print the real value.
@@ -142,7 +144,7 @@ def _semaphores(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
         return rate_of_sum([_innodb_pair(prev, cur, "semaphores." + f) for f in _SEM_FIELDS[counter]], dt)
 
     s.os_waits_per_s, s.spin_waits_per_s, s.spin_rounds_per_s = per_s("os_waits"), per_s("spins"), per_s("rounds")
-    if cur.innodb is not None:
+    if cur.innodb is not None and ("SEMAPHORES" in cur.innodb.sections or cur.innodb.semaphores.waits):
         waits = cur.innodb.semaphores.waits
         s.waiting_threads = len(waits)
         s.longest_wait_s = max((w.seconds or 0.0 for w in waits), default=0.0)
@@ -154,6 +156,8 @@ def _io(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Io:
     f = cur.innodb.file_io if cur.innodb is not None else None
     if f is not None:
         io.threads = [IoThread(t.id, t.role, t.state) for t in f.io_threads]
+        if not io.threads and cur.innodb is not None and "FILE I/O" in cur.innodb.sections:
+            io.threads = _pool_threads(cur)
         io.pending_reads = _first(f.pending_reads, total(f.pending_aio_reads))
         io.pending_writes = _first(f.pending_writes, total(f.pending_aio_writes))
         io.pending_fsyncs = total([f.pending_flush_log, f.pending_flush_buffer_pool])
@@ -171,6 +175,16 @@ def _io(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Io:
     io.fsyncs_per_s = first_rate([_innodb_pair(prev, cur, fio + "os_fsyncs"),
                                   _stat_pair(prev, cur, "Innodb_data_fsyncs")], dt)
     return io
+
+
+def _pool_threads(cur: ParsedSample) -> list[IoThread]:
+    """MariaDB 10.6+ prints no I/O thread lines: async IO runs on a task pool sized by
+    innodb_read/write_io_threads, so list those slots (no per-thread state exists)."""
+    out: list[IoThread] = []
+    for role in ("read", "write"):
+        n = cur.var_int(f"innodb_{role}_io_threads") or 0
+        out += [IoThread(len(out), role, "pool slot (no per-thread state)") for _ in range(min(n, 64))]
+    return out
 
 
 def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Flush:
@@ -199,6 +213,7 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
                                      _stat_pair(prev, cur, "Innodb_os_log_written")], dt)
     fl.history_list_length = _first(_get(inno, "transactions.history_list_length"),
                                      cur.stat("Innodb_history_list_length"))
+    fl.ibuf_size_pages = _first(_get(inno, "insert_buffer.ibuf_size"), cur.stat("Innodb_ibuf_size"))
     return fl
 
 
