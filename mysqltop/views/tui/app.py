@@ -1,0 +1,232 @@
+"""The Textual App: one reactive Frame, six panes, a status bar, keys. Kept small on purpose.
+
+Data arrives from a Feed thread (live poll or recording) as FrameReady messages; the App
+only displays. Freshness is judged here, on a UI timer, so a feed stuck in a hung poll still
+shows STALE while every key keeps answering.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any, Callable, Iterable
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.containers import Container
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from mysqltop.core.frame import Frame
+from mysqltop.core import units
+from mysqltop.views.tui.feeds import INTERVALS, Feed, step_choice
+from mysqltop.views.tui.keys import KEYS, bindings, keys_for
+from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
+from mysqltop.views.tui.screens import GotoScreen, HelpScreen
+from mysqltop.views.tui.widgets.advice import AdvicePane
+from mysqltop.views.tui.widgets.flush import FlushPane
+from mysqltop.views.tui.widgets.host import HostPane
+from mysqltop.views.tui.widgets.hotspots import HotspotsPane
+from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.pane import Pane
+from mysqltop.views.tui.widgets.status import StatusBar, StatusState
+from mysqltop.views.tui.widgets.throughput import ThroughputPane
+
+# Pane number (zoom key) → widget, in the order the issue names them; the grid places them.
+PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane)
+GRID_ORDER = (1, 4, 5, 2, 3, 6)
+STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
+DISCONNECT_WORDS = ("connect", "gone away", "lost connection", "refused", "broken pipe")
+ParseWhen = Callable[[str, float, float], float]
+
+
+class MysqltopApp(App[None]):
+    CSS_PATH = "mysqltop.tcss"
+    TITLE = "mysqltop"
+    BINDINGS = bindings()
+
+    frame: var[Frame | None] = var(None, always_update=True)
+
+    def __init__(self, feed: Feed, mode: str, *, interval: float = 1.0, address: str | None = None,
+                 source_name: str | None = None, parse_when: ParseWhen | None = None) -> None:
+        super().__init__()
+        self.feed, self.mode = feed, mode
+        self.position = Position(mode=mode, interval=interval, playing=True)
+        self.trend: tuple[Frame, ...] = ()
+        self.paused = False
+        self.zoomed: int | None = None
+        self.replay: ReplayInfo | None = None
+        self.failure: str | None = None
+        self.address, self.source_name, self.parse_when = address, source_name, parse_when
+        self.started = time.monotonic()
+        self.last_arrival: float | None = None     # monotonic time of the last frame
+        self.last_good: float | None = None        # … of the last non-stale frame
+        self._held: FrameReady | None = None       # newest frame while a live view is paused
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
+        with Container(id="panes"):
+            yield from (self.panes[n] for n in GRID_ORDER)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.mode == "replay":
+            self.paused = not self.position.playing
+        self.feed.start(self.post_message)
+        self.set_interval(0.25, self.update_status)
+        self.update_status()
+
+    def on_unmount(self) -> None:
+        self.feed.stop()
+
+    # -- data -----------------------------------------------------------------------------
+    def on_frame_ready(self, message: FrameReady) -> None:
+        self.last_arrival = time.monotonic()
+        if not message.frame.stale:
+            self.last_good = self.last_arrival
+        if self.mode == "live" and self.paused:
+            self._held = message                  # keep polling (and recording); show on resume
+            return
+        self._accept(message)
+
+    def _accept(self, message: FrameReady) -> None:
+        self.position, self.trend = message.position, message.trend
+        if self.mode == "replay":
+            self.paused = not message.position.playing
+        self.frame = message.frame
+
+    def watch_frame(self, frame: Frame | None) -> None:
+        if frame is None:
+            return
+        for pane in self.panes.values():
+            pane.show(frame, self.trend)
+        self.update_status()
+
+    def on_feed_opened(self, message: FeedOpened) -> None:
+        self.replay = message.info
+
+    def on_feed_notice(self, message: FeedNotice) -> None:
+        self.notify(message.text, severity=message.severity, timeout=4)  # type: ignore[arg-type]
+
+    def on_feed_failed(self, message: FeedFailed) -> None:
+        self.failure = message.text
+        self.notify(f"data feed stopped: {message.text}", severity="error", timeout=10)
+        self.update_status()
+
+    # -- freshness and the status bar -----------------------------------------------------
+    def alert(self, now: float) -> str | None:
+        frame = self.frame
+        if self.failure:
+            return "FEED STOPPED"
+        if self.mode == "replay":
+            return "STALE (recorded)" if frame is not None and frame.stale else None
+        if self.paused:
+            return None
+        interval = self.position.interval
+        since = self.last_good if self.last_good is not None else self.started
+        silent = now - (self.last_arrival or self.started) > STALE_AFTER * interval
+        if frame is None and not silent:
+            return None
+        if silent or (frame is not None and frame.stale):
+            errors = " ".join((frame.errors or {}).values()).lower() if frame is not None else ""
+            word = "DISCONNECTED" if any(w in errors for w in DISCONNECT_WORDS) else "STALE"
+            return f"{word} {units.duration(now - since)}"
+        return None
+
+    def update_status(self) -> None:
+        frame, replay = self.frame, self.replay
+        server = frame.server if frame is not None else None
+        self.query_one(StatusBar).show(StatusState(
+            mode=self.mode, address=(server.address if server else None) or self.address,
+            flavor=server.flavor if server else None, version=server.version if server else None,
+            uptime_s=getattr(server, "uptime_s", None), paused=self.paused, position=self.position,
+            recording=self.position.recording, alert=self.alert(time.monotonic()),
+            source=self.source_name or (replay.server if replay else None)))
+
+    # -- keys -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        key = next((k for k in KEYS if k.action.split("(")[0] == action), None)
+        return key is None or key.mode in ("any", self.mode)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.mode))
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        if self.mode == "replay":
+            self.position = replace(self.position, playing=not self.paused)
+            self.feed.send("play", not self.paused)
+        elif not self.paused and self._held is not None:
+            held, self._held = self._held, None
+            self._accept(held)
+        self.update_status()
+
+    def action_interval(self, direction: int) -> None:
+        new = step_choice(INTERVALS, self.position.interval, direction)
+        self.position = replace(self.position, interval=new)
+        self.feed.send("interval", new)
+        self.notify(f"polling every {units.duration(new)}", timeout=2)
+        self.update_status()
+
+    def action_zoom(self, number: int) -> None:
+        if self.zoomed == number:
+            self.action_unzoom()
+            return
+        for n, pane in self.panes.items():
+            pane.set_class(n == number, "-zoom")
+        self.query_one("#panes").add_class("-zoomed")
+        self.zoomed = number
+        self.panes[number].focus()
+
+    def action_unzoom(self) -> None:
+        self.query_one("#panes").remove_class("-zoomed")
+        for pane in self.panes.values():
+            pane.remove_class("-zoom")
+        self.zoomed = None
+
+    def action_record(self) -> None:
+        self.feed.send("record")
+
+    def action_step(self, n: int) -> None:
+        self.paused = True
+        self.position = replace(self.position, playing=False)
+        self.feed.send("step", n)
+
+    def action_jump(self, seconds: float) -> None:
+        self.feed.send("jump", seconds)
+
+    def action_speed(self, direction: int) -> None:
+        self.feed.send("speed", direction)
+
+    def action_bookmark(self) -> None:
+        self.feed.send("bookmark")
+
+    def action_goto(self) -> None:
+        self.push_screen(GotoScreen(), self.goto)
+
+    def goto(self, text: str | None) -> None:
+        if not text or self.replay is None or self.parse_when is None:
+            return
+        try:
+            t = self.parse_when(text, self.replay.start, self.replay.end)
+        except Exception as exc:   # a mistyped time: say why, keep the replay where it is
+            self.notify(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", severity="warning")
+            return
+        self.feed.send("seek_time", t)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for k in keys_for(self.mode):
+            if k.action.startswith("app."):
+                continue
+            action = "zoom(1)" if k.action.startswith("zoom(") else k.action
+            yield SystemCommand(k.help.capitalize(), f"key: {k.show}", _runner(self, action))
+
+
+def _runner(app: App[Any], action: str) -> Callable[[], Any]:
+    return lambda: app.run_action(action)
+
+

@@ -1,0 +1,178 @@
+"""Feeds: a daemon thread that produces frames for the App and takes commands from it.
+
+The blocking work (a poll that may hang on a stalled server, SQLite reads and parsing of a
+recording) runs here, never on the UI thread. A plain daemon thread rather than a Textual
+thread worker: Textual runs those in the default executor, which the interpreter joins at
+exit, so quitting would wait for a hung poll. Commands arrive on a queue and are applied
+between polls; results go back as messages through the App's thread-safe `post_message`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from textual.message import Message
+
+from mysqltop.core.frame import Frame
+from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
+
+TREND = 300                                           # frames kept for charts and sparklines
+INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+Command = tuple[str, tuple[Any, ...]]
+
+
+def step_choice(choices: tuple[float, ...], current: float, direction: int) -> float:
+    """The next value up (+1) or down (-1) the ladder from `current` (which may be off-ladder)."""
+    if direction > 0:
+        return next((c for c in choices if c > current + 1e-9), choices[-1])
+    return next((c for c in reversed(choices) if c < current - 1e-9), choices[0])
+
+
+class Recorder(Protocol):
+    def append(self, raw: Any) -> None: ...
+    def close(self) -> None: ...
+
+
+class Feed:
+    """Thread + command queue plumbing shared by the live and replay feeds."""
+
+    name = "feed"
+
+    def __init__(self) -> None:
+        self._commands: queue.Queue[Command] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._post: Callable[[Message], object] = lambda m: None
+
+    def start(self, post: Callable[[Message], object]) -> None:
+        self._post = post
+        self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
+        self._thread.start()
+
+    def send(self, command: str, *args: Any) -> None:
+        self._commands.put((command, args))
+
+    def stop(self, timeout: float = 0.5) -> None:
+        """Ask the thread to finish; wait briefly (a hung poll must not hold up quitting)."""
+        self._stop.set()
+        self.send("stop")
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _main(self) -> None:
+        try:
+            self.run()
+        except Exception as exc:  # the UI must stay alive and say why the data stopped
+            self._post(FeedFailed(f"{type(exc).__name__}: {exc}"))
+        finally:
+            try:
+                self.close()
+            except Exception:
+                pass
+
+    def _wait(self, timeout: float | None) -> list[Command]:
+        """Block until a command arrives or `timeout` passes; return all queued commands."""
+        out: list[Command] = []
+        try:
+            out.append(self._commands.get(timeout=timeout) if timeout is None or timeout > 0
+                       else self._commands.get_nowait())
+        except queue.Empty:
+            return out
+        while True:
+            try:
+                out.append(self._commands.get_nowait())
+            except queue.Empty:
+                return out
+
+    def _apply_all(self, commands: list[Command]) -> None:
+        for name, args in commands:
+            if name != "stop":
+                getattr(self, f"do_{name}")(*args)
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+def recording_name(now: float | None = None) -> str:
+    stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%Y%m%d-%H%M%S")
+    return f"mysqltop-{stamp}.mtrec"
+
+
+class LiveFeed(Feed):
+    """Polls `engine.step()` on a monotonic grid of `interval`; handles interval and recording."""
+
+    name = "live"
+
+    def __init__(self, engine: Any, interval: float, *,
+                 open_recorder: Callable[[str], Recorder] | None = None,
+                 record_path: str | None = None, directory: str = ".") -> None:
+        super().__init__()
+        self.engine = engine
+        self.interval = interval
+        self.open_recorder = open_recorder
+        self.record_path: str | None = None
+        self._initial_record = record_path
+        self.directory = directory
+        self.trend: deque[Frame] = deque(maxlen=TREND)
+
+    def position(self) -> Position:
+        return Position(mode="live", interval=self.interval, recording=self.record_path)
+
+    def run(self) -> None:
+        if self._initial_record:
+            self.do_record(self._initial_record)
+        while not self._stop.is_set():
+            started = time.monotonic()
+            frame = self.engine.step()
+            if frame is None:
+                self._post(FeedNotice("the source ended", "warning"))
+                return
+            self.trend.append(frame)
+            if self.record_path and getattr(self.engine, "recorder", None) is None:
+                self.record_path = None  # the engine dropped a failing recorder (note is in the frame)
+            self._post(FrameReady(frame, tuple(self.trend), self.position()))
+            # Polls never overlap; one that overran its interval is followed at once. Commands
+            # (a new interval, recording) are applied while waiting and may move the deadline.
+            while not self._stop.is_set():
+                commands = self._wait(started + self.interval - time.monotonic())
+                if not commands:
+                    break
+                self._apply_all(commands)
+
+    def do_interval(self, seconds: float) -> None:
+        self.interval = seconds
+
+    def do_record(self, path: str | None = None) -> None:
+        """Start recording to `path` (or a file named by the time), or stop if recording."""
+        if self.record_path is not None:
+            recorder, self.engine.recorder = self.engine.recorder, None
+            done, self.record_path = self.record_path, None
+            if recorder is not None:
+                recorder.close()
+            self._post(FeedNotice(f"recording saved to {done}"))
+            return
+        if self.open_recorder is None:
+            self._post(FeedNotice("recording is not available here", "warning"))
+            return
+        target = path or str(Path(self.directory) / recording_name())
+        try:
+            self.engine.recorder = self.open_recorder(target)
+        except Exception as exc:
+            self._post(FeedNotice(f"cannot record to {target}: {exc}", "error"))
+            return
+        self.record_path = target
+        self._post(FeedNotice(f"recording to {target}"))
+
+    def close(self) -> None:
+        self.engine.close()

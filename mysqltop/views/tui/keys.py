@@ -1,0 +1,60 @@
+"""The one table of keys: it feeds the bindings, the `?` help screen and the command palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Key:
+    keys: str          # Textual key names, comma-separated
+    show: str          # how the help screen and footer print it
+    action: str
+    help: str
+    mode: str = "any"  # any | live | replay
+    footer: bool = False
+    label: str = ""    # short footer text (defaults to the help text)
+
+
+KEYS: tuple[Key, ...] = (
+    Key("question_mark", "?", "help", "show this help", footer=True, label="help"),
+    Key("q", "q", "quit", "quit", footer=True, label="quit"),
+    Key("p,space", "p space", "pause", "pause / resume the display (replay: play / pause)", footer=True,
+        label="pause"),
+    Key("plus,equals_sign", "+", "interval(1)", "poll less often (longer interval)", "live", label="slower"),
+    Key("minus", "-", "interval(-1)", "poll more often (shorter interval)", "live", label="faster"),
+    *(Key(str(n), "1…6" if n == 1 else str(n), f"zoom({n})", "zoom pane N, same key or esc to go back",
+          footer=(n == 1), label="zoom") for n in range(1, 7)),
+    Key("escape", "esc", "unzoom", "back from a zoomed pane"),
+    Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
+    Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", "live", footer=True,
+        label="rec"),
+    Key("left", "←", "step(-1)", "one sample back", "replay", footer=True, label="back"),
+    Key("right", "→", "step(1)", "one sample forward", "replay", footer=True, label="fwd"),
+    Key("left_square_bracket", "[", "jump(-60)", "jump a minute back", "replay"),
+    Key("right_square_bracket", "]", "jump(60)", "jump a minute forward", "replay"),
+    Key("g", "g", "goto", "go to a time (14:05, -10m, +5m, ISO)", "replay", footer=True,
+        label="goto"),
+    Key("less_than_sign", "<", "speed(-1)", "play slower", "replay"),
+    Key("greater_than_sign", ">", "speed(1)", "play faster", "replay"),
+    Key("b", "b", "bookmark", "next bookmark", "replay", footer=True, label="mark"),
+)
+
+PANE_TITLES = ("Latch hotspots", "TPS / QPS", "Host", "IO threads", "Flush", "Advice")
+
+
+def bindings() -> list[Binding]:
+    out = []
+    for k in KEYS:
+        if k.action == "app.focus_next":
+            continue  # Textual's own tab / shift+tab focus chain; listed for the help screen only
+        out.append(Binding(k.keys, k.action, k.label or k.help, show=k.footer,
+                           key_display=k.show.split()[0]))
+    return out
+
+
+def keys_for(mode: str) -> list[Key]:
+    """Keys that apply in this mode, for the help screen and the palette (one entry per zoom)."""
+    return [k for k in KEYS if k.mode in ("any", mode) and not (k.action.startswith("zoom(") and k.show != "1…6")]

@@ -1,0 +1,60 @@
+"""Modal screens: the `?` key help and the `g` go-to-time prompt."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from mysqltop.views.tui.keys import PANE_TITLES, keys_for
+
+
+def help_table(mode: str) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for k in keys_for(mode):
+        table.add_row(k.show, k.help)
+    table.add_row("", "")
+    table.add_row("panes", Text("  ".join(f"{n} {t}" for n, t in enumerate(PANE_TITLES, 1))))
+    table.add_row("mouse", "click a pane to focus it, double-click to zoom, wheel scrolls")
+    table.add_row("ctrl+p", "command palette (every key above is there by name)")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close", show=False)]
+
+    def __init__(self, mode: str) -> None:
+        super().__init__(id="help")
+        self.mode = mode
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(Text(f"mysqltop keys ({self.mode})", style="bold"), id="help-title")
+            yield Static(help_table(self.mode), id="help-body")
+            yield Static(Text("esc, q or ? closes", style="dim"))
+
+    def on_click(self) -> None:
+        self.app.pop_screen()
+
+
+class GotoScreen(ModalScreen[str | None]):
+    """Asks for a WHEN (same forms as `--start`); dismisses with the text or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="goto-box"):
+            yield Static("Go to time: HH:MM[:SS], ISO time, -10m (from end), +5m (from start)")
+            yield Input(placeholder="14:05", id="goto-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,48 @@
+"""Flush: page flushing, dirty pages, checkpoint age against its maximum, redo rate, purge lag."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+
+from mysqltop.core.frame import Frame
+from mysqltop.core import units
+from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.render import DIM, HOT, OK, WARM, gauge, kv_lines, sparkline, trend_arrow
+
+
+def age_style(pct: float | None) -> str:
+    # InnoDB starts furious (sync) flushing near ~75-80 % of the max checkpoint age.
+    if pct is None:
+        return OK
+    return HOT if pct >= 75 else WARM if pct >= 50 else OK
+
+
+class FlushPane(Pane):
+    TITLE = "Flush"
+
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+        f = frame.flush
+        lines: list[Text | str] = []
+        dirty = units.pct(f.dirty_pct)
+        if f.dirty_pages is not None:
+            dirty += f" ({units.num(f.dirty_pages)} pg)"
+        lines += kv_lines([("flushed/s", units.num(f.pages_flushed_per_s)), ("dirty", dirty),
+                           ("log/s", units.bytes_(f.log_bytes_per_s))], width)
+        # checkpoint age: label, a bar sized to what is left, then pct and bytes
+        tail = f" {units.pct(f.checkpoint_age_pct).rjust(4)} {units.bytes_(f.checkpoint_age_bytes)}"
+        label = "ckpt age "
+        bar_w = max(0, width - len(label) - len(tail))
+        line = Text(label, style=DIM)
+        if f.checkpoint_age_pct is not None and bar_w >= 4:
+            line.append_text(gauge(f.checkpoint_age_pct / 100.0, bar_w, age_style(f.checkpoint_age_pct)))
+        line.append(tail, style="bold")
+        lines.append(line)
+        hist = [x.flush.history_list_length for x in trend]
+        hll = Text.assemble((units.num(f.history_list_length), "bold"), " ", trend_arrow(hist[-30:]))
+        spark_w = max(0, width - len("history ") - len(hll) - 1)
+        if spark_w >= 4 and any(v is not None for v in hist):
+            hll.append(" " + sparkline(hist, min(spark_w, 30)), style=WARM)
+        lines += kv_lines([("history", hll)], width)
+        return join(lines)

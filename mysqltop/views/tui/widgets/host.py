@@ -1,0 +1,45 @@
+"""Host: run queue against cores, CPU split, context switches, mysqld's own CPU."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+
+from mysqltop.core.frame import Frame
+from mysqltop.core import units
+from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.render import DIM, HOT, OK, WARM, gauge, kv_lines, split_bar
+
+# glyph per CPU state so the split reads without colour too
+CPU_PARTS = (("usr", "cpu_user_pct", "█", OK), ("sys", "cpu_system_pct", "▓", HOT),
+             ("io", "cpu_iowait_pct", "▒", WARM), ("st", "cpu_steal_pct", "░", "magenta"))
+
+
+class HostPane(Pane):
+    TITLE = "Host"
+
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+        h = frame.host
+        if h is None:
+            return Text("no host metrics (server on another host, or the recording has none)", style=DIM)
+        lines: list[Text | str] = []
+        ratio = None if h.run_queue is None or not h.cpus else h.run_queue / h.cpus
+        rq = f"{units.num(h.run_queue)}/{units.num(h.cpus)} cores"
+        tail = "" if ratio is None else f" {ratio:.1f}×"
+        head = Text.assemble(("run queue ", DIM), (rq, "bold"), " ")
+        bar_w = max(0, min(20, width - len(head) - len(tail)))
+        if ratio is not None and bar_w >= 4:
+            head.append_text(gauge(min(1.0, ratio / 2.0), bar_w, HOT if ratio > 1 else OK))
+        head.append(tail, style=HOT if ratio and ratio > 1 else "bold")
+        lines.append(head)
+        labels = kv_lines([(label, units.pct(getattr(h, attr))) for label, attr, _, _ in CPU_PARTS], width)
+        bar_w = max(0, min(40, width - 5))
+        if bar_w >= 8:
+            parts = [(getattr(h, attr), glyph, style) for _, attr, glyph, style in CPU_PARTS]
+            lines.append(Text.assemble(("cpu  ", DIM), split_bar(parts, bar_w)))
+        lines += labels
+        lines += kv_lines([("load1", units.num(h.load1)), ("ctx sw/s", units.num(h.ctx_switches_per_s)),
+                           ("mysqld cpu", units.pct(h.mysqld_cpu_pct) if h.mysqld_cpu_pct is not None
+                            else "not local")], width)
+        return join(lines)

@@ -1,0 +1,198 @@
+"""Text building blocks shared by the panes: bars, sparklines, block charts, fitted columns.
+
+Everything here returns plain strings or rich Text built from glyphs, so the panes stay readable
+with NO_COLOR (shapes differ, not only colours) and cost little to render every second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from rich.text import Text
+
+_EIGHTHS_H = " ▏▎▍▌▋▊▉█"          # horizontal partial blocks
+_EIGHTHS_V = " ▁▂▃▄▅▆▇█"          # vertical partial blocks
+SPARK = "▁▂▃▄▅▆▇█"
+
+# Rich styles used by the panes (colour is a bonus; shapes carry the meaning under NO_COLOR).
+HEADER = "bold"
+HOT = "bold red"
+WARM = "yellow"
+OK = "green"
+NOTE = "italic"
+DIM = "dim"
+
+
+def bar(fraction: float | None, width: int) -> str:
+    """A left-aligned bar of `width` cells filled to `fraction` (clamped 0..1), eighth precision."""
+    if width <= 0:
+        return ""
+    if fraction is None:
+        return " " * width
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    full, rest = divmod(eighths, 8)
+    s = "█" * full + (_EIGHTHS_H[rest] if rest else "")
+    return s + " " * (width - len(s))
+
+
+def gauge(fraction: float | None, width: int, style: str = WARM) -> Text:
+    """A bar on a dim track: the unfilled part shows as ░ so the maximum is visible."""
+    b = bar(fraction, width)
+    filled = b.rstrip(" ")
+    return Text.assemble((filled, style), ("░" * (width - len(filled)), "dim"))
+
+
+def split_bar(parts: Sequence[tuple[float | None, str, str]], width: int) -> Text:
+    """Stacked bar of percentages (0..100): each part is (pct, glyph, style); rest is a dim track.
+
+    Different glyphs per part keep the split readable without colour.
+    """
+    out = Text()
+    used = 0
+    for value, glyph, style in parts:
+        if not value or value <= 0:
+            continue
+        n = min(width - used, round(value / 100.0 * width))
+        out.append(glyph * n, style)
+        used += n
+    out.append("·" * (width - used), "dim")
+    return out
+
+
+def sparkline(values: Sequence[float | None], width: int) -> str:
+    """The last `width` values as ▁…█ scaled to their own maximum; missing values are blank."""
+    vals = list(values)[-width:] if width > 0 else []
+    present = [v for v in vals if v is not None]
+    top = max(present, default=0.0)
+    chars = []
+    for v in vals:
+        if v is None:
+            chars.append(" ")
+        elif top <= 0:
+            chars.append(SPARK[0])
+        else:
+            chars.append(SPARK[min(7, int(v / top * 7.999))])
+    return "".join(chars).rjust(width)
+
+
+def block_chart(values: Sequence[float | None], width: int, height: int, top: float | None = None) -> list[str]:
+    """A bar chart `height` rows tall of the last `width` values, eighth-row precision, newest right."""
+    if width <= 0 or height <= 0:
+        return []
+    vals = list(values)[-width:]
+    vals = [None] * (width - len(vals)) + vals
+    present = [v for v in vals if v is not None]
+    top = top if top is not None else max(present, default=0.0)
+    levels = [0 if v is None or top <= 0 else round(max(0.0, v) / top * height * 8) for v in vals]
+    rows = []
+    for row in range(height - 1, -1, -1):          # top row first
+        base = row * 8
+        rows.append("".join(_EIGHTHS_V[max(0, min(8, lv - base))] for lv in levels))
+    return rows
+
+
+def trend_arrow(values: Sequence[float | None]) -> str:
+    """↑ / ↓ / → comparing the newest value with the mean of the older half (±5 % is flat)."""
+    present = [v for v in values if v is not None]
+    if len(present) < 3:
+        return " "
+    old = present[: len(present) // 2]
+    base = sum(old) / len(old)
+    now = present[-1]
+    if base == 0:
+        return "↑" if now > 0 else "→"
+    change = (now - base) / abs(base)
+    return "↑" if change > 0.05 else "↓" if change < -0.05 else "→"
+
+
+def clip(s: str, width: int) -> str:
+    """Fit text to `width` cells, marking a cut with …; only for names, never for numbers."""
+    if width <= 0:
+        return ""
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    width: int               # fixed width; the flexible column uses it as its minimum
+    priority: int = 0        # higher survives longer when space is short
+    right: bool = False      # right-align (numbers)
+    flex: bool = False       # takes the leftover width (names); clipped with …
+    max: int = 0             # flexible columns grow up to this (0: no limit)
+
+
+def fit_columns(columns: Sequence[Column], width: int, gap: int = 1) -> list[tuple[int, int]]:
+    """Choose columns that fit `width`: returns (index into columns, width) in display order.
+
+    Lowest-priority columns are dropped first; the flexible columns share what is left.
+    """
+    keep = list(range(len(columns)))
+
+    def need(ix: list[int]) -> int:
+        return sum(columns[i].width for i in ix) + gap * max(0, len(ix) - 1)
+
+    while keep and need(keep) > width:
+        victim = min(keep, key=lambda i: (columns[i].priority, -i))
+        keep.remove(victim)
+    spare = width - need(keep)
+    widths = {i: columns[i].width for i in keep}
+    flex = [i for i in keep if columns[i].flex]
+    while spare > 0 and flex:                   # share out the spare, respecting each max
+        room = [i for i in flex if not columns[i].max or widths[i] < columns[i].max]
+        if not room:
+            break
+        each = max(1, spare // len(room))
+        for i in room:
+            grow = min(each, spare, (columns[i].max - widths[i]) if columns[i].max else each)
+            widths[i] += grow
+            spare -= grow
+    return [(i, widths[i]) for i in keep]
+
+
+def cell(text: str, col: Column, width: int) -> str:
+    if col.flex or len(text) > width:
+        text = clip(text, width)
+    return text.rjust(width) if col.right else text.ljust(width)
+
+
+def table_lines(columns: Sequence[Column], rows: Iterable[Sequence[str | Text]],
+                layout: list[tuple[int, int]], header_style: str = HEADER, gap: int = 1) -> list[Text]:
+    """Render rows (one string or Text per column) in a `fit_columns` layout, under a header line."""
+    sep = " " * gap
+    head = Text(sep.join(cell(columns[i].header, columns[i], w) for i, w in layout), style=header_style)
+    lines = [head]
+    for row in rows:
+        line = Text()
+        for n, (i, w) in enumerate(layout):
+            if n:
+                line.append(sep)
+            value = row[i]
+            if isinstance(value, Text):
+                t = value.copy()
+                t.truncate(w, pad=True)
+                line.append_text(t)
+            else:
+                line.append(cell(value, columns[i], w))
+        lines.append(line)
+    return lines
+
+
+def kv_lines(pairs: Sequence[tuple[str, str | Text]], width: int, gap: int = 2) -> list[Text]:
+    """Pack `label value` pairs into lines of `width`, moving a whole pair to the next line
+    rather than cutting it. Values are bold; a value may be a pre-styled Text."""
+    lines: list[Text] = []
+    line = Text()
+    for label, value in pairs:
+        piece = Text.assemble((label + " ", DIM), value if isinstance(value, Text) else (value, "bold"))
+        need = len(piece) + (gap if len(line) else 0)
+        if len(line) and len(line) + need > width:
+            lines.append(line)
+            line = Text()
+        if len(line):
+            line.append(" " * gap)
+        line.append_text(piece)
+    if len(line):
+        lines.append(line)
+    return lines

@@ -1,0 +1,76 @@
+"""Helpers for TUI pilots: a replay App over RawSamples, screen text, waiting for a frame."""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from typing import Any, Callable, Sequence
+
+import pytest
+
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.sample import RawSample
+from mysqltop.core.when import parse_when
+from mysqltop.views.tui.app import MysqltopApp
+from mysqltop.views.tui.replay_feed import ReplayFeed
+
+
+class ListReader:
+    """The RecordingReader interface over a list of RawSamples (the file format is helper E's,
+    tested there); lets a pilot replay exactly the samples a test built."""
+
+    def __init__(self, samples: Sequence[RawSample], bookmarks: Sequence[tuple[float, str]] = ()) -> None:
+        self._samples = list(samples)
+        self.bookmarks = list(bookmarks)
+        self.meta = {"interval": 1.0, "server": {"address": "db1:3306"}}
+
+    def __len__(self) -> int:
+        return len(self._samples)
+
+    def time_at(self, i: int) -> float:
+        return self._samples[i].wall
+
+    def index_at(self, t: float) -> int:
+        walls = [s.wall for s in self._samples]
+        i = bisect.bisect_right(walls, t + 1e-9) - 1
+        return max(0, min(len(walls) - 1, i))
+
+    def sample(self, i: int) -> RawSample:
+        return self._samples[i]
+
+    def pair(self, i: int) -> tuple[RawSample | None, RawSample]:
+        return (self._samples[i - 1] if i else None), self._samples[i]
+
+    def close(self) -> None:
+        pass
+
+
+def replay_app(samples: Sequence[RawSample], *, start: int = 0, playing: bool = False,
+               speed: float = 1.0, bookmarks: Sequence[tuple[float, str]] = ()) -> MysqltopApp:
+    reader = ListReader(samples, bookmarks)
+    feed = ReplayFeed(lambda: reader, FramePipeline, start=start, speed=speed, playing=playing)
+    return MysqltopApp(feed, "replay", source_name="test.mtrec", parse_when=parse_when)
+
+
+def screen_text(app: MysqltopApp) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Let the app run until `predicate()` holds (frames come from another thread)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+@pytest.fixture
+def expected_frames() -> Callable[[Sequence[RawSample]], list[Any]]:
+    """The frames the pipeline derives for a sample list, computed in order (what the panes show)."""
+    def compute(samples: Sequence[RawSample]) -> list[Any]:
+        p = FramePipeline()
+        return [p.push(s) for s in samples]
+    return compute
