@@ -36,8 +36,8 @@ RULES = [
     Rule("Checkpoint age target", _lsn("Checkpoint age target", "checkpoint_age_target")),
     # Checkpoint age        0
     Rule("Checkpoint age", _lsn("Checkpoint age", "checkpoint_age")),
-    # Modified age          0
-    Rule("Modified age", _lsn("Modified age", "modified_age")),
+    # Modified age          0 | Modified age no less than    70611   (Percona 8.0)
+    Rule("Modified age", re.compile(rf"Modified age(?: no less than)?\s+{n2('modified_age')}$")),
     # 0 pending log writes, 0 pending chkp writes | 0 pending log flushes, 0 pending chkp writes
     Rule(None, re.compile(
         rf"{n('pending_log_writes')} pending log (?:writes|flushes), {n('pending_chkp_writes')} pending chkp writes"

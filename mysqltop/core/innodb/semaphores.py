@@ -175,8 +175,8 @@ RULES = [
     Rule("RW-excl spins", RW_EXCL_RE, set_fields),
     Rule("RW-sx spins", RW_SX_RE, set_fields),
     Rule("Spin rounds per wait:", SPIN_PER_WAIT_RE, _per_wait),
-    # wait has ended | 8.0 debug RW-LATCH INFO: "RW-LOCK: 0x…", "Locked: thread …", totals
-    *ignore("wait has ended", "RW-LOCK:", "Locked: thread", "Total number of rw-locks"),
+    # Lock wait timeouts 0 (Google-patched 5.0) | wait has ended | 8.0 debug RW-LATCH INFO: "RW-LOCK: 0x…", "Locked: thread …", totals
+    *ignore("Lock wait timeouts", "wait has ended", "RW-LOCK:", "Locked: thread", "Total number of rw-locks"),
 ]
 
 

@@ -76,6 +76,10 @@ def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
     out = status.transactions
     st = _State(out)
     head, mark, tail = body.partition(LIST_MARK)
+    if not mark:        # XtraDB 5.1 may list sessions without the LIST OF … line
+        cut = head.find("\n---TRANSACTION ")
+        if cut >= 0:
+            head, mark, tail = head[:cut], "\n", head[cut:]
     run(head.split("\n"), RULES, st, ctx)
     hex_ids = ctx.old_header or any(
         " " not in raw and has_hex_letter(raw) for raw in st.raw_ids.values()
