@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample
 
@@ -38,3 +42,21 @@ def test_reset_forgets_the_previous_sample() -> None:
     p.push(raw(0, 1000))
     p.reset()
     assert p.window == [] and p.push(raw(1, 1100)).throughput.tps is None
+
+
+def test_percona_series_through_the_pipeline() -> None:
+    """Five pt-secure-collect captures (0, 30, 300, 330, 600 s): Δ trx id counter per Δt."""
+    corpus = Path(__file__).parents[1] / "fixtures" / "corpus" / "innodb-status"
+    names = ["13_24_55-innodbstatus1", "13_24_55-innodbstatus2", "13_29_55-innodbstatus1",
+             "13_29_55-innodbstatus2", "13_34_55-innodbstatus1"]
+    times = [0.0, 30.0, 300.0, 330.0, 600.0]
+    trx = [0x55D015695, 0x55D016114, 0x55D01B7FF, 0x55D02054F, 0x55D025F9F]
+    p = FramePipeline()
+    frames = [p.push(RawSample(wall=1_520_256_296.0 + t, mono=t, innodb_status=(
+        corpus / f"percona-5.5__percona-toolkit__2018_03_05_{n}.txt").read_text())) for n, t in zip(names, times)]
+    assert frames[0].throughput.write_trx_per_s is None
+    for i in range(1, 5):
+        assert frames[i].elapsed == times[i] - times[i - 1]
+        assert frames[i].throughput.write_trx_per_s == pytest.approx((trx[i] - trx[i - 1]) / (times[i] - times[i - 1]))
+        assert frames[i].flush.log_bytes_per_s is not None and frames[i].flush.log_bytes_per_s > 0
+    assert all(not f.errors for f in frames)
