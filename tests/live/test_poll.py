@@ -1,0 +1,188 @@
+"""Polling the throwaway MariaDB: what one RawSample holds, in how many round trips."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from mysqltop.sources import mysql as mysql_mod
+from mysqltop.sources.host import read_host
+from mysqltop.sources.live import LiveSource
+from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
+from tests.support.load import LoadGenerator, LoadSpec
+from tests.support.mariadb import ThrowawayMariaDB
+
+pytestmark = pytest.mark.live
+
+NEEDED = ("Com_commit", "Com_rollback", "Questions", "Threads_running", "Threads_connected", "Uptime",
+          "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_total", "Innodb_data_pending_reads",
+          "Innodb_data_fsyncs", "Innodb_os_log_written", "Innodb_checkpoint_age", "Innodb_history_list_length",
+          "Innodb_row_lock_waits", "Innodb_lsn_current", "Table_open_cache_hits")
+
+
+@pytest.fixture
+def source(mariadb: ThrowawayMariaDB):
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    yield src
+    src.close()
+
+
+def count_round_trips(src: MySQLSource) -> list[int]:
+    """Count COM_QUERY packets the connection really sends (independent of our own stats)."""
+    calls = [0]
+    conn = src._conn
+    orig = conn._execute_command
+
+    def counting(command, sql):
+        calls[0] += 1
+        return orig(command, sql)
+
+    conn._execute_command = counting
+    return calls
+
+
+def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, mariadb) -> None:
+    trips = count_round_trips(source)
+    s = source.read()
+    assert s.error is None and s.errors == {}
+    assert trips[0] == 1 and source.stats.round_trips == 1
+    assert source.stats.statements == 5 and source.stats.bytes_received > 1000
+    assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables"}
+    assert all(v >= 0 for v in s.timings_ms.values())
+    # InnoDB status text, whole
+    assert "INNODB MONITOR OUTPUT" in s.innodb_status and "END OF INNODB MONITOR OUTPUT" in s.innodb_status
+    assert "BUFFER POOL AND MEMORY" in s.innodb_status
+    # P_S synch summary: only rows that counted something
+    assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
+    assert all(len(r) == 6 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
+    # filtered global status: what the frame needs and nothing else
+    assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
+    assert int(s.global_status["Threads_connected"]) >= 1
+    assert s.innodb_metrics and all(isinstance(v, int) for v in s.innodb_metrics.values())
+    assert s.variables["innodb_buffer_pool_size"] == str(64 * 1024 * 1024)
+    assert s.variables["table_open_cache"] == "400"
+    assert s.innodb_mutex is None                    # MariaDB 10.6+: not even asked
+    assert (s.server.flavor, s.server.local) == ("mariadb", True)
+    assert s.wall > 1.7e9 and s.mono > 0
+
+
+def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, mariadb, monkeypatch) -> None:
+    first = source.read()
+    second = source.read()
+    assert "variables" in first.timings_ms and "variables" not in second.timings_ms
+    assert source.stats.statements == 4 and source.stats.round_trips == 1
+    assert second.variables == first.variables and second.variables
+    # when due again, a changed setting shows up
+    monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)
+    mariadb.query("SET GLOBAL table_open_cache = 401")
+    try:
+        third = source.read()
+        assert third.variables["table_open_cache"] == "401"
+    finally:
+        mariadb.query("SET GLOBAL table_open_cache = 400")
+
+
+def test_status_counts_match_a_known_load(source: MySQLSource, mariadb) -> None:
+    gen = LoadGenerator(mariadb.root_kwargs(), LoadSpec(mode="oltp", threads=3, transactions=40,
+                                                        rollback_every=4, rows=500))
+    gen.prepare()
+    before = source.read()
+    gen.start()
+    done = gen.wait()
+    after = source.read()
+    assert done.commits == 90 and done.rollbacks == 30 and done.errors == 0
+    d = {k: int(after.global_status[k]) - int(before.global_status[k]) for k in ("Com_commit", "Com_rollback")}
+    assert d == {"Com_commit": 90, "Com_rollback": 30}
+    dq = int(after.global_status["Questions"]) - int(before.global_status["Questions"])
+    # the generator's statements + its 3 connections' setup + our own poll statements
+    assert done.statements <= dq <= done.statements + 30
+
+
+def test_failing_statement_does_not_kill_the_others(mariadb: ThrowawayMariaDB) -> None:
+    mariadb.query("CREATE USER IF NOT EXISTS 'revoked'@'%' IDENTIFIED BY 'rv-pw'")
+    mariadb.query("GRANT PROCESS ON *.* TO 'revoked'@'%'")
+    mariadb.query("GRANT SELECT ON performance_schema.* TO 'revoked'@'%'")
+    src = MySQLSource(mariadb.options(user="revoked", password="rv-pw"), interval=1.0)
+    try:
+        assert src.open().performance_schema
+        assert src.read().ps_waits
+        mariadb.query("REVOKE SELECT ON performance_schema.* FROM 'revoked'@'%'")
+        s = src.read()
+        assert s.error is None and s.ps_waits is None
+        assert "SELECT command denied" in s.errors["ps_waits"]
+        assert s.innodb_status and "Com_commit" in s.global_status and s.innodb_metrics
+        # the refused statement is not sent again, and the sample still says why it is missing
+        trips = count_round_trips(src)
+        s2 = src.read()
+        assert trips[0] == 1 and "ps_waits" not in s2.timings_ms
+        assert s2.errors["ps_waits"].startswith("skipped: SELECT command denied")
+        assert "Com_commit" in s2.global_status
+    finally:
+        src.close()
+
+
+def test_read_timeout_is_below_the_interval(mariadb: ThrowawayMariaDB) -> None:
+    for interval in (0.5, 1.0, 5.0):
+        src = MySQLSource(mariadb.options(), interval=interval)
+        assert 0 < src.read_timeout < interval
+
+
+def test_polls_never_overlap(source: MySQLSource) -> None:
+    active, peak = [0], [0]
+    orig = source._poll
+    guard = threading.Lock()
+
+    def tracking(mono):
+        with guard:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        try:
+            time.sleep(0.05)
+            return orig(mono)
+        finally:
+            with guard:
+                active[0] -= 1
+
+    source._poll = tracking
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(source.read())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(results) == 4 and all(r.error is None for r in results)
+    assert peak[0] == 1
+
+
+def test_live_source_adds_host_counters(mariadb: ThrowawayMariaDB) -> None:
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    live = LiveSource(src)
+    try:
+        s = live.read()
+    finally:
+        live.close()
+    h = s.host
+    assert h is not None and s.error is None
+    assert h.cpus == os.cpu_count()
+    assert set(h.cpu_times) == {"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
+    assert h.procs_running >= 1 and h.ctx_switches > 0
+    assert h.mysqld_threads and h.mysqld_threads > 5     # mariadbd runs many threads
+    assert h.mysqld_rss and h.mysqld_rss > 10 * 1024 * 1024 and h.mysqld_cpu_s is not None
+
+
+def test_read_host_counters_grow() -> None:
+    a = read_host(os.getpid())
+    sum(i * i for i in range(300_000))                     # burn a little CPU
+    b = read_host(os.getpid())
+    assert b.ctx_switches >= a.ctx_switches
+    assert sum(b.cpu_times.values()) >= sum(a.cpu_times.values())
+    assert b.mysqld_cpu_s > a.mysqld_cpu_s and b.mysqld_threads >= 1
+    assert read_host(None).mysqld_cpu_s is None
+    assert read_host(2**22 + 12345).mysqld_threads is None   # no such process
+    assert len(a.loadavg) == 3
+    assert a.disk_reads is None or b.disk_reads >= a.disk_reads >= 0
