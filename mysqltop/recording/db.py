@@ -1,0 +1,116 @@
+"""Opening recording files: create (mode 0600), open for append, open read-only, and tell
+"not a recording" / "newer format" apart — each failure one UserError line."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from pathlib import Path
+
+from mysqltop.errors import UserError
+from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, SCHEMA
+
+
+def _uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"{path.resolve().as_uri()}?{query}" if query else path.resolve().as_uri()
+
+
+def check_recording(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise UserError unless `conn` is a recording this version can read."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError:
+        raise UserError(f"{path} is not a mysqltop recording (not an SQLite file)", 2) from None
+    if app_id != APPLICATION_ID:
+        raise UserError(f"{path} is not a mysqltop recording", 2)
+    if version > FORMAT_VERSION:
+        raise UserError(
+            f"{path} was written by a newer mysqltop (recording format {version}, this one reads "
+            f"up to {FORMAT_VERSION}); upgrade mysqltop to read it", 2)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='magic'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path} is a damaged mysqltop recording ({exc}); its samples cannot be read", 1) from None
+    if not row or row[0] != MAGIC:
+        raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
+
+
+def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: no such recording", 2)
+    if p.is_dir():
+        raise UserError(f"{p} is a directory, not a recording", 2)
+    if not os.access(p, os.R_OK):
+        raise UserError(f"{p}: permission denied", 2)
+    if p.stat().st_size == 0:
+        raise UserError(f"{p} is empty, not a mysqltop recording", 2)
+    conn = sqlite3.connect(_uri(p, mode="ro"), uri=True, check_same_thread=False)
+    try:
+        check_recording(conn, p)
+    except UserError as first:
+        conn.close()
+        # A recording left in WAL mode in a directory we cannot write (read-only media) can only be
+        # opened as immutable; anything else is a real answer.
+        if "not an SQLite" in first.message or not os.access(p.parent, os.W_OK):
+            conn = sqlite3.connect(_uri(p, mode="ro", immutable="1"), uri=True, check_same_thread=False)
+            try:
+                check_recording(conn, p)
+            except UserError:
+                conn.close()
+                raise first from None
+            return conn
+        raise
+    return conn
+
+
+def open_for_append(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, bool]:
+    """Connection in autocommit mode with the schema in place; True when the file is new."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; give a file name for the recording", 2)
+    new = not p.exists() or p.stat().st_size == 0
+    try:
+        if new:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT, 0o600)
+            os.fchmod(fd, 0o600)
+            os.close(fd)
+        elif not os.access(p, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as exc:
+        code = 1 if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else 2
+        raise UserError(f"cannot write recording {p}: {exc.strerror or exc}", code) from None
+    conn = sqlite3.connect(str(p), isolation_level=None, check_same_thread=False)
+    try:
+        if not new:
+            check_recording(conn, p)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != FORMAT_VERSION:
+                raise UserError(f"{p} uses recording format {version}; record to a new file", 2)
+        conn.execute("PRAGMA journal_mode=WAL")     # readers see each sample as it is committed
+        conn.execute("PRAGMA synchronous=NORMAL")   # WAL+NORMAL: a killed process loses nothing
+        if new:
+            conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
+            conn.executescript(SCHEMA)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise storage_error(p, exc) from None
+    except UserError:
+        conn.close()
+        raise
+    return conn, new
+
+
+def storage_error(path: Path, exc: Exception) -> UserError:
+    msg = str(exc)
+    if "full" in msg:
+        return UserError(f"disk full writing {path}; free space or use --max-size/--keep", 1)
+    if "readonly" in msg or "read-only" in msg:
+        return UserError(f"cannot write recording {path}: read-only", 2)
+    if "locked" in msg:
+        return UserError(f"{path} is locked by another process (another recorder?)", 1)
+    return UserError(f"cannot write recording {path}: {msg}", 1)

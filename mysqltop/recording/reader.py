@@ -1,0 +1,334 @@
+"""RecordingReader: random access to a recording — by index or by time — for replay and the TUI.
+
+Index i is the 0-based sample number. Seeking by time uses the index on `samples.t`, so it costs
+a B-tree lookup however long the recording is; decoding sample i costs at most one keyframe chain
+(≤ KEYFRAME_EVERY samples), and the last decoded samples are cached, so stepping either way is
+cheap. `refresh()` picks up samples a live writer appended since.
+
+Monotonic times are made continuous across segments: each later segment is shifted so that its
+first sample has the same `mono` as the previous segment's last one. Within a segment Δt is
+exactly what was recorded; at a segment start Δt = 0, so derived rates there are None, as for
+the first sample of a recording (`pair()` returns no previous sample there either).
+
+Damaged samples (CRC mismatch, undecodable payload, unreadable page) raise DamagedSample; every
+damaged index found so far is summarised in `damaged` as ranges.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import sqlite3
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.core.when import format_clock
+from mysqltop.errors import UserError
+from mysqltop.recording import codec
+from mysqltop.recording.db import open_readonly
+from mysqltop.recording.format import parse_sample_text, parse_state_json
+
+_CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
+
+
+class DamagedSample(UserError):
+    def __init__(self, path: Path, index: int, reason: str) -> None:
+        super().__init__(f"{path}: sample {index} is damaged ({reason})", 1)
+        self.index = index
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class RecordingMeta:
+    path: str
+    format_version: int
+    mysqltop_version: str | None      # of the first recorder run
+    server: ServerIdentity            # of the first sample
+    recorder_host: str | None         # machine that ran the recorder
+    interval: float | None            # of the first recorder run (seconds)
+    start: float | None               # epoch of the first / last sample; None when empty
+    end: float | None
+    samples: int
+    segments: int
+    redacted: bool
+    trigger: str | None
+
+
+@dataclass(frozen=True)
+class Bookmark:
+    index: int
+    time: float
+    trigger: str | None
+    value: float | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DamagedRange:
+    first: int
+    last: int
+    start: float | None
+    end: float | None
+
+    def describe(self, path: str) -> str:
+        when = ""
+        if self.start is not None and self.end is not None:
+            when = f" ({format_clock(self.start)} – {format_clock(self.end)})"
+        n = self.last - self.first + 1
+        return f"{path}: {n} damaged sample{'s' if n > 1 else ''} {self.first}–{self.last}{when} skipped"
+
+
+class RecordingReader:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._conn = open_readonly(self.path)
+        self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
+        self._samples: OrderedDict[int, RawSample] = OrderedDict()
+        self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
+        self._bad: set[int] = set()
+        self.refresh()
+
+    # -- shape ------------------------------------------------------------------------------
+    def refresh(self) -> int:
+        """Re-read the sample count and segments (a live writer may have appended). Returns len."""
+        try:
+            row = self._conn.execute("SELECT max(seq) FROM samples").fetchone()
+            self._len = 0 if row[0] is None else row[0] + 1
+            segs = self._conn.execute("SELECT first_seq FROM segments ORDER BY first_seq").fetchall()
+            self._meta_rows = self._conn.execute(
+                "SELECT mysqltop_version, recorder_host, interval, redacted, trigger FROM segments "
+                "ORDER BY first_seq LIMIT 1").fetchone()
+            self._format = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+            state_seqs = self._conn.execute("SELECT seq FROM state ORDER BY seq").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
+        self._state_seqs = [r[0] for r in state_seqs]
+        starts = sorted({r[0] for r in segs if r[0] < self._len} | ({0} if self._len else set()))
+        self._segment_starts = starts
+        self._offsets = self._mono_offsets(starts)
+        return self._len
+
+    def __len__(self) -> int:
+        return self._len
+
+    @property
+    def segment_starts(self) -> list[int]:
+        return list(self._segment_starts)
+
+    def is_segment_start(self, i: int) -> bool:
+        k = bisect.bisect_left(self._segment_starts, i)
+        return k < len(self._segment_starts) and self._segment_starts[k] == i
+
+    @property
+    def meta(self) -> RecordingMeta:
+        start = end = None
+        if self._len:
+            start, end = self._conn.execute("SELECT min(t), max(t) FROM samples").fetchone()
+        version, host, interval, redacted, trigger = self._meta_rows or (None, None, None, 0, None)
+        server = self._state(0)[0] if self._len else ServerIdentity()
+        return RecordingMeta(str(self.path), self._format, version, server, host, interval, start, end,
+                             self._len, len(self._segment_starts), bool(redacted), trigger)
+
+    @property
+    def bookmarks(self) -> list[Bookmark]:
+        rows = self._conn.execute("SELECT seq, t, trigger, value, note FROM bookmarks ORDER BY t, id")
+        return [Bookmark(*r) for r in rows]
+
+    @property
+    def damaged(self) -> list[DamagedRange]:
+        """Ranges of damaged samples found so far (by reading them, or by `scan()`)."""
+        out: list[DamagedRange] = []
+        for i in sorted(self._bad):
+            if out and out[-1].last == i - 1:
+                out[-1] = DamagedRange(out[-1].first, i, out[-1].start, self._time_or_none(i))
+            else:
+                out.append(DamagedRange(i, i, self._time_or_none(i), self._time_or_none(i)))
+        return out
+
+    def scan(self) -> list[DamagedRange]:
+        """Decode every sample once (slow on long recordings) and return all damaged ranges."""
+        for i in range(self._len):
+            try:
+                self._decode(i)
+            except DamagedSample:
+                pass
+        return self.damaged
+
+    # -- time -------------------------------------------------------------------------------
+    def time_at(self, i: int) -> float:
+        self._check_index(i)
+        row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
+        if row is None:
+            raise DamagedSample(self.path, i, "row missing")
+        return float(row[0])
+
+    def index_at(self, t: float) -> int:
+        """The last sample at or before t (the first sample when t is earlier than the start)."""
+        row = self._conn.execute(
+            "SELECT seq FROM samples WHERE t <= ? ORDER BY t DESC, seq DESC LIMIT 1", (t,)).fetchone()
+        if row is None:
+            return 0
+        return int(row[0])
+
+    def first_at_or_after(self, t: float) -> int | None:
+        row = self._conn.execute(
+            "SELECT seq FROM samples WHERE t >= ? ORDER BY t, seq LIMIT 1", (t,)).fetchone()
+        return None if row is None else int(row[0])
+
+    # -- samples ----------------------------------------------------------------------------
+    def sample(self, i: int) -> RawSample:
+        self._check_index(i)
+        raw = self._samples.get(i)
+        if raw is not None:
+            self._samples.move_to_end(i)
+            return raw
+        decoded = self._decode(i)
+        t, mono = self._conn.execute("SELECT t, mono FROM samples WHERE seq=?", (i,)).fetchone()
+        server, variables = self._state(i)
+        try:
+            raw = parse_sample_text(decoded.text, float(t), float(mono) + self._offset(i), server, variables)
+        except (ValueError, TypeError) as exc:
+            self._bad.add(i)
+            raise DamagedSample(self.path, i, f"bad sample text: {exc}") from None
+        self._samples[i] = raw
+        if len(self._samples) > 8:
+            self._samples.popitem(last=False)
+        return raw
+
+    def pair(self, i: int) -> tuple[RawSample | None, RawSample]:
+        """(previous sample of the same segment or None, sample i): what derive() needs."""
+        cur = self.sample(i)
+        if i == 0 or self.is_segment_start(i):
+            return None, cur
+        try:
+            return self.sample(i - 1), cur
+        except DamagedSample:
+            return None, cur
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "RecordingReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------------------
+    def _check_index(self, i: int) -> None:
+        if not 0 <= i < self._len:
+            raise IndexError(f"sample {i} out of range 0..{self._len - 1}")
+
+    def _time_or_none(self, i: int) -> float | None:
+        try:
+            row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return None if row is None else float(row[0])
+
+    def _decode(self, i: int) -> codec.Decoded:
+        hit = self._decoded.get(i)
+        if hit is not None:
+            self._decoded.move_to_end(i)
+            return hit
+        if i in self._bad:
+            raise DamagedSample(self.path, i, "damaged")
+        chain = self._chain(i)        # rows from a keyframe or a cached sample up to i
+        ref: codec.Decoded | None = None
+        first_seq, first_ref = chain[0][0], chain[0][1]
+        if first_ref is not None:
+            ref = self._decoded.get(first_ref)
+        for seq, rref, crc, data in chain:
+            try:
+                if data is None or zlib.crc32(data) != crc:
+                    raise codec.CodecError("checksum mismatch")
+                if rref is not None and ref is None:
+                    raise codec.CodecError(f"its reference sample {rref} is damaged")
+                ref = codec.decode(data, ref)
+            except codec.CodecError as exc:
+                bad = range(seq, i + 1)
+                self._bad.update(bad)
+                raise DamagedSample(self.path, i, str(exc)) from None
+            self._decoded[seq] = ref
+            if len(self._decoded) > _CACHE:
+                self._decoded.popitem(last=False)
+        assert ref is not None and first_seq <= i
+        return ref
+
+    def _chain(self, i: int) -> list[tuple[int, int | None, int, bytes | None]]:
+        """Rows i, ref(i), ref(ref(i)) … back to a keyframe or a cached sample, oldest first."""
+        rows: dict[int, tuple[int, int | None, int, bytes | None]] = {}
+        chain = []
+        cur: int | None = i
+        while cur is not None:
+            if cur in self._bad:
+                self._bad.update(range(cur, i + 1))
+                raise DamagedSample(self.path, i, f"its reference sample {cur} is damaged")
+            if cur not in rows:
+                self._fetch(max(0, cur - 63), cur, rows)
+            row = rows.get(cur)
+            if row is None:
+                self._bad.update(range(cur, i + 1))
+                raise DamagedSample(self.path, i, f"sample {cur} is missing")
+            chain.append(row)
+            ref = row[1]
+            if ref is None or ref in self._decoded:
+                break
+            if ref >= cur:
+                self._bad.add(i)
+                raise DamagedSample(self.path, i, "bad reference")
+            cur = ref
+        chain.reverse()
+        return chain
+
+    def _fetch(self, lo: int, hi: int, rows: dict) -> None:
+        try:
+            for row in self._conn.execute(
+                    "SELECT seq, ref, crc, data FROM samples WHERE seq BETWEEN ? AND ?", (lo, hi)):
+                rows[row[0]] = row
+        except sqlite3.DatabaseError:
+            # A damaged page: read the rows one by one and leave out the unreadable ones.
+            for seq in range(lo, hi + 1):
+                try:
+                    row = self._conn.execute(
+                        "SELECT seq, ref, crc, data FROM samples WHERE seq=?", (seq,)).fetchone()
+                except sqlite3.DatabaseError:
+                    continue
+                if row:
+                    rows[seq] = row
+
+    def _state(self, i: int) -> tuple[ServerIdentity, dict[str, str]]:
+        k = bisect.bisect_right(self._state_seqs, i) - 1
+        if k < 0:
+            return ServerIdentity(), {}
+        seq = self._state_seqs[k]
+        hit = self._states.get(seq)
+        if hit is None:
+            try:
+                row = self._conn.execute("SELECT data FROM state WHERE seq=?", (seq,)).fetchone()
+                hit = parse_state_json(zlib.decompress(row[0]).decode())
+            except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError):
+                hit = (ServerIdentity(), {})     # lost state: the samples themselves are still good
+            self._states[seq] = hit
+        return hit
+
+    def _mono_offsets(self, starts: list[int]) -> list[float]:
+        offsets = [0.0]
+        for k in range(1, len(starts)):
+            try:
+                last = self._conn.execute("SELECT mono FROM samples WHERE seq=?", (starts[k] - 1,)).fetchone()
+                first = self._conn.execute("SELECT mono FROM samples WHERE seq=?", (starts[k],)).fetchone()
+            except sqlite3.DatabaseError:
+                last = first = None
+            if last is None or first is None:
+                offsets.append(offsets[-1])
+            else:
+                offsets.append(offsets[-1] + float(last[0]) - float(first[0]))
+        return offsets
+
+    def _offset(self, i: int) -> float:
+        k = bisect.bisect_right(self._segment_starts, i) - 1
+        return self._offsets[k] if k >= 0 else 0.0

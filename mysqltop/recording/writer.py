@@ -1,0 +1,144 @@
+"""RecordingWriter: appends RawSamples to a recording, one committed row per sample.
+
+Fits the engine's recorder interface (`append(raw)`, `close()`). Every sample is its own WAL
+transaction, so a reader sees it at once and `kill -9` loses at most the sample being written.
+Samples are delta-coded against the previous one (codec.py) with a keyframe every
+`keyframe_every` samples, which bounds the work to decode any one sample. Variables and the
+server identity go to the `state` table only when they change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import sqlite3
+import time
+import zlib
+from pathlib import Path
+
+from mysqltop import __version__
+from mysqltop.core.sample import RawSample
+from mysqltop.errors import UserError
+from mysqltop.recording import codec
+from mysqltop.recording.db import open_for_append, storage_error
+from mysqltop.recording.format import FORMAT_VERSION, MAGIC, sample_text, state_json
+from mysqltop.recording.redact import redact_status
+
+KEYFRAME_EVERY = 60
+
+
+class RecordingWriter:
+    def __init__(self, path: str | os.PathLike[str], *, interval: float | None = None,
+                 redact: bool = False, trigger: str | None = None, before: float | None = None,
+                 after: float | None = None, keyframe_every: int = KEYFRAME_EVERY) -> None:
+        self.path = Path(path)
+        self.redact = redact
+        self.keyframe_every = max(1, keyframe_every)
+        self._segment_info = (interval, redact, trigger, before, after)
+        self._conn, new = open_for_append(self.path)
+        self._closed = False
+        try:
+            if new:
+                self._conn.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [("magic", MAGIC), ("format_version", str(FORMAT_VERSION)),
+                     ("created", repr(time.time())), ("created_by", __version__)])
+            row = self._conn.execute("SELECT max(seq) FROM samples").fetchone()
+            self._seq = 0 if row[0] is None else row[0] + 1
+            row = self._conn.execute("SELECT data FROM state ORDER BY seq DESC LIMIT 1").fetchone()
+            self._last_state = zlib.decompress(row[0]).decode() if row else None
+        except (sqlite3.Error, zlib.error) as exc:
+            self._conn.close()
+            raise storage_error(self.path, exc) from None
+        self._prev: codec.Decoded | None = None   # reference for the next delta (None: keyframe)
+        self._since_key = 0
+        self._segment_open = False
+        self.samples_written = 0
+
+    # -- the recorder interface -------------------------------------------------------------
+    def append(self, raw: RawSample) -> None:
+        if self._closed:
+            raise UserError(f"recording {self.path} is closed", 1)
+        if self.redact and raw.innodb_status:
+            raw = dataclasses.replace(raw, innodb_status=redact_status(raw.innodb_status))
+        keyframe = self._prev is None or self._since_key >= self.keyframe_every
+        payload, decoded = codec.encode(sample_text(raw), None if keyframe else self._prev)
+        state = state_json(raw)
+        seq = self._seq
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                if not self._segment_open:
+                    self._insert_segment(seq, raw.wall)
+                if state != self._last_state:
+                    self._conn.execute("INSERT INTO state (seq, data) VALUES (?, ?)",
+                                       (seq, zlib.compress(state.encode(), 9)))
+                self._conn.execute(
+                    "INSERT INTO samples (seq, t, mono, ref, crc, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    (seq, raw.wall, raw.mono, None if keyframe else seq - 1, zlib.crc32(payload), payload))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError:
+            raise UserError(f"{self.path} is being written by another recorder", 1) from None
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc) from None
+        self._segment_open = True
+        self._last_state = state
+        self._prev = decoded
+        self._since_key = 1 if keyframe else self._since_key + 1
+        self._seq += 1
+        self.samples_written += 1
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            # Leave one self-contained file (no -wal/-shm) when nobody else has it open.
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error:
+            pass
+        finally:
+            self._conn.close()
+
+    # -- incident capture -------------------------------------------------------------------
+    def break_segment(self) -> None:
+        """The next sample does not follow the previous one (a gap): it starts a new segment."""
+        self._segment_open = False
+
+    def bookmark(self, t: float, trigger: str | None, value: float | None, note: str | None = None) -> None:
+        """Mark the last appended sample (or the next, if none yet) with why it matters."""
+        seq = max(0, self._seq - 1)
+        try:
+            self._conn.execute("INSERT INTO bookmarks (seq, t, trigger, value, note) VALUES (?, ?, ?, ?, ?)",
+                               (seq, t, trigger, value, note))
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc) from None
+
+    @property
+    def size_bytes(self) -> int:
+        total = 0
+        for p in (self.path, self.path.with_name(self.path.name + "-wal")):
+            try:
+                total += p.stat().st_size
+            except OSError:
+                pass
+        return total
+
+    def _insert_segment(self, seq: int, started: float) -> None:
+        interval, redact, trigger, before, after = self._segment_info
+        self._conn.execute(
+            "INSERT INTO segments (first_seq, started, interval, mysqltop_version, recorder_host, "
+            "redacted, trigger, before_s, after_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, started, interval, __version__, socket.gethostname(), int(redact), trigger, before, after))
+
+    def __enter__(self) -> "RecordingWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
