@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Flush, Frame, Host, Io, IoThread, Semaphores, ServerInfo,
+from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Semaphores, ServerInfo,
                                  Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
@@ -80,7 +80,8 @@ def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple
     return (prev.stat(name) if prev else None), cur.stat(name)
 
 
-def _stat_rate(prev: ParsedSample | None, cur: ParsedSample, names: tuple[str, ...], dt: float | None) -> float | None:
+def _stat_rate(prev: ParsedSample | None, cur: ParsedSample, names: tuple[str, ...],
+               dt: float | None) -> float | None:
     """Rate of the sum of status counters; None unless all are present in both samples."""
     pairs = [_stat_pair(prev, cur, n) for n in names]
     if any(p is None or c is None for p, c in pairs):
@@ -241,7 +242,8 @@ def _host(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Hos
     ph = prev.raw.host if prev is not None else None
     if ph is None:
         return out
-    deltas = {k: v - ph.cpu_times[k] for k, v in h.cpu_times.items() if k in ph.cpu_times and k not in _CPU_IGNORED}
+    deltas = {k: v - ph.cpu_times[k] for k, v in h.cpu_times.items()
+              if k in ph.cpu_times and k not in _CPU_IGNORED}
     busy_total = sum(deltas.values())
     if deltas and busy_total > 0 and all(d >= 0 for d in deltas.values()):
         def pct(*keys: str) -> float:
@@ -257,8 +259,9 @@ def _host(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Hos
     return out
 
 
-def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list:
-    groups = []
+def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list[Hotspot]:
+    """Fills frame.sources/notes on the way: which latch sources this sample has, what is missing."""
+    groups: list[list[Hotspot]] = []
     ps_rows = cur.waits or {}
     has_ps = any(n.startswith(hs.SYNCH_PREFIX) and not n.startswith(hs.IDLE_PREFIX) for n in ps_rows)
     if has_ps:
@@ -276,8 +279,7 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
         frame.sources.append("semaphores")
 
-    if prev is not None and valid_dt(dt):
-        assert dt is not None
+    if prev is not None and dt is not None and valid_dt(dt):
         if has_ps and prev.waits is not None:
             ps = hs.ps_hotspots(prev.waits, ps_rows, dt)
             if ps is None:

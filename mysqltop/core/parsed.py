@@ -47,7 +47,8 @@ def parse_sample(raw: RawSample) -> ParsedSample:
         innodb = _guard(errors, "innodb_status", lambda: innodb_parser.parse_innodb_status(raw.innodb_status or ""))
     mutex = None
     if raw.innodb_mutex is not None:
-        mutex = _guard(errors, "innodb_mutex", lambda: _sum_mutex(parse_mutex_rows(raw.innodb_mutex or [])))
+        mutex = _guard(errors, "innodb_mutex",
+                       lambda: _sum_mutex(parse_mutex_rows(raw.innodb_mutex or [])))
     waits = None
     if raw.ps_waits is not None:
         waits = _guard(errors, "ps_waits", lambda: _by_event(parse_wait_rows(raw.ps_waits or [])))

@@ -255,12 +255,12 @@ def test_host_percentages_and_rates() -> None:
 
 counter = st.one_of(st.integers(min_value=0, max_value=2**64), st.sampled_from(["", "ON", "NULL", "-", "1e5"]))
 status_maps = st.dictionaries(st.sampled_from(STATUS_NAMES), counter.map(str), max_size=len(STATUS_NAMES))
-ps_rows = st.lists(st.tuples(st.sampled_from(["wait/synch/mutex/innodb/a", "wait/synch/rwlock/sql/b",
-                                              "wait/synch/cond/sql/c", "wait/io/file/x", "idle"]),
-                             st.integers(0, 10**9), st.integers(0, 10**15)).map(lambda t: [t[0], t[1], t[2], 0, 0, 0]),
-                   max_size=6)
-mutex_rows = st.lists(st.tuples(st.sampled_from(["rwlock: hash0hash.cc:162", "&kernel_mutex", "sum rwlock: buf0buf.cc:788"]),
-                                st.integers(0, 10**9)).map(lambda t: ["InnoDB", t[0], f"os_waits={t[1]}"]), max_size=5)
+EVENTS = ["wait/synch/mutex/innodb/a", "wait/synch/rwlock/sql/b", "wait/synch/cond/sql/c", "wait/io/file/x", "idle"]
+ps_rows = st.lists(st.tuples(st.sampled_from(EVENTS), st.integers(0, 10**9), st.integers(0, 10**15))
+                   .map(lambda t: [t[0], t[1], t[2], 0, 0, 0]), max_size=6)
+MUTEX_NAMES = ["rwlock: hash0hash.cc:162", "&kernel_mutex", "sum rwlock: buf0buf.cc:788"]
+mutex_rows = st.lists(st.tuples(st.sampled_from(MUTEX_NAMES), st.integers(0, 10**9))
+                      .map(lambda t: ["InnoDB", t[0], f"os_waits={t[1]}"]), max_size=5)
 hosts = st.builds(lambda u, c, m, r: HostSample(cpus=2, cpu_times={"user": u, "system": u, "idle": u},
                                                 ctx_switches=c, procs_running=r, procs_blocked=0,
                                                 loadavg=(0.5, 0, 0), mysqld_cpu_s=m),

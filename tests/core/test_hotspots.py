@@ -102,7 +102,8 @@ def test_rank_by_share_then_source_and_cap() -> None:
 
 @pytest.mark.parametrize("name, short", [
     ("&buf_pool->mutex", "buf_pool_mutex"), ("&btr_search_latch", "btr_search_latch"),
-    ("/usr/src/mysql/storage/innobase/buf/buf0buf.c:1208", "buf0buf.c:1208"), ("'&dict_sys->mutex'", "dict_sys_mutex"),
+    ("/usr/src/mysql/storage/innobase/buf/buf0buf.c:1208", "buf0buf.c:1208"),
+    ("'&dict_sys->mutex'", "dict_sys_mutex"),
 ])
 def test_short_names(name: str, short: str) -> None:
     assert short_name(name) == short
