@@ -290,3 +290,24 @@ def _numbers(obj: Any, path: str = "") -> list[tuple[str, float]]:
     if isinstance(obj, (int, float)) and not isinstance(obj, bool):
         return [(path, float(obj))]
     return []
+
+
+big = st.one_of(st.none(), st.integers(min_value=0, max_value=2**64))
+innodb_states = st.builds(
+    lambda a, b, c, d, e, f, g, h, i, j: InnodbStatus(
+        sections=["SEMAPHORES", "FILE I/O"],
+        semaphores=Semaphores(mutex_os_waits=a, rw_shared_os_waits=b, mutex_spin_waits=c, rw_excl_rounds=d),
+        file_io=FileIO(os_file_reads=e, os_fsyncs=f, pending_aio_reads=[0, 1]),
+        log=Log(lsn=g, checkpoint_lsn=h, max_checkpoint_age=j),
+        buffer_pool=BufferPool(pages_written=i, modified_pages=i, database_pages=j),
+        transactions=Transactions(trx_id_counter=g)),
+    big, big, big, big, big, big, big, big, big, big)
+
+
+@settings(max_examples=150, deadline=None)
+@given(innodb_states, innodb_states, st.floats(-5, 5, allow_nan=False))
+def test_derive_over_innodb_counters_never_negative(i0, i1, dt) -> None:
+    prev = ParsedSample(RawSample(wall=0, mono=10.0), innodb=i0)
+    cur = ParsedSample(RawSample(wall=0, mono=10.0 + dt), innodb=i1)
+    for path, value in _numbers(derive(prev, cur).to_dict()):
+        assert value >= 0, (path, value)
