@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Semaphores, ServerInfo,
+from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
                                  Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
@@ -27,7 +27,8 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data",
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
-    "Innodb_ibuf_size",
+    "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
+    "Innodb_deadlocks",
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
@@ -64,6 +65,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     frame.semaphores = _semaphores(prev, cur, server_dt)
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
+    frame.locks = _locks(prev, cur, server_dt)
     frame.host = _host(prev, cur, dt)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     return frame
@@ -130,12 +132,26 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
     return t
 
 
-_SEM_KINDS = ("mutex", "rw_shared", "rw_excl", "rw_sx")
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
     "os_waits": ("mutex_os_waits", "rw_shared_os_waits", "rw_excl_os_waits", "rw_sx_os_waits"),
     "spins": ("mutex_spin_waits", "rw_shared_spins", "rw_excl_spins", "rw_sx_spins"),
     "rounds": ("mutex_spin_rounds", "rw_shared_rounds", "rw_excl_rounds", "rw_sx_rounds"),
 }
+
+
+def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Locks:
+    lk = Locks()
+    lk.row_lock_waits_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_waits"), dt)
+    lk.row_lock_wait_ms_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_time"), dt)
+    waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
+    listed = len(waits) if cur.innodb is not None and "TRANSACTIONS" in cur.innodb.sections else None
+    lk.row_lock_current_waits = _first(cur.stat("Innodb_row_lock_current_waits"), listed)
+    lk.longest_lock_wait_s = max((w.get("waiting_s") or 0 for w in waits), default=None)
+    metrics = (prev.raw.innodb_metrics or {}) if prev is not None else {}
+    lk.deadlocks_per_s = first_rate([_stat_pair(prev, cur, "Innodb_deadlocks"),
+                                     (metrics.get("lock_deadlocks"),
+                                      (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))], dt)
+    return lk
 
 
 def _semaphores(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Semaphores:

@@ -103,6 +103,16 @@ class Host:
 
 
 @dataclass
+class Locks:
+    """Beyond the contract: InnoDB row-lock waits (a hot row shows here, not among the latches)."""
+    row_lock_waits_per_s: Num = None       # Δ Innodb_row_lock_waits
+    row_lock_wait_ms_per_s: Num = None     # Δ Innodb_row_lock_time (ms) per second
+    row_lock_current_waits: Num = None     # Innodb_row_lock_current_waits, else TRANSACTIONS "LOCK WAIT"s
+    longest_lock_wait_s: Num = None        # TRANSACTIONS: longest "TRX HAS BEEN WAITING N SEC"
+    deadlocks_per_s: Num = None            # Δ Innodb_deadlocks (MariaDB) or INNODB_METRICS lock_deadlocks
+
+
+@dataclass
 class Advice:
     id: str
     severity: str             # info | warning | critical
@@ -128,6 +138,7 @@ class Frame:
     sources: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    locks: Locks = field(default_factory=Locks)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -311,3 +311,19 @@ def test_derive_over_innodb_counters_never_negative(i0, i1, dt) -> None:
     cur = ParsedSample(RawSample(wall=0, mono=10.0 + dt), innodb=i1)
     for path, value in _numbers(derive(prev, cur).to_dict()):
         assert value >= 0, (path, value)
+
+
+def test_row_lock_waits_from_status_and_transactions() -> None:
+    a = parsed(0, global_status={"Innodb_row_lock_waits": "100", "Innodb_row_lock_time": "5000",
+                                 "Innodb_deadlocks": "1", "Innodb_row_lock_current_waits": "0"})
+    b = parsed(4, global_status={"Innodb_row_lock_waits": "300", "Innodb_row_lock_time": "6000",
+                                 "Innodb_deadlocks": "3", "Innodb_row_lock_current_waits": "5"})
+    lk = derive(a, b).locks
+    assert (lk.row_lock_waits_per_s, lk.row_lock_wait_ms_per_s, lk.deadlocks_per_s) == (50.0, 250.0, 0.5)
+    assert lk.row_lock_current_waits == 5 and lk.longest_lock_wait_s is None
+    # MySQL 8.0: deadlocks from INNODB_METRICS; a 5.1 plugin text with one "TRX HAS BEEN WAITING 22 SEC"
+    text = (CORPUS / "innodb-status" / "mysql-5.1-plugin__pmp-nagios__innodb-status-002.txt").read_text()
+    c = parsed(0, innodb_metrics={"lock_deadlocks": 7})
+    d = parsed(2, innodb_metrics={"lock_deadlocks": 9}, innodb_status=text)
+    lk = derive(c, d).locks
+    assert (lk.deadlocks_per_s, lk.row_lock_current_waits, lk.longest_lock_wait_s) == (1.0, 1, 22)
