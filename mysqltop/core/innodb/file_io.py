@@ -103,11 +103,11 @@ def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
     st = _State(out)
     run(body.split("\n"), RULES, st, ctx)
     # Totals: normal aio (+ ibuf aio reads, + log i/o's for writes); else the OS pending line;
-    # MariaDB 10.6+ omits that line when both are zero.
+    # MariaDB 10.6+ (no thread lines, no aio line) omits that line when both are zero.
     if st.aio_reads_total is not None:
         out.pending_reads = st.aio_reads_total + (out.pending_ibuf_aio_reads or 0)
         out.pending_writes = (st.aio_writes_total or 0) + (out.pending_log_ios or 0)
     elif out.os_pending_reads is not None:
         out.pending_reads, out.pending_writes = out.os_pending_reads, out.os_pending_writes
-    elif st.single_fsync_form:
+    elif st.single_fsync_form or (not out.io_threads and out.os_file_reads is not None):
         out.pending_reads = out.pending_writes = 0

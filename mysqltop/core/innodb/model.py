@@ -117,6 +117,7 @@ class SemaphoreWait:
     seconds: Float = None
     waited_at: str | None = None          # "btr0sea.c:1317"
     lock: str | None = None               # "mutex" | "S-lock" | "X-lock" | "SX-lock" | …
+    address: str | None = None            # latch/mutex address "0x…": same address = same latch
     name: str | None = None               # mutex/latch name when printed (e.g. "&btr_search_latch")
     created_at: str | None = None         # "btr0sea.c:139"
     writer: str | None = None

@@ -116,7 +116,7 @@ def _thread(m: re.Match[str], st: _State) -> None:
 
 def _mutex_at(m: re.Match[str], st: _State) -> None:
     cur, rest = st.cur, m["rest"]
-    cur.lock = "mutex"
+    cur.lock, cur.address = "mutex", m["addr"]
     q = _QUOTED_RE.search(rest)
     if q:
         cur.name = q[1]
@@ -133,7 +133,7 @@ def _mutex_at(m: re.Match[str], st: _State) -> None:
 def _rw_latch(m: re.Match[str], st: _State) -> None:
     cur = st.cur
     cur.lock = m["kind"] if m["mode"] is None else f"{m['kind']} ({m['mode']})"
-    cur.name = m["name"]
+    cur.name, cur.address = m["name"], m["addr"]
     cur.created_at = file_line(m["file"], m["line"])
 
 
