@@ -124,3 +124,17 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
     code, out, _ = _run(capsys, "--format", "json", "-")
     assert code == 0
     assert json.loads(out) == {"kind": "global_status", "variables": {"Uptime": "18"}, "file": "-"}
+
+
+def test_utf16_file_from_powershell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "mutex-utf16.txt"
+    f.write_bytes(next((CORPUS / "innodb-mutex").iterdir()).read_text().encode("utf-16"))
+    code, out, _ = _run(capsys, "--format", "json", str(f))
+    assert code == 0 and len(json.loads(out)["rows"]) == 7
+
+
+def test_mariadb_empty_semaphores_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    path = CORPUS / "innodb-status" / "mariadb-10.6__datadog__innodb_status_mariadb_106.txt"
+    code, out, _ = _run(capsys, str(path))
+    assert code == 0
+    assert "SEMAPHORES      empty (normal on MariaDB 10.6+" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 
@@ -29,7 +30,15 @@ def _read(path: str) -> str:
         raise UserError(f"{path}: {(exc.strerror or str(exc)).lower()}", 2) from None
     if len(data) > MAX_BYTES:
         raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB: not a saved status output", 2)
-    return data.decode("utf-8", errors="replace")
+    return _decode(data)
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 (binary junk becomes U+FFFD and is then simply not recognised); a UTF-16 BOM
+    (PowerShell's `>` redirect) or a UTF-8 BOM is honoured."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def parse_file(path: str) -> dict:

@@ -60,6 +60,8 @@ def _status_lines(d: dict[str, Any]) -> list[str]:
     for kind in ("shared", "excl", "sx"):
         out += _line("", _pairs(sem, [(f"rw_{kind}_spins", f"RW-{kind} spins"), (f"rw_{kind}_rounds", "rounds"),
                                       (f"rw_{kind}_os_waits", "OS waits")]))
+    if "SEMAPHORES" in (d.get("sections") or []) and not any(v not in (None, []) for v in sem.values()):
+        out += _line("SEMAPHORES", "empty (normal on MariaDB 10.6+: latch waits are only in performance_schema)")
     waits = sem.get("waits") or []
     if waits:
         longest = max(waits, key=lambda w: w.get("seconds") or 0)
