@@ -50,6 +50,12 @@ def fmt_pct(v: float | None, *, share: bool = False) -> str:
     return units.share(v) if share else units.pct(v)
 
 
+def _io_busy(state: str) -> bool:
+    """'waiting for i/o request' is idle; MariaDB 10.6+ pool slots have no per-thread state."""
+    s = state.lower()
+    return bool(s) and "wait" not in s and "no per-thread" not in s
+
+
 # ---- text ---------------------------------------------------------------------------------
 _SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "MUTEX", "semaphores": "SEMA"}
 
@@ -103,7 +109,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
                                 ("reads/s", fmt_num(i.reads_per_s)), ("writes/s", fmt_num(i.writes_per_s)),
                                 ("fsyncs/s", fmt_num(i.fsyncs_per_s))])
     if i.threads:
-        busy = [t_ for t_ in i.threads if "wait" not in t_.state.lower()]
+        busy = [t_ for t_ in i.threads if _io_busy(t_.state)]
         roles: dict[str, int] = {}
         for t_ in i.threads:
             roles[t_.role] = roles.get(t_.role, 0) + 1
