@@ -79,7 +79,8 @@ def _strip_client(lines: list[str]) -> tuple[list[str], list[str]]:
                         break
                 else:
                     stmt = stmt[:1]
-            statements.append(" ".join(s for s in stmt if s))
+            if any(stmt):
+                statements.append(" ".join(s for s in stmt if s))
             i = j
             continue
         if not _RESULT_NOTE.match(line):
