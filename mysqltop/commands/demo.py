@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 HELP = "TUI replay of the bundled incident recording (no server needed)"
+NAME = "incident.mtrec"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
+
+
+def find_incident() -> Path | None:
+    """recordings/incident.mtrec next to the package (repo checkout) or inside it (installed)."""
+    package = Path(__file__).resolve().parents[1]          # …/mysqltop
+    for candidate in (package.parent / "recordings" / NAME, package / "recordings" / NAME):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
+    from mysqltop.commands.replay import replay_tui
     from mysqltop.errors import UserError
 
-    raise UserError("demo is not built yet", 1)
+    path = find_incident()
+    if path is None:
+        where = Path(__file__).resolve().parents[2] / "recordings" / NAME
+        raise UserError(f"the bundled incident recording is missing (expected {where}); "
+                        "reinstall from the repository checkout", 1)
+    return replay_tui(str(path), start=args.start, speed=args.speed, name=f"demo: {NAME}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import pytest
@@ -50,6 +52,15 @@ def replay_app(samples: Sequence[RawSample], *, start: int = 0, playing: bool = 
     reader = ListReader(samples, bookmarks)
     feed = ReplayFeed(lambda: reader, FramePipeline, start=start, speed=speed, playing=playing)
     return MysqltopApp(feed, "replay", source_name="test.mtrec", parse_when=parse_when)
+
+
+def pilot(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run an async test with asyncio.run (no pytest-asyncio dependency); fixtures still work."""
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return asyncio.run(fn(*args, **kwargs))
+    run.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return run
 
 
 def screen_text(app: MysqltopApp) -> str:

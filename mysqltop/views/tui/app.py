@@ -48,7 +48,8 @@ class MysqltopApp(App[None]):
     frame: var[Frame | None] = var(None, always_update=True)
 
     def __init__(self, feed: Feed, mode: str, *, interval: float = 1.0, address: str | None = None,
-                 source_name: str | None = None, parse_when: ParseWhen | None = None) -> None:
+                 source_name: str | None = None, parse_when: ParseWhen | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.feed, self.mode = feed, mode
         self.position = Position(mode=mode, interval=interval, playing=True)
@@ -58,6 +59,7 @@ class MysqltopApp(App[None]):
         self.replay: ReplayInfo | None = None
         self.failure: str | None = None
         self.address, self.source_name, self.parse_when = address, source_name, parse_when
+        self.notes = notes                          # startup notes (capabilities), with their fixes
         self.started = time.monotonic()
         self.last_arrival: float | None = None     # monotonic time of the last frame
         self.last_good: float | None = None        # … of the last non-stale frame
@@ -74,6 +76,8 @@ class MysqltopApp(App[None]):
     def on_mount(self) -> None:
         if self.mode == "replay":
             self.paused = not self.position.playing
+        for note in self.notes:
+            self.notify(note, severity="warning", timeout=10)
         self.feed.start(self.post_message)
         self.set_interval(0.25, self.update_status)
         self.update_status()
@@ -141,7 +145,7 @@ class MysqltopApp(App[None]):
         self.query_one(StatusBar).show(StatusState(
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
-            uptime_s=getattr(server, "uptime_s", None), paused=self.paused, position=self.position,
+            uptime_s=self.position.uptime_s, paused=self.paused, position=self.position,
             recording=self.position.recording, alert=self.alert(time.monotonic()),
             source=self.source_name or (replay.server if replay else None)))
 
@@ -152,7 +156,7 @@ class MysqltopApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.mode))
+            self.push_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]))
 
     def action_pause(self) -> None:
         self.paused = not self.paused

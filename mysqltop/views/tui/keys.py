@@ -42,8 +42,6 @@ KEYS: tuple[Key, ...] = (
     Key("b", "b", "bookmark", "next bookmark", "replay", footer=True, label="mark"),
 )
 
-PANE_TITLES = ("Latch hotspots", "TPS / QPS", "Host", "IO threads", "Flush", "Advice")
-
 
 def bindings() -> list[Binding]:
     out = []

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from mysqltop.core.frame import Frame
-from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
+from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice, uptime_of
 from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
 
 BACKFILL = 120        # frames computed behind a seek target for trends (cheap: off the UI thread)
@@ -27,8 +27,8 @@ def bookmark_list(reader: Any) -> tuple[tuple[float, str], ...]:
         if isinstance(b, (tuple, list)):
             t, label = b[0], (b[1] if len(b) > 1 else "")
         else:
-            t = getattr(b, "time", None) or getattr(b, "wall", None) or getattr(b, "t", None)
-            label = getattr(b, "label", None) or getattr(b, "name", None) or getattr(b, "text", "")
+            t = getattr(b, "time", None)
+            label = getattr(b, "note", None) or getattr(b, "trigger", None) or ""
         if t is not None:
             out.append((float(t), str(label or "")))
     return tuple(sorted(out))
@@ -124,7 +124,8 @@ class ReplayFeed(Feed):
     def position(self) -> Position:
         return Position(mode="replay", index=self.index, count=self.count,
                         sample_time=self.reader.time_at(self.index), playing=self.playing,
-                        speed=self.speed, ended=self.index >= self.count - 1)
+                        speed=self.speed, ended=self.index >= self.count - 1,
+                        uptime_s=uptime_of(self.reader.sample(self.index)))
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
     def do_play(self, playing: bool | None = None) -> None:

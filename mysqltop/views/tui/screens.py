@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,17 +12,17 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from mysqltop.views.tui.keys import PANE_TITLES, keys_for
+from mysqltop.views.tui.keys import keys_for
 
 
-def help_table(mode: str) -> Table:
+def help_table(mode: str, panes: Sequence[str]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for k in keys_for(mode):
         table.add_row(k.show, k.help)
     table.add_row("", "")
-    table.add_row("panes", Text("  ".join(f"{n} {t}" for n, t in enumerate(PANE_TITLES, 1))))
+    table.add_row("panes", Text("  ".join(f"{n} {t}" for n, t in enumerate(panes, 1))))
     table.add_row("mouse", "click a pane to focus it, double-click to zoom, wheel scrolls")
     table.add_row("ctrl+p", "command palette (every key above is there by name)")
     return table
@@ -29,14 +31,14 @@ def help_table(mode: str) -> Table:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close", show=False)]
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, panes: Sequence[str]) -> None:
         super().__init__(id="help")
-        self.mode = mode
+        self.mode, self.panes = mode, panes
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text(f"mysqltop keys ({self.mode})", style="bold"), id="help-title")
-            yield Static(help_table(self.mode), id="help-body")
+            yield Static(help_table(self.mode, self.panes), id="help-body")
             yield Static(Text("esc, q or ? closes", style="dim"))
 
     def on_click(self) -> None:

@@ -1,0 +1,135 @@
+"""Pilots over a replayed list of RawSamples: panes show the frames' values, keys do what ? says."""
+
+from __future__ import annotations
+
+from mysqltop.core import units
+from mysqltop.views.tui.screens import GotoScreen, HelpScreen
+
+from .conftest import pilot, replay_app, screen_text, wait_for
+from .samples import T0, samples
+
+
+@pilot
+async def test_panes_show_the_values_of_the_frame(expected_frames) -> None:
+    raw = samples(30)
+    want = expected_frames(raw)[10]
+    app = replay_app(raw, start=10)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.position.index == 10 and len(app.trend) == 11)
+        text = screen_text(app)
+        assert f"tps {units.num(want.throughput.tps)}" in text
+        assert f"qps {units.num(want.throughput.qps)}" in text
+        top = want.hotspots[0]
+        assert top.name in text
+        hot_line = next(line for line in text.splitlines() if top.name in line)
+        assert units.num(top.waits_per_s) in hot_line and units.num(top.wait_ms_per_s) in hot_line
+        assert units.share(top.share) in hot_line
+        assert f"ctx sw/s {units.num(want.host.ctx_switches_per_s)}" in text
+        assert f"{want.host.run_queue}/8 cores" in text
+        assert units.pct(want.flush.checkpoint_age_pct) in text
+        assert f"history {units.num(want.flush.history_list_length)}" in text
+        assert "REPLAY PAUSED" in text and "11/30" in text
+        assert "mariadb 10.11.6" in text
+
+
+@pilot
+async def test_step_jump_and_pause_keys() -> None:
+    app = replay_app(samples(200), start=100)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.index == 100)
+        await pilot.press("right")
+        await wait_for(pilot, lambda: app.position.index == 101)
+        await pilot.press("left", "left")
+        await wait_for(pilot, lambda: app.position.index == 99)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: app.position.index == 159)
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await wait_for(pilot, lambda: app.position.index == 39)
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        await wait_for(pilot, lambda: app.position.speed == 4.0)
+        # play: the position advances on its own (4× speed, 1 s apart → 0.25 s per sample)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: app.position.playing and app.position.index >= 41)
+        assert "REPLAY ▶ ×4" in screen_text(app)
+        await pilot.press("space")
+        await wait_for(pilot, lambda: not app.position.playing)
+        stopped = app.position.index
+        await pilot.pause(0.6)
+        assert app.position.index == stopped
+        assert "REPLAY PAUSED" in screen_text(app)
+
+
+@pilot
+async def test_goto_lands_where_asked_and_rejects_nonsense() -> None:
+    app = replay_app(samples(120), start=0)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.replay is not None and app.position.index == 0)
+        for when, index in (("+30s", 30), ("-10s", 109), ("start", 0), ("@%d" % (T0 + 77), 77)):
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, GotoScreen))
+            await pilot.press(*when, "enter")
+            await wait_for(pilot, lambda: app.position.index == index)
+            assert app.position.sample_time == T0 + index
+        await pilot.press("g", *"soon", "enter")
+        await pilot.pause(0.2)
+        assert app.position.index == 77
+        assert any("cannot go to 'soon'" in str(n.message) for n in app._notifications)
+
+
+@pilot
+async def test_bookmark_key_jumps_to_the_next_bookmark() -> None:
+    app = replay_app(samples(100), start=0, bookmarks=[(T0 + 40, "stall"), (T0 + 70, "recovery")])
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.index == 0)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.position.index == 40)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.position.index == 70)
+
+
+@pilot
+async def test_zoom_help_and_focus() -> None:
+    app = replay_app(samples(20), start=5)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.index == 5)
+        await pilot.press("4")
+        panes = app.query_one("#panes")
+        assert app.zoomed == 4 and panes.has_class("-zoomed")
+        assert app.panes[4].display and not app.panes[1].display
+        assert app.panes[4].region.height > 15           # fills the screen
+        await pilot.press("4")
+        assert app.zoomed is None and app.panes[1].display
+        await pilot.press("6", "escape")
+        assert app.zoomed is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.pause(0.1)
+        help_text = screen_text(app)
+        for words in ("next bookmark", "go to a time", "one sample back", "zoom pane"):
+            assert words in help_text
+        assert "start / stop recording" not in help_text        # a live-only key
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("tab")
+        first = app.focused
+        await pilot.press("tab")
+        assert app.focused is not first and app.focused in app.panes.values()
+
+
+@pilot
+async def test_80x24_shows_every_pane_and_cuts_no_number(expected_frames) -> None:
+    raw = samples(40)
+    want = expected_frames(raw)[39]
+    app = replay_app(raw, start=39)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.position.index == 39 and len(app.trend) > 30)
+        text = screen_text(app)
+        lines = text.splitlines()
+        assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+        for title in ("1 Latch hotspots", "2 IO threads", "3 Flush", "4 TPS / QPS", "5 Host", "6 Advice"):
+            assert title in text
+        assert f"tps {units.num(want.throughput.tps)}" in text
+        # every visible hotspot row carries its whole waits/s figure
+        for h in want.hotspots[:3]:
+            row = next(line for line in lines if line.startswith(h.name[:10]))
+            assert f" {units.num(h.waits_per_s)} " in row
