@@ -197,6 +197,15 @@ def test_pending_aio_reads_from_a_real_status_with_48_pending() -> None:
 
 
 @needs_innodb_parser
+def test_ahi_from_semaphores_of_a_real_51_status() -> None:
+    # 5.0/5.1 wait array: 7 of 8 waiting threads on the btr_search_latch created at btr0sea.c:139.
+    frames = status_window("mysql-5.0or5.1__percona-toolkit__innodb-status.004.txt")
+    a = one(advise(frames, {}), "ahi_latch")
+    assert a.severity == "critical" and "cannot partition" in a.message
+    assert a.evidence.startswith("btr0sea.c:139 88 % of waiting threads, 7 threads waiting avg")
+
+
+@needs_innodb_parser
 def test_pending_aio_silent_on_a_status_with_one_pending_read() -> None:
     frames = status_window("percona-5.1__pmp-cacti__innodb-002.txt")
     assert not [i for i in ids(advise(frames, {})) if i.startswith("pending_aio")]

@@ -90,8 +90,9 @@ def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
                f"needs a restart) to spread the latch, or set innodb_adaptive_hash_index = OFF (dynamic) "
                f"if this workload gains little from the AHI")
     else:
-        msg = ("Adaptive hash index latch is the hot spot and this server cannot partition the AHI: "
-               f"{v.show('innodb_adaptive_hash_index')} — try OFF (dynamic) and compare throughput")
+        msg = ("Adaptive hash index latch (btr_search_latch) is the hot spot and this server cannot "
+               "partition the AHI: try innodb_adaptive_hash_index = OFF (dynamic) and compare throughput; "
+               "servers with innodb_adaptive_hash_index_parts (5.7+, MariaDB 10.2+) can spread it instead")
     yield advice("ahi_latch", _severity(s, held), msg, _evidence(w, s, held))
 
 

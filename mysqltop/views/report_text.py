@@ -1,0 +1,217 @@
+"""Render an incident Report (or a Comparison of two) as text, Markdown or JSON.
+
+Text and Markdown share one layout: `_blocks` turns a report into titled blocks of lines and
+tables; each format only decides how a block looks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from mysqltop.core import units as u
+from mysqltop.core.report import Comparison, Report, Stat
+
+SPARK = "▁▂▃▄▅▆▇█"
+SPARK_WIDTH = 60
+
+
+@dataclass
+class Block:
+    title: str
+    lines: list[str] = field(default_factory=list)
+    header: list[str] | None = None             # a table when set
+    rows: list[list[str]] = field(default_factory=list)
+    pre: list[str] = field(default_factory=list)   # preformatted (sparkline): kept as is
+
+
+def render(obj: Report | Comparison, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(obj.to_dict(), ensure_ascii=False, sort_keys=False) + "\n"
+    blocks = _compare_blocks(obj) if isinstance(obj, Comparison) else _report_blocks(obj)
+    return (_markdown if fmt == "md" else _text)(blocks)
+
+
+# --- formatting helpers ------------------------------------------------------------------------
+
+def _ts(epoch: float | None, date: bool = False) -> str:
+    if epoch is None:
+        return u.NA
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%S" if date else "%H:%M:%S")
+
+
+def _span(first: float, last: float) -> str:
+    return _ts(first) if first == last else f"{_ts(first)}–{_ts(last)}"
+
+
+def _peak(s: Stat, fmt=u.num) -> str:
+    return u.NA if s.max is None else f"{fmt(s.max)} at {_ts(s.max_time)}"
+
+
+def _avg_max(s: Stat, fmt=u.num) -> str:
+    return u.NA if s.avg is None else f"avg {fmt(s.avg)}, max {_peak(s, fmt)}"
+
+
+def sparkline(values: list[float | None], marks: list[bool], width: int = SPARK_WIDTH) -> tuple[str, str]:
+    """(bars, marker line): values bucketed into ≤ width columns; '^' under buckets with a drop."""
+    if not values:
+        return "", ""
+    per = max(1, -(-len(values) // width))
+    buckets, flags = [], []
+    for i in range(0, len(values), per):
+        chunk = [v for v in values[i:i + per] if v is not None]
+        buckets.append(sum(chunk) / len(chunk) if chunk else None)
+        flags.append(any(marks[i:i + per]))
+    known = [b for b in buckets if b is not None]
+    hi = max(known, default=0.0) or 1.0
+    bars = "".join(" " if b is None else SPARK[min(len(SPARK) - 1, int(b / hi * (len(SPARK) - 1) + 0.5))]
+                   for b in buckets)
+    return bars, "".join("^" if f else " " for f in flags).rstrip()
+
+
+# --- one report ----------------------------------------------------------------------------------
+
+def _report_blocks(r: Report, label: str = "") -> list[Block]:
+    srv = r.server
+    head = Block(f"mysqltop report{label}", [
+        f"server: {srv.get('flavor') or '?'} {srv.get('version') or '?'} at {srv.get('address') or '?'}",
+        f"window: {_ts(r.start, True)} – {_ts(r.end, True)} UTC ({u.duration(r.duration_s)}, {r.frames} samples, "
+        f"{r.stale_frames} stale)",
+    ])
+    if not r.live_frames:
+        head.lines.append("no frames with rates in this window: nothing to summarise")
+        return [head]
+    tp = r.throughput
+    thr = Block("Throughput", [
+        f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)}",
+        f"QPS {_avg_max(tp['qps'])}, min {u.num(tp['qps'].min)}",
+        f"Threads_running {_avg_max(tp['threads_running'])}",
+    ])
+    bars, marks = sparkline([p.tps for p in r.timeline], [p.drop for p in r.timeline])
+    if bars:
+        thr.pre = [f"TPS {bars}", *([f"    {marks}  ^ = drop"] if marks.strip() else []),
+                   f"    {_ts(r.timeline[0].time)} … {_ts(r.timeline[-1].time)}"]
+    drops = Block("TPS drops")
+    if r.drops:
+        drops.lines.append(f"{len(r.drops)} TPS drop(s) below 50 % of the median {u.num(r.drops[0].baseline_tps)} TPS:")
+        drops.lines += [f"  {_span(d.start, d.end)}  min {u.num(d.min_tps)} TPS (−{d.depth_pct:.0f} %)"
+                        for d in r.drops]
+    else:
+        drops.lines.append("no TPS drops (below 50 % of the median)")
+    hot = Block("Top hotspots (mean share over the window, within each source)",
+                header=["#", "name", "share", "waits/s", "wait ms/s", "peak waits/s", "seen", "source"])
+    hot.rows = [[str(i), h.name + (f" ({h.site})" if h.site and h.site not in h.name else ""), u.share(h.share),
+                 u.num(h.waits_per_s), u.num(h.wait_ms_per_s),
+                 u.NA if h.peak_waits_per_s is None else f"{u.num(h.peak_waits_per_s)} at {_ts(h.peak_time)}",
+                 u.pct(h.seen_pct), h.source] for i, h in enumerate(r.hotspots, 1)]
+    if not hot.rows:
+        hot.lines.append("no latch waits measured (see notes for the sources this server offers)")
+    io, fl = r.io, r.flush
+    peaks = Block("IO and flush peaks", [
+        f"pending reads max {_peak(io['pending_reads'])}, writes max {_peak(io['pending_writes'])}, "
+        f"fsyncs max {_peak(io['pending_fsyncs'])}",
+        f"reads/s {_avg_max(io['reads_per_s'])}; writes/s {_avg_max(io['writes_per_s'])}; "
+        f"fsyncs/s {_avg_max(io['fsyncs_per_s'])}",
+        f"checkpoint age {_avg_max(fl['checkpoint_age_pct'], u.pct)}; dirty pages {_avg_max(fl['dirty_pct'], u.pct)}",
+        f"redo {_avg_max(fl['log_bytes_per_s'], u.bytes_rate)}; pages flushed/s {_avg_max(fl['pages_flushed_per_s'])}",
+        f"history list length {_avg_max(fl['history_list_length'])}",
+    ])
+    h = r.host
+    if h.get("cpus"):
+        host = Block("Host", [
+            f"{u.num(h['cpus'])} CPUs; run queue {_avg_max(h['run_queue'])}; above the core count in "
+            f"{u.pct(h['saturated_pct'])} of samples",
+            f"CPU busy {_avg_max(h['cpu_busy_pct'], u.pct)}; iowait max {_peak(h['cpu_iowait_pct'], u.pct)}; "
+            f"steal max {_peak(h['cpu_steal_pct'], u.pct)}; load1 max {_peak(h['load1'])}",
+        ])
+        if h["mysqld_cpu_pct"].avg is not None:
+            host.lines.append(f"mysqld CPU {_avg_max(h['mysqld_cpu_pct'], u.pct)}")
+    else:
+        host = Block("Host", ["not recorded (the server was not on the recording host)"])
+    adv = Block("Advice")
+    for e in r.advice:
+        adv.lines += [f"[{e.severity}] {e.id}  {_span(e.first, e.last)} ({e.frames} samples)", f"  {e.message}",
+                      f"  evidence: {e.evidence}"]
+    if r.window_advice:
+        adv.lines.append("Holding over the whole window:")
+        adv.lines += [f"  [{a.severity}] {a.id}: {a.evidence}" for a in r.window_advice]
+    if not adv.lines:
+        adv.lines.append("no rule fired in this window")
+    blocks = [head, thr, drops, hot, peaks, host, adv]
+    if r.notes or r.errors:
+        blocks.append(Block("Notes", r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))
+    return blocks
+
+
+# --- two windows ---------------------------------------------------------------------------------
+
+def _compare_blocks(c: Comparison) -> list[Block]:
+    a, b = c.a, c.b
+    head = Block("mysqltop report: two windows compared", [
+        f"A: {_ts(a.start, True)} – {_ts(a.end, True)} UTC ({u.duration(a.duration_s)}, {a.frames} samples)",
+        f"B: {_ts(b.start, True)} – {_ts(b.end, True)} UTC ({u.duration(b.duration_s)}, {b.frames} samples)",
+    ])
+    figures = Block("Headline figures", header=["metric", "A", "B", "change"])
+    figures.rows = [[d.metric, u.num(d.a), u.num(d.b), _change(d.change_pct)] for d in c.deltas]
+    hot = Block("Hotspots (mean share within its source, waits/s)",
+                header=["name", "A share", "B share", "A waits/s", "B waits/s", "source"])
+    hot.rows = [[h["name"], u.share(h["a_share"]), u.share(h["b_share"]), u.num(h["a_waits_per_s"]),
+                 u.num(h["b_waits_per_s"]), h["source"]] for h in c.hotspots[:10]]
+    adv = Block("Advice", [
+        f"only in A (gone in B): {', '.join(c.advice_only_a) or 'none'}",
+        f"only in B (new): {', '.join(c.advice_only_b) or 'none'}",
+        f"in both: {', '.join(c.advice_both) or 'none'}",
+    ])
+    for side, rep in (("A", a), ("B", b)):
+        for e in rep.advice:
+            adv.lines.append(f"{side} [{e.severity}] {e.id} {_span(e.first, e.last)}: {e.evidence}")
+    return [head, figures, hot, adv]
+
+
+def _change(pct: float | None) -> str:
+    if pct is None:
+        return u.NA
+    return "0 %" if abs(pct) < 0.5 else f"{pct:+.0f} %"
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return [fmt(header), *(fmt(r) for r in rows)]
+
+
+def _text(blocks: list[Block]) -> str:
+    out: list[str] = []
+    for i, b in enumerate(blocks):
+        out.append(b.title if i == 0 else f"\n{b.title.upper()}")
+        out += [("  " + x) if i else x for x in b.lines]
+        out += ["  " + x for x in b.pre]
+        if b.header and b.rows:
+            out += ["  " + x for x in _table(b.header, b.rows)]
+    return "\n".join(out) + "\n"
+
+
+def _md_cell(x: str) -> str:
+    return x.replace("|", "\\|")
+
+
+def _markdown(blocks: list[Block]) -> str:
+    out: list[str] = []
+    for i, b in enumerate(blocks):
+        out += [f"{'#' if i == 0 else '##'} {b.title}", ""]
+        for x in b.lines:
+            stripped = x.lstrip()
+            out.append(("- " + stripped if not x.startswith("  ") else "  - " + stripped) if i else x + "  ")
+        if b.lines:
+            out.append("")
+        if b.pre:
+            out += ["```", *b.pre, "```", ""]
+        if b.header and b.rows:
+            out.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
+            out.append("|" + "---|" * len(b.header))
+            out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in b.rows]
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"

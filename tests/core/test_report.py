@@ -1,0 +1,125 @@
+"""Incident report over frames: timeline and drops, hotspot shares, peaks, advice episodes, compare."""
+
+from __future__ import annotations
+
+import json
+
+from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, ServerInfo, Throughput
+from mysqltop.core.report import build_report, compare
+from mysqltop.views.report_text import render, sparkline
+
+T0 = 1_767_225_600.0            # 2026-01-01 00:00:00 UTC
+AHI = Advice("ahi_latch", "warning", "raise innodb_adaptive_hash_index_parts", "btr_search_latch 40 % …")
+AHI_CRIT = Advice("ahi_latch", "critical", "raise innodb_adaptive_hash_index_parts", "btr_search_latch 70 % …")
+
+
+def incident(n: int = 60, hot_from: int = 30) -> list[Frame]:
+    """Calm first, then the AHI latch takes over and TPS sags twice."""
+    frames = []
+    for k in range(n):
+        hot = k >= hot_from
+        tps = 150.0 if k in (40, 41, 50) else (1_800.0 if hot else 2_400.0)
+        ahi_share = 0.7 if hot else 0.05
+        f = Frame(time=T0 + k + 1, elapsed=1.0, server=ServerInfo("8.0.36", "mysql", "db1:3306"),
+                  throughput=Throughput(tps=tps, qps=tps * 20, threads_running=40 if hot else 8),
+                  hotspots=[Hotspot("btr_search_latch", "sxlock", "performance_schema",
+                                    waits_per_s=9_000 if hot else 300, wait_ms_per_s=700 * ahi_share, share=ahi_share),
+                            Hotspot("lock_mutex", "mutex", "performance_schema",
+                                    waits_per_s=1_000, wait_ms_per_s=100, share=0.1 if hot else 0.3)],
+                  io=Io(pending_reads=3 if k == 45 else 0, fsyncs_per_s=500.0),
+                  flush=Flush(checkpoint_age_pct=40.0 + k / 2, history_list_length=1_000 + 100 * k),
+                  host=Host(cpus=16, run_queue=30 if hot else 4, cpu_user_pct=70 if hot else 30, cpu_system_pct=10),
+                  advice=[AHI_CRIT if k == 45 else AHI] if k >= hot_from + 5 and k != 52 else [])
+        frames.append(f)
+    return frames
+
+
+def test_window_throughput_and_drops_are_marked() -> None:
+    r = build_report(incident())
+    assert r.start == T0 and r.end == T0 + 60 and r.duration_s == 60 and r.live_frames == 60
+    assert r.throughput["tps"].min == 150 and r.throughput["tps"].max == 2_400
+    # median (1,800 + 2,400) / 2 = 2,100 → drops are samples below 1,050
+    assert [(d.start - T0, d.end - T0, d.min_tps) for d in r.drops] == [(41, 42, 150), (51, 51, 150)]
+    assert [p.time - T0 for p in r.timeline if p.drop] == [41, 42, 51]
+    assert round(r.drops[0].depth_pct) == 93
+
+
+def test_hotspots_ranked_by_mean_share_with_peaks() -> None:
+    r = build_report(incident())
+    top = r.hotspots[0]
+    assert top.name == "btr_search_latch" and round(top.share, 3) == 0.375     # (30·0.05 + 30·0.7) / 60
+    assert top.peak_waits_per_s == 9_000 and top.peak_time == T0 + 31 and top.seen_pct == 100
+    assert round(top.waits_per_s) == 4_650
+
+
+def test_io_flush_host_peaks() -> None:
+    r = build_report(incident())
+    assert r.io["pending_reads"].max == 3 and r.io["pending_reads"].max_time == T0 + 46
+    assert r.flush["checkpoint_age_pct"].max == 69.5
+    assert r.flush["history_list_length"].max == 6_900
+    assert r.host["cpus"] == 16 and r.host["saturated_pct"] == 50.0
+    assert r.host["run_queue"].max == 30 and r.host["cpu_busy_pct"].avg == 60.0
+
+
+def test_advice_episodes_merge_short_gaps_and_keep_the_worst() -> None:
+    r = build_report(incident())
+    assert len(r.advice) == 1
+    e = r.advice[0]
+    assert (e.id, e.severity, e.first - T0, e.last - T0) == ("ahi_latch", "critical", 36, 60)
+    assert e.frames == 24 and "70 %" in e.evidence
+
+
+def test_long_gap_splits_episodes() -> None:
+    frames = incident()
+    for f in frames[40:50]:
+        f.advice = []
+    assert [(e.first - T0, e.last - T0) for e in build_report(frames).advice] == [(36, 40), (51, 60)]
+
+
+def test_window_advice_runs_the_rules_over_the_whole_window() -> None:
+    frames = incident(n=40, hot_from=0)
+    r = build_report(frames, {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8"})
+    # the hot half also runs 40 threads on 16 CPUs with a run queue of 30: CPU saturation too
+    assert [(a.id, a.severity) for a in r.window_advice] == [("ahi_latch", "critical"), ("cpu_saturation", "warning")]
+    assert "btr_search_latch 70 % of wait time" in r.window_advice[0].evidence
+    assert build_report(incident(n=40, hot_from=99)).window_advice == []
+
+
+def test_empty_and_stale_windows_do_not_crash() -> None:
+    r = build_report([])
+    assert r.live_frames == 0 and r.hotspots == [] and "nothing to summarise" in render(r, "text")
+    stale = [Frame(time=T0 + k, stale=True) for k in range(5)]
+    r = build_report(stale)
+    assert r.stale_frames == 5 and json.loads(render(r, "json"))["stale_frames"] == 5
+
+
+def test_compare_before_and_after() -> None:
+    frames = incident()
+    before, after = build_report(frames[:30]), build_report(frames[30:])
+    c = compare(before, after)
+    tps = next(d for d in c.deltas if d.metric == "tps avg")
+    assert tps.a == 2_400 and round(tps.change_pct) == round(100 * (after.throughput["tps"].avg - 2_400) / 2_400)
+    assert c.advice_only_b == ["ahi_latch", "cpu_saturation"] and c.advice_only_a == []
+    row = next(h for h in c.hotspots if h["name"] == "btr_search_latch")
+    assert (round(row["a_share"], 2), round(row["b_share"], 2)) == (0.05, 0.7)
+
+
+def test_renderers_carry_the_numbers() -> None:
+    r = build_report(incident(), {"innodb_adaptive_hash_index_parts": "8"})
+    text = render(r, "text")
+    assert "btr_search_latch  37%" in text and "[critical] ahi_latch  00:00:36–00:01:00" in text
+    assert "2 TPS drop(s) below 50 % of the median 2.1k TPS" in text and "00:00:41–00:00:42  min 150 TPS" in text
+    md = render(r, "md")
+    assert "| 1 | btr_search_latch | 37% |" in md and md.count("```") == 2
+    data = json.loads(render(r, "json"))
+    assert data["start"] == "2026-01-01T00:00:00.000Z" and data["hotspots"][0]["name"] == "btr_search_latch"
+    assert data["advice"][0]["first"] == "2026-01-01T00:00:36.000Z"
+    cmp_text = render(compare(build_report(incident()[:30]), build_report(incident()[30:])), "text")
+    assert "only in B (new): ahi_latch" in cmp_text and "tps avg" in cmp_text
+
+
+def test_sparkline_buckets_and_marks_drops() -> None:
+    bars, marks = sparkline([10, 10, 0, 10] * 30, [False, False, True, False] * 30, width=60)
+    assert len(bars) == 60 and marks.count("^") == 30
+    bars, marks = sparkline([8.0, 4.0, None, 0.0], [False, True, False, False])
+    assert bars == "█▅ ▁" and marks == " ^"
