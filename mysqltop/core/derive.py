@@ -16,6 +16,9 @@ from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Lock
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 
+# Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
+HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
+
 # What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
 STATUS_NAMES: tuple[str, ...] = (
     "Uptime", "Com_commit", "Com_rollback", "Questions", "Threads_running",
@@ -28,11 +31,17 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
-    "Innodb_deadlocks",
+    "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", *HANDLER_READS,
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
                                    "innodb_read_io_threads", "innodb_write_io_threads")
+
+# A committing read-write transaction takes two numbers from the counter "Trx id counter" shows:
+# its id and its serialisation number (trx_no) — measured on MariaDB 10.11: Δcounter = 2·ΔCom_commit
+# for single-statement UPDATE transactions; the same allocator since InnoDB 5.0. Approximate: a
+# rolled-back or (5.5 and older) read-only transaction takes one number.
+TRX_IDS_PER_WRITE_TRX = 2
 
 # InnoDB keeps the checkpoint age below ~81 % of the redo capacity (log_sys->max_checkpoint_age is
 # capacity minus safety margins); only used when the server does not print the real value.
@@ -111,18 +120,27 @@ def _sum_pair(pairs: list[tuple[Number | None, Number | None]]) -> tuple[Number 
     return (None if None in prevs else sum(prevs)), (None if None in curs else sum(curs))  # type: ignore[arg-type]
 
 
+def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
+                 names: tuple[str, ...]) -> tuple[Number | None, Number | None]:
+    """(Σprev, Σcur) over the counters present in both samples (a poll may read only some)."""
+    pairs = [p for p in (_stat_pair(prev, cur, n) for n in names) if p[0] is not None and p[1] is not None]
+    return _sum_pair(pairs) if pairs else (None, None)
+
+
 def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
     t = Throughput()
     t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
     t.qps = rate(*_stat_pair(prev, cur, "Questions"), dt)
-    t.write_trx_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
-                                    _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
+    ids_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
+                            _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
+    t.write_trx_per_s = ids_per_s / TRX_IDS_PER_WRITE_TRX if ids_per_s is not None else None
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
                                     _innodb_pair(prev, cur, ro + "rows_read"),
-                                    _stat_pair(prev, cur, "Rows_read")], dt)     # MariaDB: no Innodb_rows_*
+                                    _stat_pair(prev, cur, "Rows_read"),          # MariaDB: no Innodb_rows_*
+                                    _present_sum(prev, cur, HANDLER_READS)], dt)
     t.rows_changed_per_s = first_rate([
         _sum_pair([_stat_pair(prev, cur, f"Innodb_rows_{k}") for k in ("inserted", "updated", "deleted")]),
         _sum_pair([_innodb_pair(prev, cur, ro + f"rows_{k}") for k in ("inserted", "updated", "deleted")]),
@@ -230,7 +248,11 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
                                      _stat_pair(prev, cur, "Innodb_os_log_written")], dt)
     fl.history_list_length = _first(_get(inno, "transactions.history_list_length"),
                                      cur.stat("Innodb_history_list_length"))
-    fl.ibuf_size_pages = _first(_get(inno, "insert_buffer.ibuf_size"), cur.stat("Innodb_ibuf_size"))
+    # MariaDB 10.11 reports an uninitialised Innodb_ibuf_size when the change buffer is off: keep
+    # only sizes that fit in the buffer pool.
+    pool = _first(_get(inno, "buffer_pool.size_pages"), cur.stat("Innodb_buffer_pool_pages_total"), 2**32)
+    ibuf = _first(_get(inno, "insert_buffer.ibuf_size"), cur.stat("Innodb_ibuf_size"))
+    fl.ibuf_size_pages = ibuf if ibuf is not None and ibuf <= pool else None  # type: ignore[operator]
     return fl
 
 

@@ -44,7 +44,8 @@ def test_percona_pair_throughput(percona_frame) -> None:
     t = percona_frame.throughput
     assert percona_frame.elapsed == 30.0
     assert t.tps is None and t.qps is None                      # no global status in this capture
-    assert t.write_trx_per_s == pytest.approx((0x55D016114 - 0x55D015695) / 30)   # 2687 trx ids
+    # 2687 numbers taken from the counter; each write transaction takes two (id and trx_no)
+    assert t.write_trx_per_s == pytest.approx((0x55D016114 - 0x55D015695) / 2 / 30)
     assert t.rows_read_per_s == pytest.approx((2455341879877 - 2455335965266) / 30)
     # inserted +538, updated +396, deleted +60
     assert t.rows_changed_per_s == pytest.approx((538 + 396 + 60) / 30)
@@ -327,3 +328,18 @@ def test_row_lock_waits_from_status_and_transactions() -> None:
     d = parsed(2, innodb_metrics={"lock_deadlocks": 9}, innodb_status=text)
     lk = derive(c, d).locks
     assert (lk.deadlocks_per_s, lk.row_lock_current_waits, lk.longest_lock_wait_s) == (1.0, 1, 22)
+
+
+def test_rows_read_from_the_handler_counters_a_poll_has() -> None:
+    a = parsed(0, global_status={"Handler_read_key": "100", "Handler_read_next": "1000", "Handler_read_rnd_next": "5"})
+    b = parsed(2, global_status={"Handler_read_key": "300", "Handler_read_next": "1600", "Handler_read_rnd_next": "5",
+                                 "Handler_read_first": "9"})                 # only in b: not counted
+    assert derive(a, b).throughput.rows_read_per_s == (200 + 600) / 2
+
+
+def test_impossible_change_buffer_size_is_dropped() -> None:
+    f = derive(None, parsed(0, global_status={"Innodb_ibuf_size": "4355096838145",
+                                              "Innodb_buffer_pool_pages_total": "16224"}))
+    assert f.flush.ibuf_size_pages is None
+    f = derive(None, parsed(0, global_status={"Innodb_ibuf_size": "12", "Innodb_buffer_pool_pages_total": "16224"}))
+    assert f.flush.ibuf_size_pages == 12

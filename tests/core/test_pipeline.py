@@ -57,7 +57,7 @@ def test_percona_series_through_the_pipeline() -> None:
     assert frames[0].throughput.write_trx_per_s is None
     for i in range(1, 5):
         assert frames[i].elapsed == times[i] - times[i - 1]
-        expected = (trx[i] - trx[i - 1]) / (times[i] - times[i - 1])
+        expected = (trx[i] - trx[i - 1]) / 2 / (times[i] - times[i - 1])     # id + trx_no per write trx
         assert frames[i].throughput.write_trx_per_s == pytest.approx(expected)
         assert frames[i].flush.log_bytes_per_s is not None and frames[i].flush.log_bytes_per_s > 0
     assert all(not f.errors for f in frames)
