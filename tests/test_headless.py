@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from mysqltop.core.frame import (Advice, Flush, Frame, Host, Hotspot, Io, IoThread, Semaphores, ServerInfo,
-                                 Throughput)
+from mysqltop.core.frame import (Advice, Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores,
+                                 ServerInfo, Throughput)
 from mysqltop.views import headless
 
 DESIGN_KEYS = {"time", "elapsed", "stale", "server", "throughput", "hotspots", "semaphores", "io", "flush",
@@ -41,6 +41,8 @@ def make_frame(**over) -> Frame:
                     history_list_length=4321),
         host=Host(cpus=2, run_queue=5, load1=3.25, cpu_user_pct=60.0, cpu_system_pct=20.0, cpu_iowait_pct=1.0,
                   cpu_steal_pct=0.0, ctx_switches_per_s=45000.0, mysqld_cpu_pct=150.0),
+        locks=Locks(row_lock_waits_per_s=180.0, row_lock_wait_ms_per_s=900.0, row_lock_current_waits=5,
+                    longest_lock_wait_s=0.02, deadlocks_per_s=0.0),
         advice=[Advice("bp-instances", "warning", "buffer pool mutex is the top wait",
                        "buf_pool_mutex 60% of wait time over 1.0 s")],
     )
@@ -61,12 +63,13 @@ def test_text_lists_hotspots_first_then_sections() -> None:
     lines = out.splitlines()
     assert lines[0].startswith("== 2026-") and "Δ1.00s" in lines[0] and "127.0.0.1:3307" in lines[0]
     order = [next(i for i, l in enumerate(lines) if l.startswith(h))
-             for h in ("HOTSPOTS", "THROUGHPUT", "SEMAPHORES", "IO", "FLUSH", "HOST", "ADVICE")]
+             for h in ("HOTSPOTS", "THROUGHPUT", "ROW LOCKS", "SEMAPHORES", "IO", "FLUSH", "HOST", "ADVICE")]
     assert order == sorted(order)
     hot = lines[order[0] + 2]  # after the column header
     assert hot.split()[:5] == ["buf_pool_mutex", "P_S", "48k", "157", "60%"]
     assert hot.endswith("buf0buf.cc:1234")
     assert "tps 1.2k " in out and "qps 5.7k " in out and "rows read/s 2.5M" in out and "threads running 17" in out
+    assert "ROW LOCKS   waits/s 180  wait ms/s 900  waiting now 5  longest wait 20ms" in out
     assert "checkpoint age 25 MB (40%)" in out and "log 3.1 MB/s" in out
     assert "evidence: buf_pool_mutex 60% of wait time over 1.0 s" in out
 
@@ -108,6 +111,7 @@ def test_csv_header_and_rows_line_up() -> None:
     assert r["throughput.tps"] == "1234.5" and r["host.cpus"] == "2" and r["stale"] == "false"
     assert r["hotspot.top.name"] == "buf_pool_mutex" and r["hotspot.top.share"] == "0.6"
     assert r["flush.checkpoint_age_bytes"] == str(25 * 2**20) and r["hotspots"] == "3"
+    assert r["locks.row_lock_waits_per_s"] == "180" and r["locks.deadlocks_per_s"] == "0"
     assert "io.threads" not in head
     e = dict(zip(head, first))
     assert e["throughput.tps"] == "" and e["host.cpu_user_pct"] == "" and e["hotspot.top.name"] == ""
@@ -151,6 +155,7 @@ def test_openmetrics_gauges_hotspots_and_eof() -> None:
     assert vals[("mysqltop_throughput_tps", "")] == 1234.5
     assert vals[("mysqltop_host_cpus", "")] == 2
     assert vals[("mysqltop_stale", "")] == 0
+    assert vals[("mysqltop_locks_row_lock_current_waits", "")] == 5
     key = '{name="buf_pool_mutex",source="performance_schema",kind="mutex",site="buf0buf.cc:1234"}'
     assert vals[("mysqltop_hotspot_waits_per_s", key)] == 48215
     assert vals[("mysqltop_hotspot_share", key)] == 0.6

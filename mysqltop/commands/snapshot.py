@@ -3,8 +3,10 @@
 Counting: `--count N` is the number of frames printed, and every printed frame has rates. Rates
 need two samples, so a live snapshot polls N+1 times (the first poll is the baseline, taken
 `--interval` before the first printed frame): the default, one frame, takes one interval. With
-`--replay`, every sample of the recording (or of --start/--end) is derived again and the first
-one is the baseline; a recording holding a single sample prints that sample's rate-less frame.
+`--replay`, every sample of the recording (or of --start/--end) is derived again, unpaced; the
+sample just before the range (the replay source's `primer`) is the baseline, so every printed
+frame has rates — from the very start of a recording the first sample is the baseline instead.
+A recording holding a single sample prints that sample's rate-less frame.
 """
 
 from __future__ import annotations
@@ -104,12 +106,15 @@ def run(args: argparse.Namespace) -> int:
             return
         emit(frame)
 
-    engine = Engine(source, FramePipeline(),
-                    on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
-    polls = None if args.count is None and not is_live else (args.count or 1) + 1
+    pipeline = FramePipeline()
+    engine = Engine(source, pipeline, on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
+    primer = getattr(source, "primer", None)
     try:
+        if primer is not None:
+            baseline = pipeline.push(primer)   # not printed: it only gives the first frame rates
+        polls = None if args.count is None and not is_live else (args.count or 1) + (baseline is None)
         engine.run(args.interval, count=polls, on_frame=on_frame)
-        if printed == 0 and baseline is not None:
+        if printed == 0 and baseline is not None and primer is None:
             emit(baseline)
         out.write(writer.footer())
         out.flush()

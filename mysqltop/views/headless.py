@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from mysqltop.core import units
-from mysqltop.core.frame import Flush, Frame, Host, Io, Semaphores, Throughput, iso_utc
+from mysqltop.core.frame import Flush, Frame, Host, Io, Locks, Semaphores, Throughput, iso_utc
 
 FORMATS = ("text", "json", "csv", "openmetrics")
 TOP_HOTSPOTS = 10
@@ -25,7 +25,8 @@ TOP_HOTSPOTS = 10
 # Scalar groups of a Frame, flattened as `<group>.<field>` in CSV and `mysqltop_<group>_<field>`
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
 SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
-    ("throughput", Throughput), ("semaphores", Semaphores), ("io", Io), ("flush", Flush), ("host", Host),
+    ("throughput", Throughput), ("locks", Locks), ("semaphores", Semaphores), ("io", Io), ("flush", Flush),
+    ("host", Host),
 )
 
 
@@ -97,6 +98,12 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
                                      ("rows read/s", fmt_num(t.rows_read_per_s)),
                                      ("rows changed/s", fmt_num(t.rows_changed_per_s)),
                                      ("threads running", fmt_num(t.threads_running))]))
+    lk = f.locks
+    out.append("ROW LOCKS   " + _kv([("waits/s", fmt_num(lk.row_lock_waits_per_s)),
+                                     ("wait ms/s", fmt_num(lk.row_lock_wait_ms_per_s)),
+                                     ("waiting now", fmt_num(lk.row_lock_current_waits)),
+                                     ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
+                                     ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]))
     m = f.semaphores
     out.append("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),
