@@ -161,7 +161,7 @@ def _unescape_status_lines(lines: list[str]) -> list[str]:
 _BORDER = re.compile(r"^\s*\+(?:-+\+)+\s*$")
 _MD_SEP = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_ROW_MARK = re.compile(r"^\*+ \d+\. row \*+\s*$")
+_ROW_MARK = re.compile(r"^\s*\*+ \d+\. row \*+\s*$")   # docs indent it
 
 
 def _split_pipes(line: str, plus_at: list[int] | None) -> list[str]:

@@ -149,6 +149,11 @@ def test_vertical_table() -> None:
     assert (t.form, t.header, t.rows) == ("vertical", ["Type", "Name", "Status"], MUTEX_ROWS)
 
 
+def test_indented_vertical_table_from_docs() -> None:
+    text = f"   {ROW_MARK}\n     Type: InnoDB\n     Name: log0log.cc:844\n   Status: os_waits=14\n"
+    assert extract(text).tables[0].rows == [["InnoDB", "log0log.cc:844", "os_waits=14"]]
+
+
 def test_vertical_multiline_value_keeps_lines_that_look_like_keys() -> None:
     text = f"{ROW_MARK}\n  Type: InnoDB\n  Name: \nStatus: \nfirst\nLocked: thread 1 file a.cc line 2\nlast\n"
     t = extract(text).tables[0]
