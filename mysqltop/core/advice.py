@@ -6,18 +6,20 @@ from typing import Mapping, Sequence
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules import RULES
-from mysqltop.core.rules.base import Vars, Window
+from mysqltop.core.rules.base import RECENT_S, Vars, Window
 
 _SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
-def advise(frames: Sequence[Frame], variables: Mapping[str, str]) -> list[Advice]:
-    """Advice that holds over `frames` (oldest first, the last one is now). Pure.
+def advise(frames: Sequence[Frame], variables: Mapping[str, str],
+           span_s: float | None = RECENT_S) -> list[Advice]:
+    """Advice that holds over the last `span_s` seconds of `frames` (oldest first, the last one
+    is now; None: over all of them, as the report does for a whole window). Pure, O(frames).
 
     Conditions must be sustained over the window, so fewer than rules.base.MIN_FRAMES live
     frames (not stale, with rates) give no advice at all. Most severe first.
     """
-    window = Window.of(frames)
+    window = Window.of(frames, span_s)
     if not window.ok:
         return []
     v = Vars(variables)

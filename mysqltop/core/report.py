@@ -170,7 +170,7 @@ def _episodes(frames: Sequence[Frame]) -> list[AdviceEpisode]:
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
                  top: int = TOP_HOTSPOTS) -> Report:
     live = [f for f in frames if not f.stale and f.elapsed is not None]
-    start = (live[0].time - (live[0].elapsed or 0.0)) if live else (frames[0].time if frames else None)
+    start = frames[0].time if frames else None    # the first sample in range, as --start chose it
     end = frames[-1].time if frames else None
     drops = signals.drops(live)
     in_drop = {f.time for f in live for d in drops if d.start <= f.time <= d.end}
@@ -220,7 +220,7 @@ def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = 
                   ("load1", lambda f: f.host.load1 if f.host else None),
                   ("mysqld_cpu_pct", lambda f: f.host.mysqld_cpu_pct if f.host else None))}},
         advice=_episodes(frames),
-        window_advice=advise(frames, variables or {}),
+        window_advice=advise(frames, variables or {}, span_s=None),
         notes=sorted(notes, key=lambda n: -notes[n]),
         errors=errors,
     )

@@ -36,7 +36,7 @@ def incident(n: int = 60, hot_from: int = 30) -> list[Frame]:
 
 def test_window_throughput_and_drops_are_marked() -> None:
     r = build_report(incident())
-    assert r.start == T0 and r.end == T0 + 60 and r.duration_s == 60 and r.live_frames == 60
+    assert r.start == T0 + 1 and r.end == T0 + 60 and r.duration_s == 59 and r.live_frames == 60
     assert r.throughput["tps"].min == 150 and r.throughput["tps"].max == 2_400
     # median (1,800 + 2,400) / 2 = 2,100 → drops are samples below 1,050
     assert [(d.start - T0, d.end - T0, d.min_tps) for d in r.drops] == [(41, 42, 150), (51, 51, 150)]
@@ -112,7 +112,7 @@ def test_renderers_carry_the_numbers() -> None:
     md = render(r, "md")
     assert "| 1 | btr_search_latch | 37% |" in md and md.count("```") == 2
     data = json.loads(render(r, "json"))
-    assert data["start"] == "2026-01-01T00:00:00.000Z" and data["hotspots"][0]["name"] == "btr_search_latch"
+    assert data["start"] == "2026-01-01T00:00:01.000Z" and data["hotspots"][0]["name"] == "btr_search_latch"
     assert data["advice"][0]["first"] == "2026-01-01T00:00:36.000Z"
     cmp_text = render(compare(build_report(incident()[:30]), build_report(incident()[30:])), "text")
     assert "only in B (new): ahi_latch" in cmp_text and "tps avg" in cmp_text

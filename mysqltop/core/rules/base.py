@@ -22,10 +22,18 @@ Getter = Callable[[Frame], "float | None"]
 SUSTAINED = 0.6
 # Fewer live frames than this is not a window but a glimpse (one Δ is one sample pair).
 MIN_FRAMES = 3
+# Live advice judges the last minute, whatever the caller's window holds: long enough that one
+# bad sample cannot dominate (60 samples at 1 s), short enough that advice shows ~40 s into an
+# incident and clears ~25 s after it ends.
+RECENT_S = 60.0
 
 
 def clock(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
+
+
+def span_label(start: float, end: float) -> str:
+    return f"over {end - start:,.0f} s ({clock(start)}–{clock(end)})"
 
 
 def num(x: float | None) -> str:
@@ -68,12 +76,19 @@ class LatchStats:
 class Window:
     """The frames a rule judges. Build once per `advise` call; cheap accessors, O(frames)."""
 
-    frames: list[Frame]                        # live frames: not stale and with rates (elapsed)
+    frames: list[Frame]                        # live frames of the recent span: not stale, with rates
+    history: list[Frame] = field(default_factory=list)   # every live frame given (trends over minutes)
     _latch_cache: dict[str, LatchStats] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, frames: Sequence[Frame]) -> "Window":
-        return cls([f for f in frames if not f.stale and f.elapsed is not None])
+    def of(cls, frames: Sequence[Frame], span_s: float | None = RECENT_S) -> "Window":
+        """Live frames of the last `span_s` seconds (None: all of them)."""
+        live = [f for f in frames if not f.stale and f.elapsed is not None]
+        recent = live
+        if span_s is not None and live:
+            since = live[-1].time - span_s
+            recent = [f for f in live if f.time - (f.elapsed or 0.0) >= since - 1e-6]
+        return cls(recent, live)
 
     @property
     def ok(self) -> bool:
@@ -91,7 +106,11 @@ class Window:
 
     @property
     def label(self) -> str:
-        return f"over {self.end - self.start:,.0f} s ({clock(self.start)}–{clock(self.end)})"
+        return span_label(self.start, self.end)
+
+    def whole(self) -> "Window":
+        """The same judge over every live frame given: for trends slower than the recent span."""
+        return Window(self.history, self.history)
 
     @property
     def last(self) -> Frame:

@@ -99,6 +99,8 @@ def spin_wait(w: Window, v: Vars) -> Iterator[Advice]:
 
 
 def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
+    # Purge lag and its periodic stalls play out over minutes: judge every frame given.
+    w = w.whole()
     points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
     if len(points) < 2:
         return
