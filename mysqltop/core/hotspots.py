@@ -131,7 +131,7 @@ def short_name(name: str) -> str:
 
 def mutex_short_name(name: str, site: str | None) -> str:
     n = name.strip()
-    if n.lower() in _GENERIC_MUTEX_NAMES and site:
+    if site and (n.lower() in _GENERIC_MUTEX_NAMES or n == site):  # 5.1–5.6 rows name only a site
         return site
     if n.lower().startswith("sum ") and site:
         return f"{site} (sum)"           # 5.7+ aggregate of all buffer-block latches

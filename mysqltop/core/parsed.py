@@ -48,7 +48,7 @@ def parse_sample(raw: RawSample) -> ParsedSample:
     mutex = None
     if raw.innodb_mutex is not None:
         mutex = _guard(errors, "innodb_mutex",
-                       lambda: _sum_mutex(parse_mutex_rows(raw.innodb_mutex or [])))
+                       lambda: {(r.name, r.site): r for r in parse_mutex_rows(raw.innodb_mutex or [])})  # already summed per name/site
     waits = None
     if raw.ps_waits is not None:
         waits = _guard(errors, "ps_waits", lambda: _by_event(parse_wait_rows(raw.ps_waits or [])))
@@ -74,19 +74,6 @@ def _numeric(status: dict[str, str]) -> dict[str, int]:
     return out
 
 
-def _sum_mutex(rows: list[MutexRow]) -> dict[MutexKey, MutexRow]:
-    out: dict[MutexKey, MutexRow] = {}
-    for r in rows:
-        key = (r.name, r.site)
-        if key in out:
-            o = out[key]
-            out[key] = MutexRow(r.name, r.site, _add(o.os_waits, r.os_waits), _add(o.spins, r.spins),
-                                _add(o.waits, r.waits), _add(o.calls, r.calls), o.instances + r.instances)
-        else:
-            out[key] = r
-    return out
-
-
 def _by_event(rows: list[WaitRow]) -> dict[str, WaitRow]:
     out: dict[str, WaitRow] = {}
     for r in rows:
@@ -96,7 +83,3 @@ def _by_event(rows: list[WaitRow]) -> dict[str, WaitRow]:
                         min(o.min_timer_wait, r.min_timer_wait), 0, max(o.max_timer_wait, r.max_timer_wait))
         out[r.event_name] = r
     return out
-
-
-def _add(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else a + b
