@@ -78,6 +78,23 @@ async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 5
     await pilot.pause()
 
 
+async def key_latency(app: Any, key: str, check: Callable[[], bool], timeout: float = 2.0) -> float:
+    """Seconds from a key arriving (as the terminal driver delivers it) to `check()` holding.
+
+    Pilot.press also waits for the whole process to go idle, which on a loaded machine says
+    more about other processes than about this app; this measures the app's own response."""
+    from textual import events
+
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    app._driver.send_message(events.Key(key, None))
+    while not check():
+        if loop.time() - t0 > timeout:
+            raise AssertionError(f"key {key!r} had no effect within {timeout}s")
+        await asyncio.sleep(0.002)
+    return loop.time() - t0
+
+
 @pytest.fixture
 def expected_frames() -> Callable[[Sequence[RawSample]], list[Any]]:
     """The frames the pipeline derives for a sample list, computed in order (what the panes show)."""

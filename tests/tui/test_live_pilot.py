@@ -1,0 +1,144 @@
+"""Live pilots: a source that stalls shows STALE while keys still answer; pause; recording."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.sample import RawSample
+from mysqltop.engine import Engine
+from mysqltop.recording.reader import RecordingReader
+from mysqltop.recording.writer import RecordingWriter
+from mysqltop.views.tui.app import MysqltopApp
+from mysqltop.views.tui.feeds import LiveFeed
+
+from .conftest import key_latency, pilot, screen_text, wait_for
+from .samples import sample
+
+INTERVAL = 0.2
+
+
+class StallingSource:
+    """Serves synthetic samples stamped with the real clock; after `healthy` reads, read()
+    blocks on an Event (a hung server) until the test releases it, or — with `fail` — returns
+    failed polls the way the live source does."""
+
+    replay = False
+
+    def __init__(self, healthy: int, fail: str | None = None) -> None:
+        self.healthy, self.fail = healthy, fail
+        self.reads = 0
+        self.release = threading.Event()
+        self.blocked = threading.Event()
+
+    def read(self) -> RawSample:
+        i = self.reads
+        self.reads += 1
+        if i >= self.healthy:
+            if self.fail is None:
+                self.blocked.set()
+                self.release.wait(30)
+            else:
+                time.sleep(INTERVAL / 2)
+                return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic(), error=self.fail)
+        return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic())
+
+    def close(self) -> None:
+        self.release.set()
+
+
+def live_app(source: StallingSource, **feed_kw: object) -> MysqltopApp:
+    engine = Engine(source, FramePipeline())
+    feed = LiveFeed(engine, INTERVAL, **feed_kw)  # type: ignore[arg-type]
+    return MysqltopApp(feed, "live", interval=INTERVAL, address="db1:3306")
+
+
+def status(app: MysqltopApp) -> str:
+    return screen_text(app).splitlines()[0]
+
+
+@pilot
+async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
+    source = StallingSource(healthy=3)
+    app = live_app(source)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: source.blocked.is_set())
+        hung_at = time.monotonic()
+        await wait_for(pilot, lambda: "STALE" in status(app), timeout=3 * INTERVAL + 0.5)
+        assert time.monotonic() - hung_at <= 3 * INTERVAL + 0.3
+        assert "LIVE" in status(app) and "db1:3306" in status(app)
+        # the worker is blocked inside read(); each key is handled within 100 ms
+        for key, check in (("2", lambda: app.zoomed == 2), ("question_mark", lambda: app.screen.id == "help"),
+                           ("escape", lambda: app.screen.id != "help"), ("p", lambda: app.paused)):
+            assert await key_latency(app, key, check) < 0.1, key
+        await pilot.pause()
+        assert "PAUSED" in status(app) and "STALE" not in status(app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "STALE" in status(app))
+        source.release.set()                                  # the server answers again
+        await wait_for(pilot, lambda: "STALE" not in status(app), timeout=3)
+
+
+@pilot
+async def test_failed_polls_say_disconnected_with_how_long() -> None:
+    source = StallingSource(healthy=2, fail="Lost connection to server during query (timed out)")
+    app = live_app(source)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "DISCONNECTED" in status(app), timeout=3)
+        await pilot.pause(1.1)
+        line = status(app)
+        assert "DISCONNECTED 1." in line or "DISCONNECTED 2." in line, line
+
+
+@pilot
+async def test_pause_holds_the_display_while_polling_continues() -> None:
+    source = StallingSource(healthy=1000)
+    app = live_app(source)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and app.frame.elapsed is not None)
+        await pilot.press("space")
+        shown = app.frame
+        reads = source.reads
+        await pilot.pause(4 * INTERVAL)
+        assert app.frame is shown and source.reads >= reads + 2
+        await pilot.press("space")
+        assert app.frame is not shown and "LIVE" in status(app)
+
+
+@pilot
+async def test_interval_keys_change_the_poll_interval() -> None:
+    source = StallingSource(healthy=1000)
+    app = live_app(source)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.frame is not None)
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: app.position.interval == 0.25)
+        assert "every 250ms" in status(app)
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: app.feed.interval == 0.5)  # type: ignore[attr-defined]
+        assert "every 500ms" in status(app)
+        await pilot.press("minus", "minus")            # 0.25 s is the floor
+        await wait_for(pilot, lambda: app.feed.interval == 0.25)  # type: ignore[attr-defined]
+        await pilot.pause(0.3)
+        assert app.position.interval == 0.25
+
+
+@pilot
+async def test_r_records_to_a_file_named_by_time(tmp_path) -> None:
+    source = StallingSource(healthy=1000)
+    app = live_app(source, directory=str(tmp_path), open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.frame is not None)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.position.recording is not None)
+        assert "● REC" in status(app)
+        await pilot.pause(5 * INTERVAL)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.position.recording is None)
+    files = list(tmp_path.glob("mysqltop-*.mtrec"))
+    assert len(files) == 1
+    reader = RecordingReader(files[0])
+    assert len(reader) >= 3
+    assert reader.sample(0).server.address == "db1:3306"
