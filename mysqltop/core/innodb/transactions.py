@@ -41,7 +41,7 @@ ENTRY_RE = re.compile(
     r"(?:(?P<state>ACTIVE(?: \(PREPARED\))?)(?: (?P<sec>\d+) sec)?|(?P<other>[^,]*))"
 )
 # ------- TRX HAS BEEN WAITING 32 SEC FOR THIS LOCK TO BE GRANTED:
-# (MariaDB 10.6+ may print a sub-second unit, e.g. "… WAITING 1520 us FOR THIS LOCK …")
+# ------- TRX HAS BEEN WAITING 2500212 us FOR THIS LOCK TO BE GRANTED:      (MariaDB 10.11, µs)
 WAITING_RE = re.compile(r"------- TRX HAS BEEN WAITING (\d+(?:\.\d+)?) ?(\w+) FOR THIS LOCK TO BE GRANTED")
 
 
