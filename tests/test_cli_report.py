@@ -78,7 +78,7 @@ def test_report_window_and_json(recording: Path, capsys) -> None:
     data = json.loads(out)
     assert data["start"] == "2026-01-01T00:01:00.000Z" and data["frames"] == 61
     assert data["hotspots"][0]["name"] == "LOCK_table_cache" and round(data["hotspots"][0]["share"], 2) == 0.67   # absent in its first second
-    assert [a["id"] for a in data["window_advice"]] == ["table_cache"]
+    assert [a["id"] for a in data["window_advice"]] == ["table_cache", "cpu_saturation"]
     assert data["throughput"]["tps"]["avg"] == pytest.approx(394, abs=1)
 
 
