@@ -351,3 +351,15 @@ def test_most_severe_first_and_pipeline_fills_frame_advice() -> None:
     frames = lab_window(variables=MARIADB_VARS)
     assert [a.id for a in frames[-1].advice] == ["table_cache"]
     assert frames[1].advice == []                     # one live frame is a glimpse, not a window
+
+
+def test_advice_judges_the_last_minute_of_a_longer_window() -> None:
+    # Hot for the first 50 s of 120, quiet since: the incident is over, the advice clears.
+    over = lab_window(seconds=120, calm_at=frozenset(range(51, 121)))
+    assert advise(over, MARIADB_VARS) == []
+    # Quiet for a minute, hot for the last: advice, with the last minute as its evidence window.
+    starting = lab_window(seconds=120, calm_at=frozenset(range(1, 61)))
+    a = one(advise(starting, MARIADB_VARS), "table_cache")
+    assert "over 60 s (00:01:00–00:02:00)" in a.evidence
+    # The report's whole-window verdict sees 50 % of the time hot: not sustained over 2 minutes.
+    assert advise(starting, MARIADB_VARS, span_s=None) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mysqltop.core.frame import Advice, Frame, Hotspot
@@ -147,19 +148,15 @@ class LatchFamily:
     exclude: str | None = None     # regex that disqualifies a hotspot the pattern caught
 
     def matches(self, h: Hotspot) -> bool:
-        text = f"{h.name} {h.site or ''}"
-        if _compiled(self.pattern).search(text) is None:
-            return False
-        return self.exclude is None or _compiled(self.exclude).search(text) is None
+        return _matches(self.pattern, self.exclude, h.name, h.site)
 
 
-_PATTERNS: dict[str, re.Pattern[str]] = {}
-
-
-def _compiled(pattern: str) -> re.Pattern[str]:
-    if pattern not in _PATTERNS:
-        _PATTERNS[pattern] = re.compile(pattern, re.IGNORECASE)
-    return _PATTERNS[pattern]
+@lru_cache(maxsize=4096)   # a server has a few hundred latch names: match each once, not per frame
+def _matches(pattern: str, exclude: str | None, name: str, site: str | None) -> bool:
+    text = f"{name} {site or ''}"
+    if re.search(pattern, text, re.IGNORECASE) is None:
+        return False
+    return exclude is None or re.search(exclude, text, re.IGNORECASE) is None
 
 
 def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
