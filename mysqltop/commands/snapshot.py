@@ -25,8 +25,9 @@ _CONN_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "s
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--replay", metavar="FILE", help="derive frames from a recording instead of a server")
-    p.add_argument("--start", metavar="WHEN", help="with --replay: first sample time")
-    p.add_argument("--end", metavar="WHEN", help="with --replay: last sample time")
+    p.add_argument("--start", metavar="WHEN", help="with --replay: first sample time (ISO, HH:MM[:SS], "
+                   "+5m from the start, --start=-10m before the end)")
+    p.add_argument("--end", metavar="WHEN", help="with --replay: last sample time (same forms)")
     p.add_argument("--count", type=int, metavar="N",
                    help="frames to print, each with rates (live default 1: polls twice, one interval "
                         "apart; replay default: all)")
