@@ -10,6 +10,7 @@ from .rules import Context, Rule, ignore, run
 # srv_master_thread loops: 47 srv_active, 0 srv_shutdown, 951972 srv_idle
 # srv_master_thread loops: 103 1_second, 103 sleeps, 10 10_second, 0 background, 0 flush
 LOOPS_RE = re.compile(r"srv_master_thread loops: (.*)")
+# 47 srv_active   (one pair of the line above)
 _PAIR_RE = re.compile(r"(\d+) (\w+)")
 # srv_master_thread log flush and writes: 290
 # srv_master_thread log flush and writes: 2091  log writes only: 3061

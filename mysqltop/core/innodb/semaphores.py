@@ -44,6 +44,7 @@ RW_SX_RE = re.compile(
 )
 # Spin rounds per wait: 0.92 mutex, 29.25 RW-shared, 34.00 RW-excl, 0.00 RW-sx
 SPIN_PER_WAIT_RE = re.compile(r"Spin rounds per wait:(.*)")
+# 29.25 RW-shared   (one item of the line above)
 _PER_WAIT_ITEM_RE = re.compile(r"(\d+(?:\.\d+)?) (mutex|RW-shared|RW-excl|RW-sx)")
 _PER_WAIT_FIELD = {
     "mutex": "spin_rounds_per_wait_mutex",
@@ -61,8 +62,11 @@ THREAD_RE = re.compile(
 # Mutex at 0x2b1c9d0 created file srv0srv.c line 1234, lock var 1       (5.0 … 5.6)
 # Mutex at 0x7f…, Mutex TRX_SYS created trx0sys.cc:595, lock var 1      (5.7+)
 MUTEX_AT_RE = re.compile(r"Mutex at (?P<addr>[^\s,]+),? ?(?P<rest>.*)")
+# '&kernel_mutex'   (in the rest of a "Mutex at" line)
 _QUOTED_RE = re.compile(r"'([^']*)'")
+# created file srv0srv.c line 1234
 _CREATED_FILE_RE = re.compile(r"created (?:in )?file (\S+) line (\d+)")
+# Mutex TRX_SYS created trx0sys.cc:595
 _CREATED_SITE_RE = re.compile(r"(?:Mutex (\S+) )?created (\S+?):(\d+)")
 # S-lock on RW-latch at 0x654e0088 created in file buf0buf.c line 490
 # X-lock on RW-latch at 0x7f4bedbf8810 '&block->lock'
