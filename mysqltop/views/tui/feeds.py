@@ -24,6 +24,7 @@ from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Posi
 
 TREND = 300                                           # frames kept for charts and sparklines
 INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
+FIRST_GAP = 0.3                                       # s between the first two live polls
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 
 Command = tuple[str, tuple[Any, ...]]
@@ -153,8 +154,10 @@ class LiveFeed(Feed):
             self._post(FrameReady(frame, tuple(self.trend), self.position()))
             # Polls never overlap; one that overran its interval is followed at once. Commands
             # (a new interval, recording) are applied while waiting and may move the deadline.
+            # The first frame has no rates yet: take the second sample soon, not a whole interval later.
+            gap = min(self.interval, FIRST_GAP) if len(self.trend) == 1 else self.interval
             while not self._stop.is_set():
-                commands = self._wait(started + self.interval - time.monotonic())
+                commands = self._wait(started + gap - time.monotonic())
                 if not commands:
                     break
                 self._apply_all(commands)
