@@ -43,8 +43,9 @@ class EngineStats:
     read_s: float = 0.0          # wall seconds inside source.read() (server + wire + host)
     derive_s: float = 0.0        # wall seconds inside pipeline.push() (parse + derive + advice)
     cpu_s: float = 0.0           # this thread's CPU seconds in step() (wire decode, parse, derive)
-    last_cpu_ms: float = 0.0
-    last_read_ms: float = 0.0
+    last_cpu_ms: float = 0.0     # CPU of the last step: read (wire decode, host) + derive
+    last_derive_cpu_ms: float = 0.0   # of which parse + derive + advice
+    last_read_ms: float = 0.0    # wall time of the last source.read()
     stale: int = 0
 
 
@@ -91,8 +92,9 @@ class Engine:
         if raw is None:
             return None
         note = self._record(raw)
+        cpu1 = time.thread_time()
         frame = self.pipeline.push(raw)
-        t2 = time.perf_counter()
+        t2, cpu2 = time.perf_counter(), time.thread_time()
         if note:
             frame.notes.append(note)
         self.last_raw = raw
@@ -101,7 +103,8 @@ class Engine:
         s.read_s += t1 - t0
         s.derive_s += t2 - t1
         s.last_read_ms = (t1 - t0) * 1000
-        s.last_cpu_ms = (time.thread_time() - cpu0) * 1000
+        s.last_cpu_ms = (cpu2 - cpu0) * 1000
+        s.last_derive_cpu_ms = (cpu2 - cpu1) * 1000
         s.cpu_s += s.last_cpu_ms / 1000
         s.stale += bool(frame.stale)
         return frame
