@@ -146,7 +146,7 @@ def test_stop_event_interrupts_the_wait() -> None:
     threading.Timer(0.15, stop.set).start()
     t0 = time.monotonic()
     made = eng.run(10.0, stop_event=stop)
-    assert made == 1 and time.monotonic() - t0 < 1.0
+    assert made == 1 and time.monotonic() - t0 < 5.0   # not the 10 s interval
 
 
 def test_replay_sources_are_unpaced_unless_asked() -> None:
