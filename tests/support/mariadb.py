@@ -15,7 +15,7 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
 What it does
   * `mariadb-install-db --no-defaults` into a fresh datadir under /tmp/mtop-<name>-XXXX/ (short
     paths: the unix socket path limit is 108 bytes), root without password (throwaway only).
-  * starts `/usr/sbin/mariadbd --no-defaults --user=root` on a free 127.0.0.1 port with its own
+  * starts `/usr/sbin/mariadbd --no-defaults --user=root` (as root; else as the caller) on a free 127.0.0.1 port with its own
     socket, `--performance-schema=ON --performance-schema-instrument='wait/synch/%=ON'`, small
     memory settings, no binlog; never touches the packaged service on 3306 / /run/mysqld.
   * waits (bounded, `startup_timeout`) until root can connect; on failure raises RuntimeError
@@ -27,7 +27,8 @@ What it does
         for the missing-PROCESS error tests;
     and a database `mysqltop_test` (for tests/support/load.py, run as root).
   * stop(): SIGCONT (in case paused), SIGTERM (clean shutdown), SIGKILL after `stop_timeout`,
-    then removes the directory. Instances still running at interpreter exit are stopped by an
+    then removes the directory (dirs of killed runs older than an hour are swept at the next start).
+    Instances still running at interpreter exit are stopped by an
     atexit hook, and the server gets PR_SET_PDEATHSIG so it dies with the process that started
     it — start servers from the main thread (the death signal follows the starting thread).
 """
@@ -88,6 +89,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _run_as() -> list[str]:
+    # --user is only allowed (and only needed) when we are root; as another user the server runs as us.
+    return ["--user=root"] if os.geteuid() == 0 else []
+
+
+def sweep_stale_dirs(max_age_s: float = 3600.0) -> None:
+    """Remove /tmp/mtop-* dirs left by killed runs: old, and no live server behind their pid file."""
+    now = time.time()
+    for d in Path("/tmp").glob("mtop-*"):
+        try:
+            if now - d.stat().st_mtime < max_age_s:
+                continue
+            pid = int((d / "pid").read_text().split()[0]) if (d / "pid").exists() else None
+            if pid is not None and Path(f"/proc/{pid}").exists():
+                continue
+            shutil.rmtree(d, ignore_errors=True)
+        except (OSError, ValueError, IndexError):
+            continue
+
+
 def _die_with_parent() -> None:
     # Runs in the child between fork and exec: PR_SET_PDEATHSIG = 1.
     try:
@@ -142,6 +163,7 @@ class ThrowawayMariaDB:
             return self
         mariadbd = find_binary("mariadbd")
         if self.dir is None:
+            sweep_stale_dirs()
             self.dir = Path(tempfile.mkdtemp(prefix=f"mtop-{self.name[:8]}-", dir="/tmp"))
         if not self._installed:
             self._install()
@@ -165,7 +187,7 @@ class ThrowawayMariaDB:
 
     def _install(self) -> None:
         install = find_binary("mariadb-install-db")
-        cmd = [install, "--no-defaults", f"--datadir={self.datadir}", "--user=root",
+        cmd = [install, "--no-defaults", f"--datadir={self.datadir}", *_run_as(),
                "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
                "--innodb-log-file-size=48M", "--innodb-buffer-pool-size=32M"]
         res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
@@ -178,7 +200,7 @@ class ThrowawayMariaDB:
         assert self.dir is not None
         if os.path.exists(self.socket):
             os.unlink(self.socket)
-        cmd = [mariadbd, "--no-defaults", "--user=root", f"--datadir={self.datadir}",
+        cmd = [mariadbd, "--no-defaults", *_run_as(), f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--port={self.port}", f"--pid-file={self.dir / 'pid'}",
                f"--log-error={self.log_path}", f"--tmpdir={self.dir}", *BASE_ARGS, *self.extra_args]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
