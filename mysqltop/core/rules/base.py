@@ -44,6 +44,14 @@ def num(x: float | None) -> str:
     return f"{x:,.0f}" if abs(x) >= 10 or float(x).is_integer() else f"{x:.1f}"
 
 
+def size_text(n: float) -> str:
+    """Bytes as "6 MiB", "1.5 GiB" (binary units, as server variables are set)."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n:,.0f} B"
+
+
 def pct(share: float | None) -> str:
     return "n/a" if share is None else f"{share * 100:.0f} %"
 
@@ -212,9 +220,15 @@ class Vars:
         return v.strip().upper() in ("ON", "1", "YES", "TRUE")
 
     def show(self, name: str) -> str:
-        """`name = value` for messages, or just the name when the server did not report it."""
+        """`name = value` for messages ("= 6291456 (6 MiB)" for sizes), or just the name when the
+        server did not report it."""
         v = self._raw.get(name)
-        return f"{name} = {v}" if v is not None else name
+        if v is None:
+            return name
+        n = self.int(name)
+        if name.endswith(("_size", "_capacity")) and n is not None and n >= 2**20:
+            return f"{name} = {v} ({size_text(n)})"
+        return f"{name} = {v}"
 
 
 def advice(id: str, severity: str, message: str, evidence: str) -> Advice:

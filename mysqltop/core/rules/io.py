@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, num, pct
+from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, num, pct, size_text
 
 # InnoDB normally drains its aio queues within a poll; a queue at least this deep (and at least
 # one request per IO thread of that kind) in most samples means requests wait for a thread or disk.
@@ -95,12 +95,7 @@ def fsync_commit(w: Window, v: Vars) -> Iterator[Advice]:
 
 
 def _bytes(n: int | None) -> str:
-    if n is None:
-        return "unknown"
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}".replace(".0 ", " ")
-    return f"{n} B"
+    return "unknown" if n is None else size_text(n)
 
 
 def checkpoint_age(w: Window, v: Vars) -> Iterator[Advice]:
