@@ -44,6 +44,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
     "Innodb_ibuf_size", "Innodb_ibuf_merges",
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
+    "Table_open_cache_active_instances",
     "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
     # MariaDB 10.6+ has no Innodb_rows_*: handler counters are the server-wide row fallback.
     "Handler_read_key", "Handler_read_next", "Handler_read_rnd_next", "Handler_write", "Handler_update",
@@ -146,8 +147,7 @@ class MySQLSource:
 
     def _adopt(self, conn: Any, caps: Capabilities) -> None:
         self._conn = conn
-        if self.capabilities is not None and caps.version != self.capabilities.version:
-            self._variables_at = None          # upgraded server: reread settings now
+        self._variables_at = None              # new connection (maybe a restarted server): reread settings
         self.capabilities = caps
         self._disabled.clear()
         self._mutex_empty_polls = 0
