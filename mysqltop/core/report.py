@@ -92,6 +92,7 @@ class Report:
     io: dict[str, Stat]
     flush: dict[str, Stat]
     host: dict[str, Any]
+    locks: dict[str, Stat]
     advice: list[AdviceEpisode]
     window_advice: list[Advice]        # advise() over the whole window
     notes: list[str] = field(default_factory=list)
@@ -219,6 +220,11 @@ def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = 
                   ("cpu_steal_pct", lambda f: f.host.cpu_steal_pct if f.host else None),
                   ("load1", lambda f: f.host.load1 if f.host else None),
                   ("mysqld_cpu_pct", lambda f: f.host.mysqld_cpu_pct if f.host else None))}},
+        locks={k: _stat(live, g) for k, g in (
+            ("row_lock_waits_per_s", lambda f: f.locks.row_lock_waits_per_s),
+            ("row_lock_wait_ms_per_s", lambda f: f.locks.row_lock_wait_ms_per_s),
+            ("row_lock_current_waits", lambda f: f.locks.row_lock_current_waits),
+            ("deadlocks_per_s", lambda f: f.locks.deadlocks_per_s))},
         advice=_episodes(frames),
         window_advice=advise(frames, variables or {}, span_s=None),
         notes=sorted(notes, key=lambda n: -notes[n]),
@@ -259,6 +265,7 @@ _HEADLINES: tuple[tuple[str, Callable[[Report], float | None]], ...] = (
     ("fsyncs/s avg", lambda r: r.io["fsyncs_per_s"].avg),
     ("checkpoint age % max", lambda r: r.flush["checkpoint_age_pct"].max),
     ("history list max", lambda r: r.flush["history_list_length"].max),
+    ("row lock wait ms/s avg", lambda r: r.locks["row_lock_wait_ms_per_s"].avg),
     ("run queue avg", lambda r: r.host["run_queue"].avg),
     ("cpu busy % avg", lambda r: r.host["cpu_busy_pct"].avg),
 )

@@ -108,7 +108,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if not hot.rows:
         hot.lines.append("no latch waits measured (see notes for the sources this server offers)")
     io, fl = r.io, r.flush
-    peaks = Block("IO and flush peaks", [
+    peaks = Block("IO, flush and lock peaks", [
         f"pending reads max {_peak(io['pending_reads'])}, writes max {_peak(io['pending_writes'])}, "
         f"fsyncs max {_peak(io['pending_fsyncs'])}",
         f"reads/s {_avg_max(io['reads_per_s'])}; writes/s {_avg_max(io['writes_per_s'])}; "
@@ -117,6 +117,12 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         f"redo {_avg_max(fl['log_bytes_per_s'], u.bytes_rate)}; pages flushed/s {_avg_max(fl['pages_flushed_per_s'])}",
         f"history list length {_avg_max(fl['history_list_length'])}",
     ])
+    lk = r.locks
+    if lk["row_lock_waits_per_s"].samples or lk["row_lock_current_waits"].samples:
+        peaks.lines.append(
+            f"row lock waits/s {_avg_max(lk['row_lock_waits_per_s'])}; waited ms/s "
+            f"{_avg_max(lk['row_lock_wait_ms_per_s'])}; waiting at once max {_peak(lk['row_lock_current_waits'])}; "
+            f"deadlocks/s max {_peak(lk['deadlocks_per_s'])}")
     h = r.host
     if h.get("cpus"):
         host = Block("Host", [

@@ -363,3 +363,16 @@ def test_advice_judges_the_last_minute_of_a_longer_window() -> None:
     assert "over 60 s (00:01:00–00:02:00)" in a.evidence
     # The report's whole-window verdict sees 50 % of the time hot: not sustained over 2 minutes.
     assert advise(starting, MARIADB_VARS, span_s=None) == []
+
+
+def test_row_lock_queue_on_a_hot_row() -> None:
+    from mysqltop.core.frame import Locks
+
+    frames = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=140, row_lock_wait_ms_per_s=2_600,
+                                                 row_lock_current_waits=4 + k % 3, deadlocks_per_s=0))
+    a = one(advise(frames, {"innodb_lock_wait_timeout": "5"}), "row_lock_waits")
+    assert a.severity == "warning" and "innodb_lock_wait_timeout = 5 s" in a.message
+    assert a.evidence.startswith("2,600 ms/s waited on row locks (≈ 2.6 sessions always blocked), "
+                                 "140 lock waits/s, up to 6 waiting at once")
+    calm = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=3, row_lock_wait_ms_per_s=40))
+    assert advise(calm, {}) == []

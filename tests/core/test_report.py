@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, ServerInfo, Throughput
+from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, Locks, ServerInfo, Throughput
 from mysqltop.core.report import build_report, compare
 from mysqltop.views.report_text import render, sparkline
 
@@ -29,6 +29,7 @@ def incident(n: int = 60, hot_from: int = 30) -> list[Frame]:
                   io=Io(pending_reads=3 if k == 45 else 0, fsyncs_per_s=500.0),
                   flush=Flush(checkpoint_age_pct=40.0 + k / 2, history_list_length=1_000 + 100 * k),
                   host=Host(cpus=16, run_queue=30 if hot else 4, cpu_user_pct=70 if hot else 30, cpu_system_pct=10),
+                  locks=Locks(row_lock_waits_per_s=50.0 if hot else 1.0, row_lock_current_waits=k % 4),
                   advice=[AHI_CRIT if k == 45 else AHI] if k >= hot_from + 5 and k != 52 else [])
         frames.append(f)
     return frames
@@ -59,6 +60,7 @@ def test_io_flush_host_peaks() -> None:
     assert r.flush["history_list_length"].max == 6_900
     assert r.host["cpus"] == 16 and r.host["saturated_pct"] == 50.0
     assert r.host["run_queue"].max == 30 and r.host["cpu_busy_pct"].avg == 60.0
+    assert r.locks["row_lock_waits_per_s"].avg == 25.5 and r.locks["row_lock_current_waits"].max == 3
 
 
 def test_advice_episodes_merge_short_gaps_and_keep_the_worst() -> None:

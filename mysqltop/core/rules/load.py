@@ -1,4 +1,4 @@
-"""CPU and background work: run queue saturation, spin waits burning CPU, purge falling behind."""
+"""CPU and queues: run queue saturation, spin waits burning CPU, purge falling behind, row-lock queues."""
 
 from __future__ import annotations
 
@@ -125,4 +125,28 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, evidence)
 
 
-RULES = (cpu_saturation, spin_wait, purge_lag)
+
+# A second of row-lock wait per second is, on average, one session always blocked on a row.
+ROW_LOCK_WAIT_MS_PER_S = 1000.0
+ROW_LOCK_CRITICAL_MS_PER_S = 5000.0
+
+
+def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
+    waited = lambda f: f.locks.row_lock_wait_ms_per_s  # noqa: E731
+    held = w.held(waited, lambda x: x >= ROW_LOCK_WAIT_MS_PER_S)
+    if held < SUSTAINED:
+        return
+    avg = w.avg(waited) or 0.0
+    msg = ("Sessions queue on row locks (a hot row, not a latch): no server variable removes this — keep "
+           "the transactions that update the hot rows short, commit sooner, or spread a hot counter over "
+           f"several rows; {v.show('innodb_lock_wait_timeout')} s caps each wait (an error instead of a stall)")
+    deadlocks = w.avg(lambda f: f.locks.deadlocks_per_s)
+    evidence = (f"{num(avg)} ms/s waited on row locks (≈ {num(avg / 1000)} sessions always blocked), "
+                f"{num(w.avg(lambda f: f.locks.row_lock_waits_per_s))} lock waits/s, up to "
+                f"{num(w.peak(lambda f: f.locks.row_lock_current_waits))} waiting at once"
+                + (f", {num(deadlocks)} deadlocks/s" if deadlocks else "")
+                + f", in {pct(held)} of samples {w.label}")
+    yield advice("row_lock_waits", "critical" if avg >= ROW_LOCK_CRITICAL_MS_PER_S else "warning", msg, evidence)
+
+
+RULES = (cpu_saturation, spin_wait, purge_lag, row_lock_waits)
