@@ -51,6 +51,8 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
                               loadavg=(2.0, 2.0, 2.0), mysqld_cpu_s=2.5 * k)
             w.append(RawSample(wall=T0 + k, mono=float(k), server=server, ps_waits=rows, global_status=st,
                                variables=VARS, host=host))
+            if k == 61:
+                w.bookmark(T0 + k, "host.run_queue>=6", 8.0)
     return path
 
 
@@ -69,6 +71,7 @@ def test_report_names_the_hot_spot_and_the_advice_with_when(recording: Path, cap
     assert "[critical] table_cache  00:01:36–00:02:00 (25 samples)" in out
     assert "table_open_cache_instances = 1" in out and "14,076 waits/s avg" in out
     # 14 threads running and a run queue of 8 on 4 CPUs in the second minute
+    assert "BOOKMARKS\n  00:01:01  host.run_queue>=6 (value 8)" in out
     assert "4 CPUs; run queue avg 5.0, max 8" in out and "[warning] cpu_saturation  00:01:35–00:02:00" in out
 
 
@@ -80,6 +83,8 @@ def test_report_window_and_json(recording: Path, capsys) -> None:
     assert data["hotspots"][0]["name"] == "LOCK_table_cache" and round(data["hotspots"][0]["share"], 2) == 0.67   # absent in its first second
     assert [a["id"] for a in data["window_advice"]] == ["table_cache", "cpu_saturation"]
     assert data["throughput"]["tps"]["avg"] == pytest.approx(394, abs=1)
+    assert data["bookmarks"] == [{"time": "2026-01-01T00:01:01.000Z", "trigger": "host.run_queue>=6",
+                                  "value": 8.0, "note": None}]
 
 
 def test_report_compare_before_and_after(recording: Path, capsys) -> None:

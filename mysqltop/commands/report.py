@@ -53,6 +53,8 @@ def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop
     src = ReplaySource(path, start, end)
     pipe, frames, variables = FramePipeline(), [], {}
     try:
+        marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
+                 for b in src.reader.bookmarks]
         if src.primer is not None:
             pipe.push(src.primer)          # rates on the first frame, as live had them; not reported
         while (raw := src.read()) is not None:
@@ -60,4 +62,4 @@ def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop
             variables = raw.variables or variables
     finally:
         src.close()
-    return build_report(frames, variables)
+    return build_report(frames, variables, bookmarks=marks)

@@ -97,6 +97,7 @@ class Report:
     window_advice: list[Advice]        # advise() over the whole window
     notes: list[str] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
+    bookmarks: list[dict[str, Any]] = field(default_factory=list)   # {time, trigger, value, note} in range
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -169,7 +170,9 @@ def _episodes(frames: Sequence[Frame]) -> list[AdviceEpisode]:
 
 
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
-                 top: int = TOP_HOTSPOTS) -> Report:
+                 top: int = TOP_HOTSPOTS, bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
+    """`bookmarks`: the recorder's trigger marks ({time, trigger, value, note}); those inside the
+    window are kept."""
     live = [f for f in frames if not f.stale and f.elapsed is not None]
     start = frames[0].time if frames else None    # the first sample in range, as --start chose it
     end = frames[-1].time if frames else None
@@ -229,6 +232,8 @@ def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = 
         window_advice=advise(frames, variables or {}, span_s=None),
         notes=sorted(notes, key=lambda n: -notes[n]),
         errors=errors,
+        bookmarks=[dict(b) for b in bookmarks
+                   if start is not None and end is not None and start <= b["time"] <= end],
     )
 
 

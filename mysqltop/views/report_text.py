@@ -145,6 +145,11 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if not adv.lines:
         adv.lines.append("no rule fired in this window")
     blocks = [head, thr, drops, hot, peaks, host, adv]
+    if r.bookmarks:
+        blocks.insert(3, Block("Bookmarks", [
+            f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"
+            + (f" (value {u.num(b['value'])})" if b.get("value") is not None else "")
+            + (f": {b['note']}" if b.get("note") else "") for b in r.bookmarks]))
     if r.notes or r.errors:
         blocks.append(Block("Notes", r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))
     return blocks
