@@ -376,3 +376,17 @@ def test_row_lock_queue_on_a_hot_row() -> None:
                                  "140 lock waits/s, up to 6 waiting at once")
     calm = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=3, row_lock_wait_ms_per_s=40))
     assert advise(calm, {}) == []
+
+
+def test_instruments_note_when_ps_shows_only_sql_latches() -> None:
+    note = "performance_schema instruments no InnoDB latches: UPDATE performance_schema.setup_instruments …"
+    frames = frames_of(10, notes=lambda k: [note], sources=lambda k: ["performance_schema"])
+    a = one(advise(frames, {"performance_schema": "ON"}), "synch_instruments_off")
+    assert a.severity == "warning" and "only SQL-layer latches show" in a.message
+    assert "latch sources seen: performance_schema" in a.evidence
+
+
+def test_ahi_at_max_parts_only_suggests_off() -> None:
+    v = {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "512"}
+    a = one(advise(mutex_window(variables=v), v), "ahi_latch")
+    assert "already at its maximum" in a.message and "= OFF" in a.message

@@ -24,8 +24,16 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
         return
     note = _note(w.last)
     ps_off = ps_off or (note is not None and "not read" in note)
-    seen = sorted({s for f in w.frames for s in f.sources if s != "performance_schema"})
-    blind = not seen
+    sources = {s for f in w.frames for s in f.sources}
+    seen = sorted(sources - {"performance_schema"})
+    blind = not seen          # no InnoDB latch source at all: the hotspot pane cannot show InnoDB
+    if "performance_schema" in sources:
+        what = "InnoDB latches are not instrumented, so only SQL-layer latches show" + (
+            f" (InnoDB only through {', '.join(seen)})" if seen else "")
+    elif seen:
+        what = "latch hotspots come only from " + ", ".join(seen)
+    else:
+        what = "no latch hotspots can be shown"
     if ps_off:
         how = ("set performance_schema = ON and performance-schema-instrument = 'wait/synch/%=ON' in the "
                "server config (restart)")
@@ -33,12 +41,11 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
         how = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
                "'wait/synch/%' (latches created at startup, as on MariaDB, need "
                "performance-schema-instrument = 'wait/synch/%=ON' in the config and a restart)")
-    msg = (f"Latch wait instruments are off, so {'no latch hotspots can be shown' if blind else 'hotspots come only from ' + ', '.join(seen)}: "
-           f"{how}. Instrumenting every latch acquisition costs throughput — a few percent, more on some "
+    msg = (f"Latch wait instruments are off — {what}: {how}. Instrumenting every latch acquisition costs throughput — a few percent, more on some "
            "many-core hosts — so enable it while diagnosing, measure, and turn it off if the cost shows")
     evidence = "; ".join(
         ([f"performance_schema = {v.text('performance_schema')}"] if v.has("performance_schema") else [])
-        + [f"latch sources seen: {', '.join(seen) or 'none'}",
+        + [f"latch sources seen: {', '.join(sorted(sources)) or 'none'}",
            f"P_S wait/synch data missing in {pct(held)} of samples {w.label}"]
         + ([note.split(":")[0]] if note else []))
     yield advice("synch_instruments_off", "warning" if blind else "info", msg, evidence)

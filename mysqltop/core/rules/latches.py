@@ -29,6 +29,8 @@ LATCH_MIN_WAITS_PER_S = 100.0
 # family in most samples is a queue, one is chance.
 LATCH_MIN_WAITING_THREADS = 2
 
+AHI_PARTS_MAX = 512        # innodb_adaptive_hash_index_parts range is 1..512
+
 # Adaptive hash index: btr_search_latch (5.x, P_S `btr_search_latch`), its partitions created in
 # btr0sea.cc (5.7+/8.0 SHOW ENGINE INNODB MUTEX "rwlock: btr0sea.cc:202").
 AHI = LatchFamily("ahi", r"btr_search|btr0sea|\bahi\b|adaptive.hash")
@@ -84,11 +86,14 @@ def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
     s, held = hit
     parts = next((n for n in ("innodb_adaptive_hash_index_parts", "innodb_adaptive_hash_index_partitions")
                   if v.has(n)), None)
-    if parts:
-        n = v.int(parts) or 1
-        msg = (f"Adaptive hash index latch is the hot spot: {parts} = {n} — raise it (e.g. {max(16, n * 4)}; "
-               f"needs a restart) to spread the latch, or set innodb_adaptive_hash_index = OFF (dynamic) "
-               f"if this workload gains little from the AHI")
+    n = v.int(parts) if parts else None
+    if parts and n is not None and n < AHI_PARTS_MAX:
+        msg = (f"Adaptive hash index latch is the hot spot: {parts} = {n} — raise it "
+               f"(e.g. {min(AHI_PARTS_MAX, max(16, n * 4))}; needs a restart) to spread the latch, or set "
+               "innodb_adaptive_hash_index = OFF (dynamic) if this workload gains little from the AHI")
+    elif parts:
+        msg = (f"Adaptive hash index latch is the hot spot with {parts} = {n} already at its maximum: "
+               "set innodb_adaptive_hash_index = OFF (dynamic) and compare throughput")
     else:
         msg = ("Adaptive hash index latch (btr_search_latch) is the hot spot and this server cannot "
                "partition the AHI: try innodb_adaptive_hash_index = OFF (dynamic) and compare throughput; "
