@@ -46,7 +46,9 @@ def _span(first: float, last: float) -> str:
 
 
 def _peak(s: Stat, fmt=u.num) -> str:
-    return u.NA if s.max is None else f"{fmt(s.max)} at {_ts(s.max_time)}"
+    if s.max is None:
+        return u.NA
+    return fmt(s.max) if s.max == 0 else f"{fmt(s.max)} at {_ts(s.max_time)}"   # a zero peak has no moment
 
 
 def _avg_max(s: Stat, fmt=u.num) -> str:
