@@ -264,7 +264,8 @@ class MySQLSource:
         self._last_error = why
         with self._rc_lock:
             self._rc_failures = 0
-            self._rc_next_at = time.monotonic()     # first attempt right away
+            if self._rc_next_at != float("inf"):
+                self._rc_next_at = time.monotonic()  # first attempt right away (unless closed)
 
     def _take_reconnected(self) -> bool:
         """Adopt a finished background connect; start one when due. Never blocks."""
@@ -299,7 +300,10 @@ class MySQLSource:
                 self._last_error = caps_mod.one_line(e.message if isinstance(e, UserError) else e)
             return
         with self._rc_lock:
-            self._rc_ready = (conn, caps)
+            if self._rc_next_at != float("inf"):
+                self._rc_ready = (conn, caps)
+                return
+        conn.close()                                  # closed meanwhile: nobody will adopt it
 
     def _waiting_message(self) -> str:
         with self._rc_lock:
