@@ -36,7 +36,9 @@ from mysqltop.views.tui.widgets.throughput import ThroughputPane
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane)
 GRID_ORDER = (1, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
-DISCONNECT_WORDS = ("connect", "gone away", "lost connection", "refused", "broken pipe")
+# A poll error with these words means the connection is gone (the source is reconnecting);
+# other failures (a slow poll that timed out) are shown as STALE.
+DISCONNECT_WORDS = ("reconnect", "not connected", "gone away", "refused", "broken pipe", "can't connect")
 ParseWhen = Callable[[str, float, float], float]
 
 
@@ -64,6 +66,7 @@ class MysqltopApp(App[None]):
         self.last_arrival: float | None = None     # monotonic time of the last frame
         self.last_good: float | None = None        # … of the last non-stale frame
         self._held: FrameReady | None = None       # newest frame while a live view is paused
+        self.good_frame: Frame | None = None       # last non-stale frame, shown while stale
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -104,6 +107,16 @@ class MysqltopApp(App[None]):
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is None:
             return
+        if frame.stale:
+            # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
+            # the status bar says for how long they have been old, a toast says why.
+            if self.good_frame is None or not self.query_one("#panes").has_class("-stale"):
+                self.notify(f"no fresh data: {_poll_error(frame)}", severity="warning", timeout=6)
+            self.query_one("#panes").add_class("-stale")
+            frame = self.good_frame or frame
+        else:
+            self.good_frame = frame
+            self.query_one("#panes").remove_class("-stale")
         for pane in self.panes.values():
             pane.show(frame, self.trend)
         self.update_status()
@@ -134,8 +147,8 @@ class MysqltopApp(App[None]):
         if frame is None and not silent:
             return None
         if silent or (frame is not None and frame.stale):
-            errors = " ".join((frame.errors or {}).values()).lower() if frame is not None else ""
-            word = "DISCONNECTED" if any(w in errors for w in DISCONNECT_WORDS) else "STALE"
+            error = _poll_error(frame).lower() if frame is not None and frame.stale else ""
+            word = "DISCONNECTED" if any(w in error for w in DISCONNECT_WORDS) else "STALE"
             return f"{word} {units.duration(now - since)}"
         return None
 
@@ -228,6 +241,10 @@ class MysqltopApp(App[None]):
                 continue
             action = "zoom(1)" if k.action.startswith("zoom(") else k.action
             yield SystemCommand(k.help.capitalize(), f"key: {k.show}", _runner(self, action))
+
+
+def _poll_error(frame: Frame) -> str:
+    return frame.errors.get("poll") or next(iter(frame.errors.values()), "the server did not answer in time")
 
 
 def _runner(app: App[Any], action: str) -> Callable[[], Any]:
