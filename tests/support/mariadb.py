@@ -5,18 +5,23 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
     from tests.support.mariadb import ThrowawayMariaDB, MONITOR_USER, MONITOR_PASSWORD
 
     with ThrowawayMariaDB(extra_args=["--innodb-buffer-pool-size=8M"], name="tiny") as db:
-        conn = db.root_conn()                      # pymysql connection as root (db `mysqltop_test` exists)
-        kw = db.monitor_kwargs()                   # {"host","port","user","password"} for user mysqltop
-        opts = db.options()                        # mysqltop ConnectionOptions (user mysqltop; socket=True)
-        argv = db.cli_args()                       # ["-h","127.0.0.1","-P","<port>","-u","mysqltop","--password=…"]
-        db.pause(); db.resume()                    # SIGSTOP / SIGCONT the mariadbd process
-        db.restart()                               # clean shutdown + start on the SAME port/socket/datadir
+        db.port, db.socket, db.pid, db.datadir    # 127.0.0.1 port, unix socket path, mariadbd pid
+        conn = db.root_conn()                     # PyMySQL connection as root, autocommit
+        rows = db.query("SELECT 1")               # one statement as root → list of tuples
+        kw = db.monitor_kwargs()                  # {"host","port","user","password"}: user mysqltop
+        kw = db.root_kwargs(); kw = db.noproc_kwargs()
+        opts = db.options()                       # mysqltop ConnectionOptions (user=…, socket=True)
+        argv = db.cli_args()                      # ["-h","127.0.0.1","-P",port,"-u","mysqltop","--password=…"]
+        db.pause(); db.resume()                   # SIGSTOP / SIGCONT the mariadbd process
+        db.restart()                              # clean shutdown + start on the SAME port/socket/datadir
+        db.stop(remove=False); db.start()         # a longer outage, same port/datadir
+        db.log_tail(40)                           # the server's error log
 
 What it does
   * `mariadb-install-db --no-defaults` into a fresh datadir under /tmp/mtop-<name>-XXXX/ (short
     paths: the unix socket path limit is 108 bytes), root without password (throwaway only).
-  * starts `/usr/sbin/mariadbd --no-defaults --user=root` (as root; else as the caller) on a free 127.0.0.1 port with its own
-    socket, `--performance-schema=ON --performance-schema-instrument='wait/synch/%=ON'`, small
+  * starts `mariadbd --no-defaults --user=root` (as the caller when not root) on a free
+    127.0.0.1 port with its own socket, `--performance-schema=ON --performance-schema-instrument='wait/synch/%=ON'`, small
     memory settings, no binlog; never touches the packaged service on 3306 / /run/mysqld.
   * waits (bounded, `startup_timeout`) until root can connect; on failure raises RuntimeError
     with the tail of the server's error log.
@@ -27,9 +32,8 @@ What it does
         for the missing-PROCESS error tests;
     and a database `mysqltop_test` (for tests/support/load.py, run as root).
   * stop(): SIGCONT (in case paused), SIGTERM (clean shutdown), SIGKILL after `stop_timeout`,
-    then removes the directory (dirs of killed runs older than an hour are swept at the next start).
-    Instances still running at interpreter exit are stopped by an
-    atexit hook, and the server gets PR_SET_PDEATHSIG so it dies with the process that started
+    then removes the directory (dirs of killed runs older than an hour are swept at the next
+    start). Instances still running at interpreter exit are stopped by an atexit hook; the server gets PR_SET_PDEATHSIG so it dies with the process that started
     it — start servers from the main thread (the death signal follows the starting thread).
 """
 
