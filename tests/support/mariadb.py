@@ -21,8 +21,9 @@ What it does
   * `mariadb-install-db --no-defaults` into a fresh datadir under /tmp/mtop-<name>-XXXX/ (short
     paths: the unix socket path limit is 108 bytes), root without password (throwaway only).
   * starts `mariadbd --no-defaults --user=root` (as the caller when not root) on a free
-    127.0.0.1 port with its own socket, `--performance-schema=ON --performance-schema-instrument='wait/synch/%=ON'`, small
-    memory settings, no binlog; never touches the packaged service on 3306 / /run/mysqld.
+    127.0.0.1 port with its own socket, `--performance-schema=ON
+    --performance-schema-instrument='wait/synch/%=ON'`, small memory settings (64M buffer pool,
+    innodb_flush_log_at_trx_commit=2), no binlog; never touches the packaged service on 3306 / /run/mysqld.
   * waits (bounded, `startup_timeout`) until root can connect; on failure raises RuntimeError
     with the tail of the server's error log.
   * creates users:
@@ -33,8 +34,8 @@ What it does
     and a database `mysqltop_test` (for tests/support/load.py, run as root).
   * stop(): SIGCONT (in case paused), SIGTERM (clean shutdown), SIGKILL after `stop_timeout`,
     then removes the directory (dirs of killed runs older than an hour are swept at the next
-    start). Instances still running at interpreter exit are stopped by an atexit hook; the server gets PR_SET_PDEATHSIG so it dies with the process that started
-    it — start servers from the main thread (the death signal follows the starting thread).
+    start). Instances still running at interpreter exit are stopped by an atexit hook; the
+    server gets PR_SET_PDEATHSIG so it dies with the process that started it — start servers from the main thread (the death signal follows the starting thread).
 """
 
 from __future__ import annotations
