@@ -35,7 +35,8 @@ What it does
   * stop(): SIGCONT (in case paused), SIGTERM (clean shutdown), SIGKILL after `stop_timeout`,
     then removes the directory (dirs of killed runs older than an hour are swept at the next
     start). Instances still running at interpreter exit are stopped by an atexit hook; the
-    server gets PR_SET_PDEATHSIG so it dies with the process that started it — start servers from the main thread (the death signal follows the starting thread).
+    server gets PR_SET_PDEATHSIG so it dies with the process that started it — start servers
+    from the main thread (the death signal follows the starting thread).
 """
 
 from __future__ import annotations
