@@ -44,8 +44,9 @@ def start_index(reader: Any, when: str | None) -> int:
     return int(reader.index_at(t))
 
 
-def replay_tui(path: str, *, start: str | None = None, speed: float = 1.0, name: str | None = None) -> int:
-    """Shared by `replay` and `demo`: open, validate, run the App until the user quits."""
+def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name: str | None = None,
+               playing: bool = True) -> Any:
+    """Shared by `replay` and `demo`: open and validate FILE and --start, build the App."""
     from pathlib import Path
 
     from mysqltop.core.pipeline import FramePipeline
@@ -63,9 +64,12 @@ def replay_tui(path: str, *, start: str | None = None, speed: float = 1.0, name:
         reader.close()
         raise
     # The reader moves to the feed thread now and is used only there.
-    feed = ReplayFeed(lambda: reader, FramePipeline, start=first, speed=speed, playing=True)
-    app = MysqltopApp(feed, "replay", source_name=name or Path(path).name, parse_when=parse_when)
-    app.run()
+    feed = ReplayFeed(lambda: reader, FramePipeline, start=first, speed=speed, playing=playing)
+    return MysqltopApp(feed, "replay", source_name=name or Path(path).name, parse_when=parse_when)
+
+
+def replay_tui(path: str, **kw: Any) -> int:
+    replay_app(path, **kw).run()
     return 0
 
 

@@ -1,0 +1,69 @@
+"""The TUI commands over a real recording file: --start lands where asked, errors are one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mysqltop.cli import main
+from mysqltop.commands.demo import find_incident
+from mysqltop.commands.replay import replay_app
+from mysqltop.core import units
+from mysqltop.errors import UserError
+from mysqltop.recording.writer import RecordingWriter
+
+from .conftest import pilot, screen_text, wait_for
+from .samples import T0, samples
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> Path:
+    path = tmp_path / "incident.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        for s in samples(150):
+            w.append(s)
+        w.bookmark(T0 + 90, "tps", 12.0, "TPS dropped")
+    return path
+
+
+@pilot
+async def test_replay_command_starts_at_the_requested_time(recording: Path, expected_frames) -> None:
+    want = expected_frames(samples(150))[100]
+    app = replay_app(str(recording), start="+100s", playing=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.position.index == 100 and len(app.trend) > 50)
+        text = screen_text(app)
+        assert "101/150" in text and "incident.mtrec" in text
+        assert f"qps {units.num(want.throughput.qps)}" in text
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.position.index == 90)
+        await pilot.press("g", *"-1m", "enter")
+        await wait_for(pilot, lambda: app.position.index == 89)
+
+
+def test_replay_errors_are_one_line(recording: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UserError, match=r"--start tomorrow"):
+        replay_app(str(recording), start="tomorrow")
+    junk = tmp_path / "junk.mtrec"
+    junk.write_text("not a recording")
+    assert main(["replay", str(junk)]) in (1, 2)
+    assert main(["replay", str(tmp_path / "missing.mtrec")]) == 2
+    assert main(["replay", str(recording), "--speed", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("mysqltop: ") for line in err)
+    assert "no such recording" in err[1]
+
+
+def test_live_without_a_server_says_so_and_suggests_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-h", "127.0.0.1", "-P", "1", "-u", "nobody", "--connect-timeout", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "mysqltop demo" in err[0] and "127.0.0.1:1" in err[0]
+
+
+def test_demo_finds_the_bundled_incident() -> None:
+    path = find_incident()
+    if path is None:
+        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+    app = replay_app(str(path), playing=False)
+    assert app.mode == "replay"
