@@ -76,7 +76,9 @@ def _open_source(args: argparse.Namespace):
             raise UserError("--enable-instruments is not available in this build", 1)
         for line in enable(args) or ():
             print(f"mysqltop: {line}", file=sys.stderr)
-    source, _caps = live.open_live_source(args)
+    source, caps = live.open_live_source(args)
+    for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
+        print(f"mysqltop: note: {note}", file=sys.stderr)
     return source, True
 
 

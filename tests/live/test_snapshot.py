@@ -207,3 +207,24 @@ def test_replay_derives_exactly_what_live_showed(loaded, tmp_path: Path) -> None
     want = json.loads(live[2])
     for key in ("elapsed", "throughput", "hotspots", "flush", "io", "semaphores"):
         assert part[0][key] == want[key], key
+
+
+def test_disabled_instruments_are_noted_and_enable_instruments_turns_them_on(mariadb_factory) -> None:
+    db = mariadb_factory(name="instr")
+    db.query("UPDATE performance_schema.setup_instruments SET ENABLED='NO', TIMED='NO' "
+             "WHERE NAME LIKE 'wait/synch/%'")
+    off = snapshot(*db.cli_args(), "--format", "json", "--interval", "0.3")
+    assert off.returncode == 0 and off.stderr.startswith("mysqltop: note: ")
+    assert "UPDATE performance_schema.setup_instruments SET ENABLED='YES'" in off.stderr
+    assert json.loads(off.stdout)["hotspots"] == []          # frozen counters: nothing moves
+
+    denied = snapshot(*db.cli_args(), "--enable-instruments", "--interval", "0.3")
+    assert denied.returncode == 2 and denied.stdout == "" and "GRANT UPDATE" in denied.stderr
+
+    on = snapshot(*db.cli_args(user="root", password=""), "--enable-instruments", "--format", "json",
+                  "--interval", "0.3")
+    assert on.returncode == 0 and "mysqltop: enabled " in on.stderr and "note:" not in on.stderr
+    d = json.loads(on.stdout)
+    assert d["hotspots"] and d["hotspots"][0]["source"] == "performance_schema"
+    assert db.query("SELECT COUNT(*) FROM performance_schema.setup_instruments "
+                    "WHERE NAME LIKE 'wait/synch/%' AND ENABLED='NO'") == [(0,)]
