@@ -1,12 +1,23 @@
-"""`mysqltop record FILE [CONN]`: headless recording of raw samples."""
+"""`mysqltop record FILE [CONN]`: headless recording of raw samples.
+
+Plain mode writes every sample. Trigger mode (`--trigger EXPR`) keeps the last `--before` of
+samples in memory and writes only incident windows (`--before` history + `--after` follow-up),
+each with a bookmark. `--max-size`/`--keep` bound the disk: FILE rotates to FILE.1 … FILE.N.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import re
 
 from mysqltop.config import add_connection_arguments
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
+
+DEFAULT_MAX_SIZE = "512M"
+DEFAULT_KEEP = 4
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,9 +28,157 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     stop.add_argument("--duration", metavar="D", help="stop after D (e.g. 90s, 10m, 2h)")
     stop.add_argument("--count", type=int, metavar="N", help="stop after N samples")
     p.add_argument("--redact", action="store_true", help="strip SQL text from stored status output")
+    g = p.add_argument_group("incident capture")
+    g.add_argument("--trigger", metavar="EXPR",
+                   help="write only windows around moments when EXPR holds, e.g. "
+                        "'throughput.threads_running>32' or 'host.run_queue>2*host.cpus'")
+    g.add_argument("--before", metavar="D", default="60s", help="history kept before a trigger (default 60s)")
+    g.add_argument("--after", metavar="D", default="120s", help="recording kept after the trigger (default 120s)")
+    g.add_argument("--max-size", metavar="SIZE", default=DEFAULT_MAX_SIZE,
+                   help=f"rotate FILE to FILE.1 … when it reaches SIZE (default {DEFAULT_MAX_SIZE}; 0 = never)")
+    g.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+                   help=f"rotated files kept, the oldest is deleted (default {DEFAULT_KEEP})")
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes from `512M`, `1G`, `100k`, `1048576`; None for 0 (no limit)."""
+    from mysqltop.errors import UserError
+
+    m = _SIZE.match(text)
+    if not m:
+        raise UserError(f"--max-size: bad size {text!r} (expected e.g. 100M, 1G)", 2)
+    factor = 1024 ** " kmgt".index((m.group(2) or " ").lower())
+    size = int(float(m.group(1)) * factor)
+    return size or None
+
+
+def _duration(flag: str, text: str) -> float:
+    from mysqltop.core.when import WhenError, parse_duration
+    from mysqltop.errors import UserError
+
+    try:
+        value = parse_duration(text)
+    except WhenError as exc:
+        raise UserError(f"{flag}: {exc}", 2) from None
+    if value <= 0:
+        raise UserError(f"{flag} must be more than 0", 2)
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
+    import signal
+    import sys
+    import threading
+
     from mysqltop.errors import UserError
 
-    raise UserError("record is not built yet", 1)
+    # Everything the user can get wrong is checked before connecting.
+    if args.interval <= 0:
+        raise UserError("--interval must be more than 0", 2)
+    if args.count is not None and args.count <= 0:
+        raise UserError("--count must be 1 or more", 2)
+    count = args.count
+    if args.duration is not None:
+        count = max(1, math.ceil(_duration("--duration", args.duration) / args.interval - 1e-9))
+    trigger = None
+    if args.trigger is not None:
+        from mysqltop.core.trigger import TriggerError, parse_trigger
+
+        try:
+            trigger = parse_trigger(args.trigger)
+        except TriggerError as exc:
+            raise UserError(f"--trigger {args.trigger!r}: {exc}", 2) from None
+    before = _duration("--before", args.before)
+    after = _duration("--after", args.after)
+    max_size = parse_size(args.max_size)
+
+    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.engine import Engine
+    from mysqltop.recording.rotate import RotatingWriter
+    from mysqltop.sources.live import open_live_source
+
+    _check_writable(args.file)
+    source, caps = open_live_source(args)
+    try:
+        writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
+                                redact=args.redact, trigger=trigger.text if trigger else None,
+                                before=before if trigger else None, after=after if trigger else None)
+    except BaseException:
+        source.close()
+        raise
+    recorder = writer
+    if trigger is not None:
+        from mysqltop.core.frame import iso_utc
+        from mysqltop.recording.capture import IncidentRecorder
+
+        def fired(t: float, value: float | None) -> None:
+            print(f"mysqltop: {iso_utc(t)} {trigger.text} (value {value}): recording the incident",
+                  file=sys.stderr)
+
+        recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired)
+
+    failure: list[BaseException] = []
+    stop = threading.Event()
+
+    class _Guard:
+        """Keeps the first recorder error (disk full …) and stops the engine: a recorder that
+        cannot write must not keep polling."""
+
+        def append(self, raw):  # type: ignore[no-untyped-def]
+            try:
+                recorder.append(raw)
+            except BaseException as exc:
+                failure.append(exc)
+                stop.set()
+                raise
+
+        def close(self) -> None:
+            recorder.close()
+
+    engine = Engine(source, FramePipeline(), recorder=_Guard())
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    what = f"windows around `{trigger.text}`" if trigger else "every sample"
+    until = f"{count} samples" if count else "Ctrl-C"
+    print(f"mysqltop: recording {what} to {args.file} every {args.interval:g}s until {until}",
+          file=sys.stderr)
+    for note in getattr(caps, "notes", []) or []:
+        print(f"mysqltop: note: {note}", file=sys.stderr)
+    try:
+        engine.run(args.interval, count, stop_event=stop)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        engine.close()
+    if failure:
+        exc = failure[0]
+        if isinstance(exc, UserError):
+            raise exc
+        raise UserError(f"recording {args.file} failed: {exc}", 1)
+    size = writer.size_bytes
+    print(f"mysqltop: {writer.samples_written} samples ({size / 1024:.0f} KiB) in {args.file}"
+          + (f", {writer.rotations} rotations" if writer.rotations else ""), file=sys.stderr)
+    return 0
+
+
+def _check_writable(path: str) -> None:
+    """Fail before connecting when FILE cannot be a recording (bad dir, not ours, newer format)."""
+    import os
+    from pathlib import Path
+
+    from mysqltop.errors import UserError
+
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; give a file name for the recording", 2)
+    if not parent.is_dir():
+        raise UserError(f"cannot write recording {p}: directory {parent} does not exist", 2)
+    if p.exists() and p.stat().st_size > 0:
+        from mysqltop.recording.reader import RecordingReader
+
+        RecordingReader(p).close()       # raises "not a recording" / "newer format"
+        if not os.access(p, os.W_OK):
+            raise UserError(f"cannot write recording {p}: permission denied", 2)
+    elif not os.access(parent, os.W_OK):
+        raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)

@@ -2,15 +2,15 @@
 
 Successive polls are nearly identical: the same lines with slightly different numbers. So a text
 is split into a *skeleton* (the text with every decimal number replaced by a marker) and the
-numbers. The skeleton is zlib-compressed with the reference's skeleton as preset dictionary
-(unchanged lines cost a back-reference), and each line's numbers are stored as differences from
-the numbers of a matching line of the reference: counters that moved a little cost a digit or two,
-numbers that did not move cost "0". Lines are matched by (skeleton, first number) first — so
-"MariaDB thread id 28, …" lines follow their thread when the transaction list reorders — then by
-(skeleton, occurrence). The match is written explicitly, so the decoder needs no heuristics.
+numbers. The skeleton is deflated with the reference's skeleton as preset dictionary (unchanged
+lines cost a back-reference), and each line's numbers are stored as differences from the numbers
+of a matching line: of the reference, matched by (skeleton, first number) — so "MariaDB thread id
+28, …" follows its thread when the transaction list reorders — or by (skeleton, occurrence), or
+the previous line of this sample with the same skeleton (repeated lock dumps and read views),
+whichever is cheapest. The choice is written explicitly, so the decoder needs no heuristics.
 
-Payload = zlib(skeleton \\0 line-refs \\0 number-deltas), refs and deltas as comma-separated text
-(cheaper than varints in Python and just as small after zlib). A keyframe has no reference.
+Payload = raw deflate(skeleton \\0 varint line-refs \\0 varint zigzag number-deltas).
+A keyframe is coded against a dictionary sample (or nothing) instead of the previous sample.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ _MARK = "\x01"
 _ESC = {"\x00": "\x02c", "\x01": "\x02a", "\x02": "\x02b"}
 _UNESC = re.compile("\x02([abc])")
 _UNESC_MAP = {"a": "\x01", "b": "\x02", "c": "\x00"}
-LEVEL = 6
+LEVEL = 9
+WBITS = -15          # raw deflate: the row's crc32 already guards the bytes
 
 
 class CodecError(ValueError):
@@ -75,8 +76,11 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
     refs: list[int] = []
     deltas: list[int] = []
     by_first, by_line = ref.candidates() if ref else ({}, {})
+    prev_numbers = ref.numbers if ref else []
     used_first: dict[tuple[str, int], int] = {}
     used_line: dict[str, int] = {}
+    last_here: dict[str, int] = {}            # skeleton line → index among this sample's numbered lines
+    here: list[list[int]] = []
     expected = 0
     pos = 0
     for line in lines:
@@ -87,22 +91,79 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
         cur = nums[pos:pos + n]
         pos += n
         numbers.append(cur)
-        match = _pick(by_first, (line, cur[0]), used_first)
-        if match is None or len(ref.numbers[match] or ()) != n:  # type: ignore[union-attr]
-            match = _pick(by_line, line, used_line)
-        prev = ref.numbers[match] if ref is not None and match is not None else None
-        if prev is None or len(prev) != n:
-            refs.append(0)
+        # Candidates: the same line of the reference (by first number, then by occurrence), and
+        # the last line of this sample with the same skeleton (repeated lock dumps, read views).
+        best_token, best, best_cost = 0, None, _cost(cur)
+        for match in (_pick(by_first, (line, cur[0]), used_first), _pick(by_line, line, used_line)):
+            if match is not None and len(prev_numbers[match] or ()) == n:
+                cost = _cost_delta(cur, prev_numbers[match])  # type: ignore[arg-type]
+                if cost < best_cost:
+                    best_token, best, best_cost = 1 + 3 * _zz(match - expected), prev_numbers[match], cost
+                    best_match = match
+        k = last_here.get(line)
+        if k is not None:
+            cost = _cost_delta(cur, here[k])
+            if cost < best_cost:
+                best_token, best, best_cost = 2 + 3 * (len(here) - k), here[k], cost
+        last_here[line] = len(here)
+        here.append(cur)
+        refs.append(best_token)
+        if best is None:
             deltas.extend(cur)
         else:
-            refs.append(match - expected + 1 if match >= expected else match - expected)
-            expected = match + 1
-            deltas.extend(c - p for c, p in zip(cur, prev))
+            deltas.extend(c - p for c, p in zip(cur, best))
+            if best_token % 3 == 1:
+                expected = best_match + 1
     skel_b = skeleton.encode("utf-8", "surrogatepass")
-    body = b"\0".join((skel_b, _csv(refs), _csv(deltas)))
-    comp = zlib.compressobj(LEVEL, zdict=ref.skeleton) if ref and ref.skeleton else zlib.compressobj(LEVEL)
+    body = b"\0".join((skel_b, _varints(refs))) + b"\0" + _varints(_zz(d) for d in deltas)
+    comp = zlib.compressobj(LEVEL, zlib.DEFLATED, WBITS, 9, zlib.Z_DEFAULT_STRATEGY,
+                            *((ref.skeleton,) if ref and ref.skeleton else ()))
     payload = comp.compress(body) + comp.flush()
     return payload, Decoded(text, skel_b, lines, numbers)
+
+
+def _cost(nums: list[int]) -> int:
+    return sum((abs(x).bit_length() + 8) // 7 for x in nums if x) * 4 + len(nums)
+
+
+def _cost_delta(cur: list[int], prev: list[int]) -> int:
+    return sum((abs(c - p).bit_length() + 8) // 7 for c, p in zip(cur, prev) if c != p) * 4
+
+
+def _zz(v: int) -> int:
+    return v * 2 if v >= 0 else -v * 2 - 1
+
+
+def _unzz(v: int) -> int:
+    return v >> 1 if not v & 1 else -((v + 1) >> 1)
+
+
+def _varints(values) -> bytes:  # type: ignore[no-untyped-def]
+    out = bytearray()
+    for v in values:
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+    return bytes(out)
+
+
+def _unvarints(data: bytes) -> list[int]:
+    out: list[int] = []
+    v = shift = 0
+    for b in data:
+        if b < 0x80 and not shift:
+            out.append(b)
+            continue
+        v |= (b & 0x7F) << shift
+        if b & 0x80:
+            shift += 7
+        else:
+            out.append(v)
+            v = shift = 0
+    if shift:
+        raise CodecError("truncated number")
+    return out
 
 
 def _pick(index: dict, key: object, used: dict) -> int | None:
@@ -114,57 +175,55 @@ def _pick(index: dict, key: object, used: dict) -> int | None:
     return cands[k] if k < len(cands) else None
 
 
-def _csv(values: list[int]) -> bytes:
-    return ",".join(map(str, values)).encode()
-
-
-def _uncsv(data: bytes) -> list[int]:
-    return list(map(int, data.split(b","))) if data else []
-
-
 def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     try:
-        d = zlib.decompressobj(zdict=ref.skeleton) if ref and ref.skeleton else zlib.decompressobj()
+        d = zlib.decompressobj(WBITS, *((ref.skeleton,) if ref and ref.skeleton else ()))
         body = d.decompress(payload) + d.flush()
         if not d.eof:
             raise CodecError("truncated payload")
-        skel_b, refs_b, deltas_b = body.split(b"\0")
+        skel_b, rest = body.split(b"\0", 1)
         skeleton = skel_b.decode("utf-8", "surrogatepass")
-        refs, deltas = _uncsv(refs_b), _uncsv(deltas_b)
     except (zlib.error, ValueError, UnicodeDecodeError) as exc:
         raise CodecError(str(exc)) from None
     lines = skeleton.split("\n")
+    counts = [line.count(_MARK) for line in lines]
+    n_refs = sum(1 for c in counts if c)
+    values = _unvarints(rest)          # refs then zigzag deltas; the \0 separator is a 0 ref/delta
+    if len(values) < n_refs + 1 or values[n_refs] != 0:
+        raise CodecError("bad line references")
+    refs, deltas = values[:n_refs], values[n_refs + 1:]
+    prev_numbers = ref.numbers if ref else []
     numbers: list[list[int] | None] = []
+    here: list[list[int]] = []
     flat: list[int] = []
-    expected = 0
-    pos = 0
-    ri = 0
-    try:
-        for line in lines:
-            n = line.count(_MARK)
-            if not n:
-                numbers.append(None)
-                continue
-            code = refs[ri]
-            ri += 1
-            delta = deltas[pos:pos + n]
-            pos += n
-            if len(delta) != n:
-                raise CodecError("number stream too short")
-            if code == 0:
-                cur = delta
-            else:
-                match = expected + code - 1 if code > 0 else expected + code
-                prev = ref.numbers[match] if ref is not None and 0 <= match < len(ref.numbers) else None
-                if prev is None or len(prev) != n:
-                    raise CodecError("line reference does not match the reference sample")
-                cur = [d + p for d, p in zip(delta, prev)]
+    expected = pos = ri = 0
+    for n in counts:
+        if not n:
+            numbers.append(None)
+            continue
+        token = refs[ri]
+        ri += 1
+        delta = [_unzz(v) for v in deltas[pos:pos + n]]
+        pos += n
+        if len(delta) != n:
+            raise CodecError("number stream too short")
+        kind, arg = token % 3, token // 3
+        if kind == 0:
+            cur = delta
+        else:
+            if kind == 1:
+                match = expected + _unzz(arg)
+                base = prev_numbers[match] if 0 <= match < len(prev_numbers) else None
                 expected = match + 1
-            numbers.append(cur)
-            flat.extend(cur)
-    except IndexError:
-        raise CodecError("line references too short") from None
-    if pos != len(deltas) or ri != len(refs):
+            else:
+                base = here[-arg] if 0 < arg <= len(here) else None
+            if base is None or len(base) != n:
+                raise CodecError("line reference does not fit")
+            cur = [a + b for a, b in zip(delta, base)]
+        numbers.append(cur)
+        here.append(cur)
+        flat.extend(cur)
+    if pos != len(deltas):
         raise CodecError("trailing data")
     parts = skeleton.split(_MARK)
     text = "".join(chain.from_iterable(zip(parts, map(str, flat)))) + parts[-1]

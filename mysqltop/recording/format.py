@@ -7,8 +7,12 @@ Tables
                               are contiguous in time, the first one of a segment has no rates
   samples(seq, t, mono, ref, crc, data)
                               seq = 0-based index; t = wall epoch (indexed: seek by time);
-                              ref = seq of the reference sample (NULL: keyframe); data = codec
-                              payload of the sample text (below); crc = crc32(data)
+                              ref = seq of the reference sample, NULL for a keyframe, which is
+                              coded against the latest dictionary instead; data = codec payload
+                              of the sample text (below); crc = crc32(data)
+  dicts(seq, crc, data)       a full sample text coded alone, written when a recorder run starts
+                              and every hour; keyframes from `seq` on are deltas against it, so a
+                              keyframe costs about as much as an ordinary sample
   state(seq, data)            server identity + variables, stored only when they change; a sample
                               uses the latest state row with state.seq <= its seq
   bookmarks(id, seq, t, trigger, value, note)
@@ -46,6 +50,7 @@ CREATE TABLE IF NOT EXISTS samples (
     crc INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 CREATE TABLE IF NOT EXISTS state (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS dicts (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS bookmarks (
     id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, t REAL NOT NULL, trigger TEXT,
     value REAL, note TEXT);

@@ -88,6 +88,7 @@ class RecordingReader:
         self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
         self._samples: OrderedDict[int, RawSample] = OrderedDict()
         self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
+        self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
         self.refresh()
 
@@ -103,9 +104,11 @@ class RecordingReader:
                 "ORDER BY first_seq LIMIT 1").fetchone()
             self._format = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
             state_seqs = self._conn.execute("SELECT seq FROM state ORDER BY seq").fetchall()
+            dict_seqs = self._conn.execute("SELECT seq FROM dicts ORDER BY seq").fetchall()
         except sqlite3.DatabaseError as exc:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
         self._state_seqs = [r[0] for r in state_seqs]
+        self._dict_seqs = [r[0] for r in dict_seqs]
         starts = sorted({r[0] for r in segs if r[0] < self._len} | ({0} if self._len else set()))
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
@@ -143,9 +146,9 @@ class RecordingReader:
         out: list[DamagedRange] = []
         for i in sorted(self._bad):
             if out and out[-1].last == i - 1:
-                out[-1] = DamagedRange(out[-1].first, i, out[-1].start, self._time_or_none(i))
+                out[-1] = DamagedRange(out[-1].first, i, out[-1].start, self.time_or_none(i))
             else:
-                out.append(DamagedRange(i, i, self._time_or_none(i), self._time_or_none(i)))
+                out.append(DamagedRange(i, i, self.time_or_none(i), self.time_or_none(i)))
         return out
 
     def scan(self) -> list[DamagedRange]:
@@ -222,7 +225,7 @@ class RecordingReader:
         if not 0 <= i < self._len:
             raise IndexError(f"sample {i} out of range 0..{self._len - 1}")
 
-    def _time_or_none(self, i: int) -> float | None:
+    def time_or_none(self, i: int) -> float | None:
         try:
             row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
         except sqlite3.DatabaseError:
@@ -245,7 +248,9 @@ class RecordingReader:
             try:
                 if data is None or zlib.crc32(data) != crc:
                     raise codec.CodecError("checksum mismatch")
-                if rref is not None and ref is None:
+                if rref is None:
+                    ref = self._dict_for(seq)
+                elif ref is None:
                     raise codec.CodecError(f"its reference sample {rref} is damaged")
                 ref = codec.decode(data, ref)
             except codec.CodecError as exc:
@@ -299,6 +304,23 @@ class RecordingReader:
                     continue
                 if row:
                     rows[seq] = row
+
+    def _dict_for(self, seq: int) -> codec.Decoded | None:
+        """The dictionary a keyframe at `seq` was coded against (None: coded alone)."""
+        k = bisect.bisect_right(self._dict_seqs, seq) - 1
+        if k < 0:
+            return None
+        dseq = self._dict_seqs[k]
+        hit = self._dicts.get(dseq)
+        if hit is None:
+            try:
+                row = self._conn.execute("SELECT crc, data FROM dicts WHERE seq=?", (dseq,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise codec.CodecError(f"dictionary {dseq} unreadable: {exc}") from None
+            if row is None or zlib.crc32(row[1]) != row[0]:
+                raise codec.CodecError(f"dictionary {dseq} is damaged")
+            hit = self._dicts[dseq] = codec.decode(row[1], None)
+        return hit
 
     def _state(self, i: int) -> tuple[ServerIdentity, dict[str, str]]:
         k = bisect.bisect_right(self._state_seqs, i) - 1

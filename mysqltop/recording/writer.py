@@ -25,7 +25,8 @@ from mysqltop.recording.db import open_for_append, storage_error
 from mysqltop.recording.format import FORMAT_VERSION, MAGIC, sample_text, state_json
 from mysqltop.recording.redact import redact_status
 
-KEYFRAME_EVERY = 60
+KEYFRAME_EVERY = 30        # bounds the samples decoded to reach any one (seek cost)
+DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
 
 
 class RecordingWriter:
@@ -52,7 +53,9 @@ class RecordingWriter:
             self._conn.close()
             raise storage_error(self.path, exc) from None
         self._prev: codec.Decoded | None = None   # reference for the next delta (None: keyframe)
+        self._dict: codec.Decoded | None = None   # reference for keyframes
         self._since_key = 0
+        self._since_dict = 0
         self._segment_open = False
         self.samples_written = 0
 
@@ -63,12 +66,21 @@ class RecordingWriter:
         if self.redact and raw.innodb_status:
             raw = dataclasses.replace(raw, innodb_status=redact_status(raw.innodb_status))
         keyframe = self._prev is None or self._since_key >= self.keyframe_every
-        payload, decoded = codec.encode(sample_text(raw), None if keyframe else self._prev)
+        text = sample_text(raw)
+        new_dict = self._dict is None or (keyframe and self._since_dict >= DICT_EVERY)
+        dict_payload = None
+        if new_dict:
+            dict_payload, dict_decoded = codec.encode(text, None)
+            keyframe = True
+        payload, decoded = codec.encode(text, (dict_decoded if new_dict else self._dict) if keyframe else self._prev)
         state = state_json(raw)
         seq = self._seq
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
+                if dict_payload is not None:
+                    self._conn.execute("INSERT INTO dicts (seq, crc, data) VALUES (?, ?, ?)",
+                                       (seq, zlib.crc32(dict_payload), dict_payload))
                 if not self._segment_open:
                     self._insert_segment(seq, raw.wall)
                 if state != self._last_state:
@@ -89,6 +101,9 @@ class RecordingWriter:
         self._segment_open = True
         self._last_state = state
         self._prev = decoded
+        if dict_payload is not None:
+            self._dict, self._since_dict = dict_decoded, 0
+        self._since_dict += 1
         self._since_key = 1 if keyframe else self._since_key + 1
         self._seq += 1
         self.samples_written += 1

@@ -1,0 +1,69 @@
+"""RotatingWriter: a RecordingWriter that never lets FILE grow past --max-size.
+
+When FILE reaches `max_size` bytes it is closed and renamed FILE.1 (FILE.1 → FILE.2 …), and a
+new FILE starts; only `keep` old files are kept (the oldest is deleted; keep=0 keeps none). So the
+disk used is bounded by about (keep + 1) × max_size. Rotating whole files keeps every file
+append-only and readable on its own; in trigger mode a window that straddles a rotation simply
+continues in the new file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mysqltop.core.sample import RawSample
+from mysqltop.errors import UserError
+from mysqltop.recording.writer import RecordingWriter
+
+
+class RotatingWriter:
+    def __init__(self, path: str | os.PathLike[str], *, max_size: int | None, keep: int, **options: Any) -> None:
+        if max_size is not None and max_size < 64 * 1024:
+            raise UserError("--max-size must be at least 64K", 2)
+        if keep < 0:
+            raise UserError("--keep must be 0 or more", 2)
+        self.path = Path(path)
+        self.max_size = max_size
+        self.keep = keep
+        self.options = options
+        self.rotations = 0
+        self.samples_written = 0
+        self.writer = RecordingWriter(self.path, **options)
+
+    def append(self, raw: RawSample) -> None:
+        if self.max_size is not None and self.writer.size_bytes >= self.max_size:
+            self._rotate()
+        self.writer.append(raw)
+        self.samples_written += 1
+
+    def bookmark(self, t: float, trigger: str | None, value: float | None, note: str | None = None) -> None:
+        self.writer.bookmark(t, trigger, value, note)
+
+    def break_segment(self) -> None:
+        self.writer.break_segment()
+
+    def close(self) -> None:
+        self.writer.close()
+
+    @property
+    def size_bytes(self) -> int:
+        return self.writer.size_bytes
+
+    def _rotate(self) -> None:
+        self.writer.close()
+        try:
+            old = [Path(f"{self.path}.{k}") for k in range(1, self.keep + 1)]
+            if self.keep == 0:
+                self.path.unlink(missing_ok=True)
+            else:
+                old[-1].unlink(missing_ok=True)
+                for k in range(self.keep - 1, 0, -1):
+                    if old[k - 1].exists():
+                        os.replace(old[k - 1], old[k])
+                os.replace(self.path, old[0])
+        except OSError as exc:
+            raise UserError(f"cannot rotate {self.path}: {exc.strerror or exc}", 1) from None
+        self.rotations += 1
+        self.writer = RecordingWriter(self.path, **self.options)

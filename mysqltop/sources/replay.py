@@ -1,0 +1,112 @@
+"""ReplaySource: the samples of a recording, in order, as a SampleSource.
+
+    src = ReplaySource("incident.mtrec", start="-10m", end=None)
+    if src.primer: pipeline.push(src.primer)    # optional: rates on the first frame
+    while (raw := src.read()) is not None: frame = pipeline.push(raw)
+
+`start`/`end` are WHEN strings (core/when.py; naive times in the local time zone) or epoch
+seconds. `primer` is the sample just before the first one in range (same segment), so a replay
+that starts mid-recording can have rates on its first frame, as live had; it is not returned by
+read(). Damaged samples are skipped; each damaged range is reported once through `on_damage`
+(default: one line on stderr) and kept in `damaged`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import tzinfo
+from typing import Callable
+
+from mysqltop.core.sample import RawSample
+from mysqltop.core.when import WhenError, format_clock, parse_when
+from mysqltop.errors import UserError
+from mysqltop.recording.reader import DamagedRange, DamagedSample, RecordingReader
+
+
+def _stderr(message: str) -> None:
+    print(f"mysqltop: warning: {message}", file=sys.stderr)
+
+
+class ReplaySource:
+    replay = True     # the engine reads replay sources unpaced unless asked otherwise
+
+    def __init__(self, path: str | os.PathLike[str], start: str | float | None = None,
+                 end: str | float | None = None, *, on_damage: Callable[[str], None] | None = _stderr,
+                 tz: tzinfo | None = None) -> None:
+        self.reader = RecordingReader(path)
+        self.on_damage = on_damage
+        self.damaged: list[DamagedRange] = []
+        try:
+            self._resolve(start, end, tz)
+        except BaseException:
+            self.reader.close()
+            raise
+        self._pending: int | None = None     # first index of a damaged run not yet reported
+
+    def _resolve(self, start: str | float | None, end: str | float | None, tz: tzinfo | None) -> None:
+        r = self.reader
+        n = len(r)
+        if n == 0:
+            raise UserError(f"{r.path} holds no samples yet", 1)
+        meta = r.meta
+        first, last = meta.start, meta.end
+        assert first is not None and last is not None
+        t0 = self._when("--start", start, first, last, tz)
+        t1 = self._when("--end", end, first, last, tz)
+        lo = 0 if t0 is None else r.first_at_or_after(t0)
+        hi = n - 1 if t1 is None else (r.index_at(t1) if t1 >= first else None)
+        if lo is None or hi is None or lo > hi:
+            span = f"{format_clock(first, tz)} – {format_clock(last, tz)}"
+            want = " – ".join(format_clock(t, tz) if t is not None else "…" for t in (t0, t1))
+            raise UserError(f"no samples in {want}; {r.path} spans {span}", 2)
+        self.first, self.last = lo, hi
+        self._next = lo
+        self.primer: RawSample | None = None
+        try:
+            self.primer = r.pair(lo)[0]
+        except DamagedSample:
+            self.primer = None
+
+    @staticmethod
+    def _when(flag: str, value: str | float | None, first: float, last: float,
+              tz: tzinfo | None) -> float | None:
+        if value is None or isinstance(value, (int, float)):
+            return value
+        try:
+            return parse_when(value, first, last, tz)
+        except WhenError as exc:
+            raise UserError(f"{flag}: {exc}", 2) from None
+
+    # -- SampleSource -----------------------------------------------------------------------
+    def read(self) -> RawSample | None:
+        while self._next <= self.last:
+            i = self._next
+            self._next += 1
+            try:
+                raw = self.reader.sample(i)
+            except DamagedSample:
+                if self._pending is None:
+                    self._pending = i
+                continue
+            self._report(i - 1)
+            return raw
+        self._report(self.last)
+        return None
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def __len__(self) -> int:
+        """Samples in range (damaged ones included)."""
+        return self.last - self.first + 1
+
+    def _report(self, last_bad: int) -> None:
+        if self._pending is None:
+            return
+        r = self.reader
+        rng = DamagedRange(self._pending, last_bad, r.time_or_none(self._pending), r.time_or_none(last_bad))
+        self.damaged.append(rng)
+        self._pending = None
+        if self.on_damage is not None:
+            self.on_damage(rng.describe(str(self.reader.path)))
