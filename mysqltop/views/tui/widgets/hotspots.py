@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 from rich.text import Text
@@ -9,7 +10,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core import units
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import HOT, NOTE, Column, fit_columns, gauge, sparkline, table_lines
+from mysqltop.views.tui.widgets.render import DIM, HOT, NOTE, Column, fit_columns, gauge, kv_lines, sparkline, table_lines
 
 SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}
 KIND_SHORT = {"semaphore": "sem"}
@@ -28,8 +29,6 @@ COLUMNS = (
     Column("site", 12, priority=1, flex=True, max=36),
     Column("trend", TREND_W, priority=5, flex=True, max=60),
 )
-SEMAPHORE_COLUMNS = {6, 7}   # shown only when some hotspot carries wait-array data
-SITE_COLUMN = 8              # shown only when some hotspot has a created-at site
 
 
 def _trend_of(trend: Sequence[Frame], name: str, use_time: bool, n: int) -> list[float | None]:
@@ -59,25 +58,21 @@ def _row(h: Hotspot, trend: Sequence[Frame], trend_w: int) -> list[str | Text]:
     ]
 
 
-def semaphores_line(frame: Frame) -> Text | None:
+def semaphores_lines(frame: Frame, width: int) -> list[Text]:
     s = frame.semaphores
-    parts = [("os waits/s", s.os_waits_per_s, units.num), ("spins/s", s.spin_waits_per_s, units.num),
+    parts = [("semaphores: os waits/s", s.os_waits_per_s, units.num), ("spins/s", s.spin_waits_per_s, units.num),
              ("rounds/s", s.spin_rounds_per_s, units.num), ("waiting", s.waiting_threads, units.num),
              ("longest", s.longest_wait_s, units.duration)]
-    shown = [(label, f(v)) for label, v, f in parts if v is not None]
-    if not shown:
-        return None
-    line = Text("semaphores ", style="dim")
-    for n, (label, value) in enumerate(shown):
-        line.append(("  " if n else "") + f"{label} ")
-        line.append(value, style="bold")
-    return line
+    return kv_lines([(label, f(v)) for label, v, f in parts if v is not None], width)
 
 
-def sources_lines(frame: Frame) -> list[Text]:
+def sources_lines(frame: Frame, width: int) -> list[Text]:
+    """Which latch sources this server offers, then each note (how to enable a missing one),
+    wrapped: the fix must be readable whole."""
     offered = ", ".join(frame.sources) or "none detected"
-    lines = [Text.assemble(("sources ", "dim"), offered)]
-    lines += [Text(note, style=NOTE) for note in frame.notes]
+    lines = [Text.assemble(("sources ", DIM), offered)]
+    for note in frame.notes:
+        lines += [Text(part, style=NOTE) for part in textwrap.wrap(note, max(20, width), subsequent_indent="  ")]
     return lines
 
 
@@ -86,10 +81,12 @@ class HotspotsPane(Pane):
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
         hot = frame.hotspots
-        waits_now = any(h.waiting_threads is not None or h.longest_wait_s is not None for h in hot)
-        sites = any(h.site for h in hot)
-        keep = [i for i in range(len(COLUMNS))
-                if (waits_now or i not in SEMAPHORE_COLUMNS) and (sites or i != SITE_COLUMN)]
+        # Columns with nothing to say for any row (no site from P_S, no rates from the wait
+        # array) give their width to the rest.
+        present = {3: any(h.waits_per_s is not None for h in hot), 4: any(h.wait_ms_per_s is not None for h in hot),
+                   6: any(h.waiting_threads is not None for h in hot), 7: any(h.longest_wait_s is not None for h in hot),
+                   8: any(h.site for h in hot)}
+        keep = [i for i in range(len(COLUMNS)) if present.get(i, True)]
         lines: list[Text | str] = []
         if hot:
             cols = [COLUMNS[i] for i in keep]
@@ -101,8 +98,6 @@ class HotspotsPane(Pane):
             lines.append(Text("collecting: rates start with the second sample", style="dim"))
         else:
             lines.append(Text("no latch waits in this interval", style="dim"))
-        sem = semaphores_line(frame)
-        if sem is not None:
-            lines.append(sem)
-        lines += sources_lines(frame)
+        lines += semaphores_lines(frame, width)
+        lines += sources_lines(frame, width)
         return join(lines)

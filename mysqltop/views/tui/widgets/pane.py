@@ -71,9 +71,9 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         if (region.width, region.height) != (self._width, self.rows):
             self._rerender()
 
-    def on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         if event.chain >= 2:
-            self.app.run_action(f"zoom({self.number})")
+            await self.app.run_action(f"zoom({self.number})")
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType:
         raise NotImplementedError
