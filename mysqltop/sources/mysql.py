@@ -17,45 +17,39 @@ from typing import Any
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
+from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
 
-# The status counters the frame and advice read; everything else stays on the server.
-STATUS_NAMES: tuple[str, ...] = (
-    "Com_commit", "Com_rollback", "Questions", "Queries", "Uptime",
-    "Threads_running", "Threads_connected", "Threads_created",
-    "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
-    "Innodb_buffer_pool_pages_total", "Innodb_buffer_pool_pages_data", "Innodb_buffer_pool_pages_dirty",
-    "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_misc", "Innodb_buffer_pool_pages_flushed",
+# The status counters the frame reads come from derive (one list, no drift); the extras below
+# are read for the record (advice and reports may use them later). Everything else stays on the server.
+_EXTRA_STATUS: tuple[str, ...] = (
+    "Queries", "Threads_connected", "Threads_created",
+    "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_misc",
     "Innodb_buffer_pool_pages_lru_flushed", "Innodb_buffer_pool_read_requests", "Innodb_buffer_pool_reads",
     "Innodb_buffer_pool_write_requests", "Innodb_buffer_pool_wait_free",
-    "Innodb_data_pending_reads", "Innodb_data_pending_writes", "Innodb_data_pending_fsyncs",
-    "Innodb_data_reads", "Innodb_data_writes", "Innodb_data_fsyncs", "Innodb_data_read", "Innodb_data_written",
-    "Innodb_os_log_written", "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs", "Innodb_os_log_pending_writes",
+    "Innodb_data_read", "Innodb_data_written",
+    "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs", "Innodb_os_log_pending_writes",
     "Innodb_log_waits", "Innodb_log_writes", "Innodb_log_write_requests",
-    "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_history_list_length",
-    "Innodb_lsn_current", "Innodb_lsn_flushed", "Innodb_lsn_last_checkpoint", "Innodb_max_trx_id",
-    "Innodb_async_reads_pending", "Innodb_async_writes_pending", "Innodb_async_reads_tasks_running",
+    "Innodb_lsn_flushed", "Innodb_async_reads_tasks_running",
     "Innodb_async_writes_tasks_running", "Innodb_async_reads_wait_slot_sec", "Innodb_async_writes_wait_slot_sec",
-    "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits", "Innodb_row_lock_time_max",
-    "Innodb_deadlocks", "Innodb_pages_read", "Innodb_pages_written", "Innodb_pages_created",
+    "Innodb_row_lock_time_max", "Innodb_pages_read", "Innodb_pages_written", "Innodb_pages_created",
     "Innodb_dblwr_writes", "Innodb_dblwr_pages_written",
-    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
-    "Innodb_ibuf_size", "Innodb_ibuf_merges",
+    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches", "Innodb_ibuf_merges",
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Table_open_cache_active_instances",
     "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
-    # MariaDB 10.6+ has no Innodb_rows_*: handler counters are the server-wide row fallback.
-    "Handler_read_key", "Handler_read_next", "Handler_read_rnd_next", "Handler_write", "Handler_update",
-    "Handler_delete", "Handler_commit", "Handler_rollback",
+    "Handler_commit", "Handler_rollback",
 )
+STATUS_NAMES: tuple[str, ...] = tuple(dict.fromkeys(DERIVE_STATUS_NAMES + _EXTRA_STATUS))
 
 # Settings the advice cites; innodb_% is read whole (cheap, and only every VARIABLES_EVERY_S).
 VARIABLE_NAMES: tuple[str, ...] = (
     "table_open_cache", "table_open_cache_instances", "table_definition_cache", "sync_binlog",
     "log_bin", "max_connections", "thread_handling", "thread_pool_size", "performance_schema",
-    "version", "version_comment", "hostname", "binlog_format",
+    "version", "version_comment", "hostname", "binlog_format", *DERIVE_VARIABLE_NAMES,
 )
 VARIABLES_EVERY_S = 60.0
 MUTEX_GIVE_UP_POLLS = 5          # MUTEX never returned rows in this many polls → stop asking
