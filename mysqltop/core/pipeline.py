@@ -33,7 +33,10 @@ class FramePipeline:
 
     def push(self, raw: RawSample) -> Frame:
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
-        frame = derive(self._prev, cur)
+        try:
+            frame = derive(self._prev, cur)
+        except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a live session
+            frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]})
         if raw.error is None:
             self._prev = cur
         self._window.append(frame)
