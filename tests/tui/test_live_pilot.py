@@ -90,6 +90,12 @@ async def test_failed_polls_say_disconnected_with_how_long() -> None:
         await pilot.pause(1.1)
         line = status(app)
         assert "DISCONNECTED 1." in line or "DISCONNECTED 2." in line, line
+        # frames keep arriving while a modal screen is up
+        await pilot.press("question_mark")
+        await pilot.pause(4 * INTERVAL)
+        await pilot.press("escape")
+        assert app.is_running and app.screen.id != "help"
+        assert app.grid.has_class("-stale")
 
 
 @pilot

@@ -70,10 +70,12 @@ class MysqltopApp(App[None]):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield StatusBar()
+        # Kept as attributes, not queried: queries look at the active screen (help, goto).
+        self.status_bar = StatusBar()
         self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
-        with Container(id="panes"):
-            yield from (self.panes[n] for n in GRID_ORDER)
+        self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
+        yield self.status_bar
+        yield self.grid
         yield Footer()
 
     def on_mount(self) -> None:
@@ -110,13 +112,13 @@ class MysqltopApp(App[None]):
         if frame.stale:
             # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
             # the status bar says for how long they have been old, a toast says why.
-            if self.good_frame is None or not self.query_one("#panes").has_class("-stale"):
+            if self.good_frame is None or not self.grid.has_class("-stale"):
                 self.notify(f"no fresh data: {_poll_error(frame)}", severity="warning", timeout=6)
-            self.query_one("#panes").add_class("-stale")
+            self.grid.add_class("-stale")
             frame = self.good_frame or frame
         else:
             self.good_frame = frame
-            self.query_one("#panes").remove_class("-stale")
+            self.grid.remove_class("-stale")
         for pane in self.panes.values():
             pane.show(frame, self.trend)
         self.update_status()
@@ -155,7 +157,7 @@ class MysqltopApp(App[None]):
     def update_status(self) -> None:
         frame, replay = self.frame, self.replay
         server = frame.server if frame is not None else None
-        self.query_one(StatusBar).show(StatusState(
+        self.status_bar.show(StatusState(
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
             uptime_s=self.position.uptime_s, paused=self.paused, position=self.position,
@@ -194,12 +196,12 @@ class MysqltopApp(App[None]):
             return
         for n, pane in self.panes.items():
             pane.set_class(n == number, "-zoom")
-        self.query_one("#panes").add_class("-zoomed")
+        self.grid.add_class("-zoomed")
         self.zoomed = number
         self.panes[number].focus()
 
     def action_unzoom(self) -> None:
-        self.query_one("#panes").remove_class("-zoomed")
+        self.grid.remove_class("-zoomed")
         for pane in self.panes.values():
             pane.remove_class("-zoom")
         self.zoomed = None
