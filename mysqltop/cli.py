@@ -23,6 +23,13 @@ DEFAULT_COMMAND = "live"
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one `mysqltop: …` line instead of a usage dump."""
 
+    def _parse_optional(self, arg_string: str):  # type: ignore[no-untyped-def]
+        # "-10m", "-90s..-30s" are WHEN values (time before the end), never flags: no flag here
+        # starts with a digit, so `--start -10m` works without the `=`.
+        if len(arg_string) > 1 and arg_string[0] == "-" and arg_string[1].isdigit():
+            return None
+        return super()._parse_optional(arg_string)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UserError(f"{message} (see `{self.prog} --help`)", 2)
 

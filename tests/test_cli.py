@@ -1,0 +1,35 @@
+"""CLI wiring: default command, one-line usage errors, WHEN values that start with '-'."""
+
+from __future__ import annotations
+
+import pytest
+
+from mysqltop.cli import _with_default_command, build_parser, main
+
+
+def test_no_command_means_live_with_mysql_client_flags() -> None:
+    args = build_parser().parse_args(_with_default_command(["-h", "db1", "-P", "3307", "-u", "dba", "-psecret"]))
+    assert (args.command, args.host, args.port, args.user, args.password) == ("live", "db1", 3307, "dba", "secret")
+
+
+@pytest.mark.parametrize("when", ["-10m", "-90s", "-1h"])
+def test_negative_when_needs_no_equals_sign(when: str) -> None:
+    args = build_parser().parse_args(["snapshot", "--replay", "x.mtrec", "--start", when, "--end", "-0m"])
+    assert (args.start, args.end) == (when, "-0m")
+
+
+def test_compare_windows_relative_to_the_end() -> None:
+    args = build_parser().parse_args(["report", "f", "--compare", "-10m..-5m", "-5m..-0m"])
+    assert args.compare == ["-10m..-5m", "-5m..-0m"]
+
+
+def test_usage_error_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mysqltop: unrecognized arguments: --bogus") and err.count("\n") == 1
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("mysqltop ")
