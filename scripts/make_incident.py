@@ -8,7 +8,7 @@ A contention storm that builds up and subsides, sampled at 1 s by the live sourc
             table several times larger than the tiny buffer pool (8 MB) and a small redo log —
             row lock waits, buffer pool misses, page reads, checkpoint pressure, a run queue
   relief    back to the calm load
-The first frame where the trigger (default `throughput.threads_running>=6`) fires gets a bookmark;
+The first frame where the trigger (default `throughput.threads_running>=16`) fires gets a bookmark;
 if it never fires, the start of the storm is bookmarked instead and the script says so.
 
     .venv/bin/python scripts/make_incident.py [--out recordings/incident.mtrec] [--scale 1.0]
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "recordings" / "incident.mtrec"))
     ap.add_argument("--scale", type=float, default=1.0, help="stretch or shrink every phase")
-    ap.add_argument("--trigger", default="throughput.threads_running>=6")
+    ap.add_argument("--trigger", default="throughput.threads_running>=16")
     a = ap.parse_args(argv)
     trigger = parse_trigger(a.trigger)
     plan = phases(a.scale)

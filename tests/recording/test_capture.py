@@ -1,0 +1,94 @@
+"""Incident capture (ring + windows + bookmarks, merging) and rotation (--max-size/--keep)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mysqltop.core.trigger import parse_trigger
+from mysqltop.recording.capture import IncidentRecorder
+from mysqltop.recording.reader import RecordingReader
+from mysqltop.recording.rotate import RotatingWriter
+from mysqltop.recording.writer import RecordingWriter
+from tests.recording.synthetic import series
+
+START = 1_763_776_800.0
+
+
+def _run(tmp_path, running: list[int], before: float = 5, after: float = 3):  # type: ignore[no-untyped-def]
+    """Feed samples whose threads_running is `running[i]`; trigger `>10`."""
+    samples = [dataclasses.replace(s, wall=START + i, mono=1000.0 + i)
+               for i, s in enumerate(series(len(running), start=START))]
+    by_wall = {s.wall: r for s, r in zip(samples, running)}
+    derive = lambda raw: {"throughput": {"threads_running": by_wall[raw.wall]}}  # noqa: E731
+    path = tmp_path / "inc.mtrec"
+    rec = IncidentRecorder(RecordingWriter(path, interval=1.0, trigger="t"), parse_trigger("throughput.threads_running>10"),
+                           before=before, after=after, derive=derive)
+    for s in samples:
+        rec.append(s)
+    rec.close()
+    return path, samples
+
+
+def test_window_holds_before_and_after_with_a_bookmark(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    running = [1] * 20 + [20, 20] + [1] * 20
+    path, samples = _run(tmp_path, running)
+    with RecordingReader(path) as r:
+        walls = [r.time_at(i) for i in range(len(r))]
+        # before: 5 s of history (15..19), the two firing samples (20, 21), after: 3 s past 21
+        assert walls == [START + i for i in range(15, 25)]
+        (b,) = r.bookmarks
+        assert (b.time, b.value, b.trigger, r.time_at(b.index)) == (START + 20, 20.0, "throughput.threads_running>10", START + 20)
+        assert r.sample(5) == samples[20]
+
+
+def test_overlapping_windows_merge_and_separate_ones_split(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    running = [1] * 10 + [20] + [1] * 5 + [20] + [1] * 30 + [20] + [1] * 10
+    #           0-9      10     11-15     16     17-46      47     48-57
+    path, _ = _run(tmp_path, running)
+    with RecordingReader(path) as r:
+        secs = [round(r.time_at(i) - START) for i in range(len(r))]
+        # 5..19 (window 10 + window 16 merged: no gap), then 42..50 for the trigger at 47
+        assert secs == list(range(5, 20)) + list(range(42, 51))
+        assert r.segment_starts == [0, 15]
+        assert r.pair(15)[0] is None                # no rates across the gap
+        assert [round(b.time - START) for b in r.bookmarks] == [10, 16, 47]
+
+
+def test_sustained_trigger_extends_the_window_with_one_bookmark(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    running = [1] * 8 + [20] * 10 + [1] * 10
+    path, _ = _run(tmp_path, running, before=2, after=2)
+    with RecordingReader(path) as r:
+        secs = [round(r.time_at(i) - START) for i in range(len(r))]
+        assert secs == list(range(6, 20))
+        assert len(r.bookmarks) == 1
+
+
+def test_no_trigger_no_samples(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path, _ = _run(tmp_path, [1] * 30)
+    with RecordingReader(path) as r:
+        assert len(r) == 0 and r.bookmarks == []
+
+
+def test_rotation_bounds_the_disk(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "rot.mtrec"
+    w = RotatingWriter(path, max_size=64 * 1024, keep=2, interval=1.0)
+    samples = series(150)
+    for s in samples:
+        w.append(s)
+    w.close()
+    assert w.rotations >= 3
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["rot.mtrec", "rot.mtrec.1", "rot.mtrec.2"]
+    total = 0
+    for name in files:
+        with RecordingReader(tmp_path / name) as r:
+            total += len(r)
+            assert r.sample(len(r) - 1) in samples
+    # the newest samples are in FILE, the older ones in FILE.1, FILE.2; the oldest were dropped
+    with RecordingReader(path) as r:
+        assert r.sample(len(r) - 1) == samples[-1]
+    with RecordingReader(tmp_path / "rot.mtrec.1") as r1, RecordingReader(path) as r0:
+        assert r1.sample(len(r1) - 1).wall < r0.sample(0).wall
+    assert total < 150
+    for name in files:
+        assert (tmp_path / name).stat().st_size < 64 * 1024 + 40 * 1024   # at most one sample over

@@ -1,0 +1,204 @@
+"""Faults: kill -9 of a writer, damaged bytes, files that are not recordings, newer formats,
+unwritable paths, a full disk."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from mysqltop.errors import UserError
+from mysqltop.recording.reader import DamagedSample, RecordingReader
+from mysqltop.recording.writer import RecordingWriter
+from mysqltop.sources.replay import ReplaySource
+from tests.recording.synthetic import series
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    from mysqltop.recording.writer import RecordingWriter
+    from tests.recording.synthetic import series
+    w = RecordingWriter(sys.argv[1], interval=0.05)
+    for i, s in enumerate(series(400)):
+        w.append(s)
+        print(i + 1, flush=True)          # acknowledged: this sample was committed
+        time.sleep(0.01)
+""")
+
+
+def test_kill_9_loses_at_most_the_last_sample(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "killed.mtrec"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    acked = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        acked = int(line)
+        if acked >= 45:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert os.path.exists(f"{path}-wal")           # killed mid-recording: WAL still there
+    expected = series(400)
+    with RecordingReader(path) as r:
+        assert acked <= len(r) <= acked + 1          # every acknowledged sample survived
+        for i in range(len(r)):
+            assert r.sample(i) == expected[i]
+    src = ReplaySource(path)
+    n = sum(1 for _ in iter(src.read, None))
+    src.close()
+    assert n == len(r)
+    # and the recorder can append to it again (a new segment)
+    with RecordingWriter(path, interval=1.0) as w:
+        w.append(series(1, start=1_800_000_000.0)[0])
+    with RecordingReader(path) as r2:
+        assert len(r2) == n + 1 and r2.segment_starts == [0, n]
+
+
+def _corrupt_blob(path: Path, seq: int) -> None:
+    conn = sqlite3.connect(path)
+    blob = conn.execute("SELECT data FROM samples WHERE seq=?", (seq,)).fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    at = data.find(blob[:64])
+    assert at > 0
+    for k in range(at + 20, at + 40):
+        data[k] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+def test_damaged_blob_is_reported_once_and_the_rest_replays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "damaged.mtrec"
+    samples = series(100)
+    with RecordingWriter(path, interval=1.0, keyframe_every=30) as w:
+        for s in samples:
+            w.append(s)
+    _corrupt_blob(path, 40)                       # inside the chain of the keyframe at 30
+    messages: list[str] = []
+    src = ReplaySource(path, on_damage=messages.append)
+    got = list(iter(src.read, None))
+    src.close()
+    # 40 is damaged, and 41–59 are deltas that depend on it; 60 is the next keyframe
+    assert got == samples[:40] + samples[60:]
+    assert len(messages) == 1
+    assert "19 damaged samples 40–59" in messages[0] or "20 damaged samples 40–59" in messages[0]
+    assert [(d.first, d.last) for d in src.damaged] == [(40, 59)]
+    with RecordingReader(path) as r:
+        with pytest.raises(DamagedSample):
+            r.sample(45)
+        assert r.pair(60) == (None, samples[60])   # the previous one is damaged: no rates here
+        assert r.sample(61) == samples[61]
+        assert [(d.first, d.last) for d in r.scan()] == [(40, 59)]
+
+
+def test_damaged_keyframe_dictionary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "dict.mtrec"
+    samples = series(40)
+    with RecordingWriter(path, interval=1.0, keyframe_every=30) as w:
+        for s in samples:
+            w.append(s)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE dicts SET crc = crc + 1")
+    conn.commit()
+    conn.close()
+    messages: list[str] = []
+    src = ReplaySource(path, on_damage=messages.append)
+    assert list(iter(src.read, None)) == []
+    assert messages == [f"{path}: 40 damaged samples 0–39 (" + messages[0].split("(", 1)[1]]
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"", "empty"),
+    (b"hello, this is a text file\n" * 50, "not a mysqltop recording"),
+    (None, "not a mysqltop recording"),           # an SQLite file of someone else
+])
+def test_not_a_recording(tmp_path, content, words) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "x.mtrec"
+    if content is None:
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE t (a)")
+        conn.commit()
+        conn.close()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(UserError) as exc:
+        RecordingReader(path)
+    assert words in exc.value.message and exc.value.code == 2
+    if content:                                   # the writer refuses too (never clobbers)
+        with pytest.raises(UserError) as exc:
+            RecordingWriter(path)
+        assert "not a mysqltop recording" in exc.value.message
+
+
+def test_newer_format_is_refused_with_a_clear_message(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "new.mtrec"
+    with RecordingWriter(path) as w:
+        w.append(series(1)[0])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version=7")
+    conn.commit()
+    conn.close()
+    for opener in (RecordingReader, RecordingWriter):
+        with pytest.raises(UserError) as exc:
+            opener(path)
+        assert "newer mysqltop (recording format 7" in exc.value.message and exc.value.code == 2
+
+
+def test_missing_and_unwritable_paths(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(UserError) as exc:
+        RecordingReader(tmp_path / "nope.mtrec")
+    assert "no such recording" in exc.value.message
+    with pytest.raises(UserError) as exc:
+        RecordingWriter(tmp_path / "no-dir" / "x.mtrec")
+    assert "cannot write recording" in exc.value.message and exc.value.code == 2
+    with pytest.raises(UserError) as exc:
+        RecordingWriter(tmp_path)
+    assert "is a directory" in exc.value.message
+    if os.geteuid() != 0:                          # root writes anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        with pytest.raises(UserError) as exc:
+            RecordingWriter(ro / "x.mtrec")
+        assert "cannot write recording" in exc.value.message
+
+
+def test_full_disk_is_one_line_exit_1_and_keeps_what_was_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "full.mtrec"
+    samples = series(200)
+    w = RecordingWriter(path, interval=1.0)
+    w.append(samples[0])
+    pages = w._conn.execute("PRAGMA page_count").fetchone()[0]
+    w._conn.execute(f"PRAGMA max_page_count={pages + 12}")   # the disk fills up a few samples later
+    with pytest.raises(UserError) as exc:
+        for s in samples[1:]:
+            w.append(s)
+    w.close()
+    assert exc.value.code == 1 and "disk full" in exc.value.message
+    with RecordingReader(path) as r:
+        assert 2 <= len(r) < 200
+        assert r.sample(len(r) - 1) == samples[len(r) - 1]
+
+
+def test_reader_open_is_fast_on_a_damaged_index_free_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Opening does not read samples: a recording whose blobs are all damaged still opens."""
+    path = tmp_path / "all-bad.mtrec"
+    with RecordingWriter(path) as w:
+        for s in series(20):
+            w.append(s)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE samples SET crc = crc + 1")
+    conn.commit()
+    conn.close()
+    t0 = time.perf_counter()
+    with RecordingReader(path) as r:
+        assert len(r) == 20 and r.meta.samples == 20
+    assert time.perf_counter() - t0 < 0.5
