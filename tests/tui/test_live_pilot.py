@@ -149,3 +149,44 @@ async def test_r_records_to_a_file_named_by_time(tmp_path) -> None:
     reader = RecordingReader(files[0])
     assert len(reader) >= 3
     assert reader.sample(0).server.address == "db1:3306"
+
+
+class BurstFeed:
+    """Posts `n` frames as fast as it can from a thread: the App must coalesce, not queue them."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.interval = 1.0
+
+    def start(self, post) -> None:  # type: ignore[no-untyped-def]
+        from mysqltop.core.frame import Frame, Throughput
+        from mysqltop.views.tui.messages import FrameReady, Position
+
+        def run() -> None:
+            for i in range(self.n):
+                f = Frame(time=float(i), elapsed=1.0, throughput=Throughput(tps=float(i)))
+                post(FrameReady(f, (f,), Position(mode="live", interval=1.0)))
+        threading.Thread(target=run, daemon=True).start()
+
+    def send(self, *a: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+@pilot
+async def test_a_flood_of_frames_coalesces_to_the_latest() -> None:
+    app = MysqltopApp(BurstFeed(2000), "live")  # type: ignore[arg-type]
+    shown: list[float] = []
+    real = app.watch_frame
+
+    def counting(frame):  # type: ignore[no-untyped-def]
+        if frame is not None:
+            shown.append(frame.time)
+        real(frame)
+    app.watch_frame = counting  # type: ignore[method-assign]
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and app.frame.time == 1999.0)
+    assert shown[-1] == 1999.0
+    assert len(shown) < 1000, len(shown)
