@@ -80,7 +80,7 @@ def test_report_window_and_json(recording: Path, capsys) -> None:
     assert code == 0
     data = json.loads(out)
     assert data["start"] == "2026-01-01T00:01:00.000Z" and data["frames"] == 61
-    assert data["hotspots"][0]["name"] == "LOCK_table_cache" and round(data["hotspots"][0]["share"], 2) == 0.67   # absent in its first second
+    assert data["hotspots"][0]["name"] == "LOCK_table_cache" and round(data["hotspots"][0]["share"], 2) == 0.68   # of all wait time; absent in its first second
     assert [a["id"] for a in data["window_advice"]] == ["table_cache", "cpu_saturation"]
     assert data["throughput"]["tps"]["avg"] == pytest.approx(394, abs=1)
     assert data["bookmarks"] == [{"time": "2026-01-01T00:01:01.000Z", "trigger": "host.run_queue>=6",
@@ -92,7 +92,7 @@ def test_report_compare_before_and_after(recording: Path, capsys) -> None:
     assert code == 0
     assert out.startswith("# mysqltop report: two windows compared")
     assert "- only in B (new): cpu_saturation, table_cache" in out
-    assert "| LOCK_table_cache | 0% | 67% | - | 14k | performance_schema |" in out
+    assert "| LOCK_table_cache | 0% | 68% | - | 14k | performance_schema |" in out
 
 
 @pytest.mark.parametrize("args, message", [

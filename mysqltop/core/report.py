@@ -57,7 +57,7 @@ class HotspotSummary:
     kind: str
     source: str
     site: str | None
-    share: float                       # mean share over live frames (0 where absent), within its source
+    share: float                       # part of all waiting its source measured over the window
     waits_per_s: float | None          # mean over frames where it appeared
     wait_ms_per_s: float | None
     peak_waits_per_s: float | None
@@ -121,13 +121,30 @@ def _busy(f: Frame) -> float | None:
     return None if h is None or h.cpu_user_pct is None else h.cpu_user_pct + (h.cpu_system_pct or 0.0)
 
 
+def _weight(h: Any, measure: str) -> float:
+    v = h.wait_ms_per_s if measure == "time" else h.waits_per_s if measure == "count" else h.waiting_threads
+    return v or 0.0
+
+
 def _hotspots(live: Sequence[Frame], top: int) -> list[HotspotSummary]:
-    acc: dict[tuple[str, str], dict[str, Any]] = {}
+    """Share = the hotspot's part of all waiting its source measured over the window (wait time
+    where timed, else wait counts, else waiting threads), so a busy minute outweighs a calm hour."""
+    measure: dict[str, str] = {}
     for f in live:
         for h in f.hotspots:
-            a = acc.setdefault((h.source, h.name), {"h": h, "share": 0.0, "n": 0, "waits": [], "ms": [],
+            m = "time" if h.wait_ms_per_s is not None else "count" if h.waits_per_s is not None else "threads"
+            if measure.get(h.source) != "time":
+                measure[h.source] = m if measure.get(h.source) != "count" or m == "time" else "count"
+    acc: dict[tuple[str, str], dict[str, Any]] = {}
+    totals: dict[str, float] = {}
+    for f in live:
+        dt = f.elapsed or 0.0
+        for h in f.hotspots:
+            a = acc.setdefault((h.source, h.name), {"h": h, "weight": 0.0, "n": 0, "waits": [], "ms": [],
                                                     "peak": None, "peak_t": None})
-            a["share"] += h.share or 0.0
+            w = _weight(h, measure[h.source]) * dt
+            a["weight"] += w
+            totals[h.source] = totals.get(h.source, 0.0) + w
             a["n"] += 1
             if h.waits_per_s is not None:
                 a["waits"].append(h.waits_per_s)
@@ -137,7 +154,8 @@ def _hotspots(live: Sequence[Frame], top: int) -> list[HotspotSummary]:
                 a["ms"].append(h.wait_ms_per_s)
     n = len(live) or 1
     out = [HotspotSummary(name=a["h"].name, kind=a["h"].kind, source=src, site=a["h"].site,
-                          share=a["share"] / n, waits_per_s=_mean(a["waits"]), wait_ms_per_s=_mean(a["ms"]),
+                          share=a["weight"] / totals[src] if totals.get(src) else 0.0,
+                          waits_per_s=_mean(a["waits"]), wait_ms_per_s=_mean(a["ms"]),
                           peak_waits_per_s=a["peak"], peak_time=a["peak_t"], seen_pct=100.0 * a["n"] / n)
            for (src, _), a in acc.items()]
     out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))

@@ -96,12 +96,12 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
                    f"    {_ts(r.timeline[0].time)} … {_ts(r.timeline[-1].time)}"]
     drops = Block("TPS drops")
     if r.drops:
-        drops.lines.append(f"{len(r.drops)} TPS drop(s) below 50 % of the median {u.num(r.drops[0].baseline_tps)} TPS:")
-        drops.lines += [f"  {_span(d.start, d.end)}  min {u.num(d.min_tps)} TPS (−{d.depth_pct:.0f} %)"
-                        for d in r.drops]
+        drops.lines.append(f"{len(r.drops)} drop(s) below 50 % of the TPS of the 30 s before, sessions still running:")
+        drops.lines += [f"  {_span(d.start, d.end)}  min {u.num(d.min_tps)} TPS vs {u.num(d.baseline_tps)} before "
+                        f"(−{d.depth_pct:.0f} %)" for d in r.drops]
     else:
-        drops.lines.append("no TPS drops (below 50 % of the median)")
-    hot = Block("Top hotspots (mean share over the window, within each source)",
+        drops.lines.append("none (no fall below 50 % of the TPS of the 30 s before while sessions kept running)")
+    hot = Block("Top hotspots (share of all waiting in the window, within each source)",
                 header=["#", "name", "share", "waits/s", "wait ms/s", "peak waits/s", "seen", "source"])
     hot.rows = [[str(i), h.name + (f" ({h.site})" if h.site and h.site not in h.name else ""), u.share(h.share),
                  u.num(h.waits_per_s), u.num(h.wait_ms_per_s),

@@ -39,16 +39,28 @@ def test_window_throughput_and_drops_are_marked() -> None:
     r = build_report(incident())
     assert r.start == T0 + 1 and r.end == T0 + 60 and r.duration_s == 59 and r.live_frames == 60
     assert r.throughput["tps"].min == 150 and r.throughput["tps"].max == 2_400
-    # median (1,800 + 2,400) / 2 = 2,100 → drops are samples below 1,050
+    # against the median of the 30 s before: 2,400 for the first drop, 1,800 for the second
     assert [(d.start - T0, d.end - T0, d.min_tps) for d in r.drops] == [(41, 42, 150), (51, 51, 150)]
     assert [p.time - T0 for p in r.timeline if p.drop] == [41, 42, 51]
-    assert round(r.drops[0].depth_pct) == 93
+    assert round(r.drops[0].depth_pct) == 94 and r.drops[1].baseline_tps == 1_800
+
+
+def test_less_load_is_not_a_drop_but_a_stall_is() -> None:
+    def frames(running_after: int) -> list[Frame]:
+        return [Frame(time=T0 + k, elapsed=1.0, throughput=Throughput(
+            tps=2_000.0 if k < 40 else 100.0, threads_running=30 if k < 40 else running_after)) for k in range(80)]
+    # clients went away (Threads_running fell with TPS): not a drop, and never becomes one later
+    assert build_report(frames(running_after=2)).drops == []
+    # sessions still running but commits stopped: one drop, from the fall to the end
+    drops = build_report(frames(running_after=30)).drops
+    assert [(d.start - T0, d.end - T0, d.baseline_tps) for d in drops] == [(40, 79, 2_000)]
 
 
 def test_hotspots_ranked_by_mean_share_with_peaks() -> None:
     r = build_report(incident())
     top = r.hotspots[0]
-    assert top.name == "btr_search_latch" and round(top.share, 3) == 0.375     # (30·0.05 + 30·0.7) / 60
+    # share of all wait time in the window: (30·35 + 30·490) ms of btr_search_latch, 60·100 ms of lock_mutex
+    assert top.name == "btr_search_latch" and round(top.share, 3) == round(15_750 / 21_750, 3)
     assert top.peak_waits_per_s == 9_000 and top.peak_time == T0 + 31 and top.seen_pct == 100
     assert round(top.waits_per_s) == 4_650
 
@@ -103,16 +115,17 @@ def test_compare_before_and_after() -> None:
     assert tps.a == 2_400 and round(tps.change_pct) == round(100 * (after.throughput["tps"].avg - 2_400) / 2_400)
     assert c.advice_only_b == ["ahi_latch", "cpu_saturation"] and c.advice_only_a == []
     row = next(h for h in c.hotspots if h["name"] == "btr_search_latch")
-    assert (round(row["a_share"], 2), round(row["b_share"], 2)) == (0.05, 0.7)
+    assert (round(row["a_share"], 2), round(row["b_share"], 2)) == (round(35 / 135, 2), round(490 / 590, 2))
 
 
 def test_renderers_carry_the_numbers() -> None:
     r = build_report(incident(), {"innodb_adaptive_hash_index_parts": "8"})
     text = render(r, "text")
-    assert "btr_search_latch  37%" in text and "[critical] ahi_latch  00:00:36–00:01:00" in text
-    assert "2 TPS drop(s) below 50 % of the median 2.1k TPS" in text and "00:00:41–00:00:42  min 150 TPS" in text
+    assert "btr_search_latch  72%" in text and "[critical] ahi_latch  00:00:36–00:01:00" in text
+    assert "2 drop(s) below 50 % of the TPS of the 30 s before" in text
+    assert "00:00:41–00:00:42  min 150 TPS vs 2.4k before (−94 %)" in text
     md = render(r, "md")
-    assert "| 1 | btr_search_latch | 37% |" in md and md.count("```") == 2
+    assert "| 1 | btr_search_latch | 72% |" in md and md.count("```") == 2
     data = json.loads(render(r, "json"))
     assert data["start"] == "2026-01-01T00:00:01.000Z" and data["hotspots"][0]["name"] == "btr_search_latch"
     assert data["advice"][0]["first"] == "2026-01-01T00:00:36.000Z"

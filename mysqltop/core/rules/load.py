@@ -24,6 +24,8 @@ HLL_MIN = 10_000
 HLL_CRITICAL = 1_000_000
 # "Growing": the trend over the window adds at least a fifth to where it started.
 HLL_GROWTH_SHARE = 0.2
+# Now at half its peak or more: not already purged away.
+HLL_STILL_HIGH = 0.5
 # "Periodic" TPS drops: at least two separate drops in the window.
 DROPS_MIN = 2
 
@@ -108,7 +110,9 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     first, last = points[0][1], points[-1][1]
     peak = max(p for _, p in points)
     growth = (rate or 0) * (points[-1][0] - points[0][0])
-    if rate is None or rate <= 0 or peak < HLL_MIN or growth < HLL_GROWTH_SHARE * max(first, 1):
+    # Still high now: a list that peaked and was purged away again is purge keeping up.
+    still_high = last >= HLL_MIN and last >= HLL_STILL_HIGH * peak
+    if rate is None or rate <= 0 or not still_high or growth < HLL_GROWTH_SHARE * max(first, 1):
         return
     drops = signals.drops(w.frames)
     if len(drops) < DROPS_MIN and peak < HLL_CRITICAL:
@@ -118,8 +122,8 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
            "a restart on MySQL) and look for long-running transactions or old read views, which hold purge "
            "back whatever the thread count; innodb_max_purge_lag can throttle writers meanwhile")
     when = ", ".join(clock(d.start) for d in drops[:5]) + (" …" if len(drops) > 5 else "")
-    drop_text = (f"; {len(drops)} TPS drops below {pct(signals.DROP_RATIO)} of the median "
-                 f"{num(drops[0].baseline_tps)} TPS ({when})") if drops else ""
+    drop_text = (f"; {len(drops)} TPS drops below {pct(signals.DROP_RATIO)} of the TPS just before "
+                 f"({when})") if drops else ""
     evidence = (f"history list {num(first)} → {num(last)} (peak {num(peak)}, trend +{num(rate)}/s) "
                 f"{w.label}{drop_text}")
     yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, evidence)

@@ -7,11 +7,18 @@ from typing import Callable, Sequence
 
 from mysqltop.core.frame import Frame
 
-# A drop is TPS below half the window's median: a halving is what users feel, and steady OLTP
-# load varies far less than that between one-second samples (sysbench: about ±20 %).
+# A drop is TPS below half of what it was just before: a halving is what users feel, and
+# steady OLTP load varies far less than that between one-second samples (sysbench: about ±20 %).
 DROP_RATIO = 0.5
-# Below this median TPS the server is idle and "drops" are noise.
+# "Just before": the median TPS of the previous 30 s — long enough to ride out noise, short
+# enough that a planned change of load becomes the new normal within half a minute.
+BASELINE_S = 30.0
+BASELINE_MIN_POINTS = 3
+# Below this baseline TPS the server is idle and "drops" are noise.
 DROP_BASELINE_MIN_TPS = 10.0
+# A stall keeps the sessions busy while commits stop; when Threads_running falls with TPS the
+# clients simply sent less, which is not a drop. Running threads must stay at this share of theirs.
+DEMAND_KEPT_RATIO = 0.5
 
 
 @dataclass
@@ -19,7 +26,8 @@ class Drop:
     start: float              # epoch of the first frame below the threshold (end of its interval)
     end: float                # epoch of the last frame below it
     min_tps: float
-    baseline_tps: float       # the window's median TPS
+    baseline_tps: float       # median TPS of the BASELINE_S before the drop
+    baseline_running: float | None = None   # median Threads_running then
 
     @property
     def depth(self) -> float:
@@ -36,18 +44,31 @@ def median(values: Sequence[float]) -> float | None:
 
 
 def drops(frames: Sequence[Frame], get: Callable[[Frame], float | None] | None = None) -> list[Drop]:
-    """Runs of consecutive frames whose TPS fell below DROP_RATIO × the median."""
+    """Runs of consecutive frames whose TPS fell below DROP_RATIO × the median of the previous
+    BASELINE_S seconds while the sessions kept running (Threads_running held up). O(n·k)."""
     get = get or (lambda f: f.throughput.tps)
-    points = [(f.time, v) for f in frames if not f.stale and (v := get(f)) is not None]
-    base = median([v for _, v in points])
-    if base is None or base < DROP_BASELINE_MIN_TPS:
-        return []
+    points = [(f.time, v, f.throughput.threads_running) for f in frames if not f.stale and (v := get(f)) is not None]
     out: list[Drop] = []
     cur: Drop | None = None
-    for t, v in points:
-        if v < DROP_RATIO * base:
+    lo = 0
+    for i, (t, v, running) in enumerate(points):
+        while lo < i and points[lo][0] < t - BASELINE_S:
+            lo += 1
+        before = points[lo:i]
+        if cur is not None:                   # inside a drop, keep judging against its baseline
+            base, base_running = cur.baseline_tps, cur.baseline_running
+        elif len(before) >= BASELINE_MIN_POINTS:
+            base = median([p[1] for p in before]) or 0.0
+            base_running = median([p[2] for p in before if p[2] is not None])
+        else:
+            continue
+        demand_kept = running is None or base_running is None or running >= DEMAND_KEPT_RATIO * base_running
+        # A drop starts with a fall: when the previous sample was already that low, the baseline is
+        # just catching up with a lower load that came earlier (and was judged then).
+        fell = cur is not None or i == 0 or points[i - 1][1] >= DROP_RATIO * base
+        if base >= DROP_BASELINE_MIN_TPS and v < DROP_RATIO * base and demand_kept and fell:
             if cur is None:
-                cur = Drop(t, t, v, base)
+                cur = Drop(t, t, v, base, base_running)
                 out.append(cur)
             else:
                 cur.end, cur.min_tps = t, min(cur.min_tps, v)
