@@ -106,3 +106,35 @@ def test_user_errors_are_one_line(recording: Path, capsys, args: list[str], mess
     code, out, err = run([a.format(rec=recording) for a in args], capsys)
     assert code == 2 and out == ""
     assert err.startswith("mysqltop: ") and message in err and err.count("\n") == 1
+
+
+INCIDENT = Path(__file__).resolve().parents[1] / "recordings" / "incident.mtrec"
+needs_incident = pytest.mark.skipif(not INCIDENT.exists(), reason="recordings/incident.mtrec not built")
+
+
+@needs_incident
+def test_bundled_incident_names_the_injected_hot_spots_and_their_advice(capsys) -> None:
+    # scripts/make_incident.py: an 8 MB buffer pool under full scans, and writers queueing on a hot row.
+    code, out, _ = run([str(INCIDENT), "--format", "json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    top = data["hotspots"][0]
+    assert top["name"] == "buf_pool_mutex" and top["share"] > 0.4
+    episodes = {e["id"]: e for e in data["advice"]}
+    assert {"buffer_pool_mutex", "row_lock_waits"} <= set(episodes)
+    bp = episodes["buffer_pool_mutex"]
+    assert bp["severity"] == "critical" and "innodb_buffer_pool_size = 8388608 (8 MiB)" in bp["message"]
+    assert "buf_pool_mutex" in bp["evidence"] and "of wait time" in bp["evidence"]
+    storm = data["bookmarks"][0]["time"]
+    assert storm <= bp["first"] <= data["end"]                       # after the storm began
+    assert "ms/s waited on row locks" in episodes["row_lock_waits"]["evidence"]
+    assert data["drops"] and all(storm <= d["start"] for d in data["drops"])   # drops only in the storm
+
+
+@needs_incident
+def test_bundled_incident_calm_against_storm(capsys) -> None:
+    code, out, _ = run([str(INCIDENT), "--compare", "start..+1m", "+100s..+170s"], capsys)
+    assert code == 0
+    assert "only in A (gone in B): none" in out
+    new = next(line for line in out.splitlines() if line.startswith("  only in B (new): "))
+    assert "buffer_pool_mutex" in new and "row_lock_waits" in new

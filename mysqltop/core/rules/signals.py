@@ -19,6 +19,8 @@ DROP_BASELINE_MIN_TPS = 10.0
 # A stall keeps the sessions busy while commits stop; when Threads_running falls with TPS the
 # clients simply sent less, which is not a drop. Running threads must stay at this share of theirs.
 DEMAND_KEPT_RATIO = 0.5
+# Threads_running counts the monitor's own poll; a stall has at least one *other* session inside.
+OWN_THREADS = 1
 
 
 @dataclass
@@ -62,7 +64,8 @@ def drops(frames: Sequence[Frame], get: Callable[[Frame], float | None] | None =
             base_running = median([p[2] for p in before if p[2] is not None])
         else:
             continue
-        demand_kept = running is None or base_running is None or running >= DEMAND_KEPT_RATIO * base_running
+        demand_kept = running is None or base_running is None or (
+            running - OWN_THREADS >= max(1.0, DEMAND_KEPT_RATIO * (base_running - OWN_THREADS)))
         # A drop starts with a fall: when the previous sample was already that low, the baseline is
         # just catching up with a lower load that came earlier (and was judged then).
         fell = cur is not None or i == 0 or points[i - 1][1] >= DROP_RATIO * base
