@@ -116,9 +116,12 @@ class ReplayFeed(Feed):
     def _post_frame(self, backfill: bool = True) -> None:
         i = self.index
         lo = max(0, i - BACKFILL + 1) if backfill else i
-        trend = tuple(self._frame_at(j) for j in range(lo, i + 1))
-        if len(trend) > TREND:
-            trend = trend[-TREND:]
+        frames = []
+        for j in range(lo, i + 1):
+            if j not in self._cache and j < i and not self._commands.empty():
+                return      # the user moved on (key repeat, another seek): history can wait
+            frames.append(self._frame_at(j))
+        trend = tuple(frames[-TREND:])
         self._post(FrameReady(trend[-1], trend, self.position()))
 
     def position(self) -> Position:
