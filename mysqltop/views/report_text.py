@@ -167,7 +167,7 @@ def _compare_blocks(c: Comparison) -> list[Block]:
     ])
     figures = Block("Headline figures", header=["metric", "A", "B", "change"])
     figures.rows = [[d.metric, u.num(d.a), u.num(d.b), _change(d.change_pct)] for d in c.deltas]
-    hot = Block("Hotspots (mean share within its source, waits/s)",
+    hot = Block("Hotspots (share of all waiting in each window, within its source)",
                 header=["name", "A share", "B share", "A waits/s", "B waits/s", "source"])
     hot.rows = [[h["name"], u.share(h["a_share"]), u.share(h["b_share"]), u.num(h["a_waits_per_s"]),
                  u.num(h["b_waits_per_s"]), h["source"]] for h in c.hotspots[:10]]
@@ -185,6 +185,8 @@ def _compare_blocks(c: Comparison) -> list[Block]:
 def _change(pct: float | None) -> str:
     if pct is None:
         return u.NA
+    if pct >= 900:                      # "+287963 %" reads worse than "×2.9k"
+        return "×" + u.num(1 + pct / 100)
     return "0 %" if abs(pct) < 0.5 else f"{pct:+.0f} %"
 
 

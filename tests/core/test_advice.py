@@ -342,7 +342,8 @@ def test_instruments_off_on_mariadb_without_ps_is_a_warning_with_cost() -> None:
 
 def test_too_few_or_stale_frames_give_no_advice() -> None:
     hot = lab_window()
-    assert advise(hot[:3], MARIADB_VARS) == []        # first frame has no rates: 2 live frames
+    assert advise(hot[:5], MARIADB_VARS) == []        # first frame has no rates: 4 live frames
+    assert ids(advise(hot[:6], MARIADB_VARS)) == ["table_cache"]   # 5 live frames: a window
     stale = [Frame(time=f.time, stale=True) for f in hot]
     assert advise(stale, MARIADB_VARS) == []
 

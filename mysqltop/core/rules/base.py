@@ -21,8 +21,9 @@ Getter = Callable[[Frame], "float | None"]
 # A condition is "sustained" when it holds on at least this share of the window's live frames:
 # tolerates a missed poll or a noisy dip, but a burst of a few samples in a minute does not count.
 SUSTAINED = 0.6
-# Fewer live frames than this is not a window but a glimpse (one Δ is one sample pair).
-MIN_FRAMES = 3
+# Fewer live frames than this is not a window but a glimpse: five samples are a condition that
+# lasted 5 s at 1 s polls, close to a minute at 10 s polls.
+MIN_FRAMES = 5
 # Live advice judges the last minute, whatever the caller's window holds: long enough that one
 # bad sample cannot dominate (60 samples at 1 s), short enough that advice shows ~40 s into an
 # incident and clears ~25 s after it ends.
