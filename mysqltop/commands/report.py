@@ -47,19 +47,19 @@ def split_window(text: str) -> tuple[str | None, str | None]:
 def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop.core.report.Report
     """Replay [start, end] of the recording through the FramePipeline and summarise it."""
     from mysqltop.core.pipeline import FramePipeline
-    from mysqltop.core.report import build_report
+    from mysqltop.core.report_builder import ReportBuilder
     from mysqltop.sources.replay import ReplaySource
 
     src = ReplaySource(path, start, end)
-    pipe, frames, variables = FramePipeline(), [], {}
+    pipe, builder, variables = FramePipeline(), ReportBuilder(), {}
     try:
         marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
                  for b in src.reader.bookmarks]
         if src.primer is not None:
             pipe.push(src.primer)          # rates on the first frame, as live had them; not reported
         while (raw := src.read()) is not None:
-            frames.append(pipe.push(raw))
+            builder.add(pipe.push(raw))    # streamed: memory does not grow with the recording
             variables = raw.variables or variables
     finally:
         src.close()
-    return build_report(frames, variables, bookmarks=marks)
+    return builder.build(variables, bookmarks=marks)

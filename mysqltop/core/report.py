@@ -13,16 +13,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from mysqltop.core.advice import advise
 from mysqltop.core.frame import Advice, Frame, iso_utc
-from mysqltop.core.rules import signals
 
 TOP_HOTSPOTS = 10
-# An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
-EPISODE_GAP_FRAMES = 3
-_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
-
-Getter = Callable[[Frame], "float | None"]
 
 
 @dataclass
@@ -103,156 +96,16 @@ class Report:
         return _jsonable(dataclasses.asdict(self))
 
 
-def _stat(frames: Sequence[Frame], get: Getter) -> Stat:
-    total, n, lo, hi, hi_t = 0.0, 0, None, None, None
-    for f in frames:
-        v = get(f)
-        if v is None:
-            continue
-        total, n = total + v, n + 1
-        lo = v if lo is None or v < lo else lo
-        if hi is None or v > hi:
-            hi, hi_t = v, f.time
-    return Stat(total / n, lo, hi, hi_t, n) if n else Stat()
-
-
-def _busy(f: Frame) -> float | None:
-    h = f.host
-    return None if h is None or h.cpu_user_pct is None else h.cpu_user_pct + (h.cpu_system_pct or 0.0)
-
-
-def _weight(h: Any, measure: str) -> float:
-    v = h.wait_ms_per_s if measure == "time" else h.waits_per_s if measure == "count" else h.waiting_threads
-    return v or 0.0
-
-
-def _hotspots(live: Sequence[Frame], top: int) -> list[HotspotSummary]:
-    """Share = the hotspot's part of all waiting its source measured over the window (wait time
-    where timed, else wait counts, else waiting threads), so a busy minute outweighs a calm hour."""
-    measure: dict[str, str] = {}
-    for f in live:
-        for h in f.hotspots:
-            m = "time" if h.wait_ms_per_s is not None else "count" if h.waits_per_s is not None else "threads"
-            if measure.get(h.source) != "time":
-                measure[h.source] = m if measure.get(h.source) != "count" or m == "time" else "count"
-    acc: dict[tuple[str, str], dict[str, Any]] = {}
-    totals: dict[str, float] = {}
-    for f in live:
-        dt = f.elapsed or 0.0
-        for h in f.hotspots:
-            a = acc.setdefault((h.source, h.name), {"h": h, "weight": 0.0, "n": 0, "waits": [], "ms": [],
-                                                    "peak": None, "peak_t": None})
-            w = _weight(h, measure[h.source]) * dt
-            a["weight"] += w
-            totals[h.source] = totals.get(h.source, 0.0) + w
-            a["n"] += 1
-            if h.waits_per_s is not None:
-                a["waits"].append(h.waits_per_s)
-                if a["peak"] is None or h.waits_per_s > a["peak"]:
-                    a["peak"], a["peak_t"] = h.waits_per_s, f.time
-            if h.wait_ms_per_s is not None:
-                a["ms"].append(h.wait_ms_per_s)
-    n = len(live) or 1
-    out = [HotspotSummary(name=a["h"].name, kind=a["h"].kind, source=src, site=a["h"].site,
-                          share=a["weight"] / totals[src] if totals.get(src) else 0.0,
-                          waits_per_s=_mean(a["waits"]), wait_ms_per_s=_mean(a["ms"]),
-                          peak_waits_per_s=a["peak"], peak_time=a["peak_t"], seen_pct=100.0 * a["n"] / n)
-           for (src, _), a in acc.items()]
-    out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))
-    return out[:top]
-
-
-def _mean(vals: list[float]) -> float | None:
-    return sum(vals) / len(vals) if vals else None
-
-
-def _episodes(frames: Sequence[Frame]) -> list[AdviceEpisode]:
-    open_: dict[str, tuple[AdviceEpisode, int]] = {}   # id → (episode, index of last frame seen)
-    done: list[AdviceEpisode] = []
-    for i, f in enumerate(frames):
-        for a in f.advice:
-            ep_last = open_.get(a.id)
-            if ep_last is not None and i - ep_last[1] <= EPISODE_GAP_FRAMES:
-                ep = ep_last[0]
-                ep.last, ep.frames = f.time, ep.frames + 1
-                if _SEVERITY_RANK.get(a.severity, 0) >= _SEVERITY_RANK.get(ep.severity, 0):
-                    ep.severity, ep.message, ep.evidence = a.severity, a.message, a.evidence
-            else:
-                if ep_last is not None:
-                    done.append(ep_last[0])
-                ep = AdviceEpisode(a.id, a.severity, a.message, a.evidence, f.time, f.time, 1)
-            open_[a.id] = (ep, i)
-    done.extend(ep for ep, _ in open_.values())
-    done.sort(key=lambda e: (e.first, -_SEVERITY_RANK.get(e.severity, 0), e.id))
-    return done
-
-
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
                  top: int = TOP_HOTSPOTS, bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
-    """`bookmarks`: the recorder's trigger marks ({time, trigger, value, note}); those inside the
-    window are kept."""
-    live = [f for f in frames if not f.stale and f.elapsed is not None]
-    start = frames[0].time if frames else None    # the first sample in range, as --start chose it
-    end = frames[-1].time if frames else None
-    drops = signals.drops(live)
-    in_drop = {f.time for f in live for d in drops if d.start <= f.time <= d.end}
-    last = frames[-1].server if frames else None
-    notes: dict[str, int] = {}
-    errors: dict[str, int] = {}
+    """Report over `frames` (oldest first). `bookmarks`: the recorder's trigger marks
+    ({time, trigger, value, note}); those inside the window are kept."""
+    from mysqltop.core.report_builder import ReportBuilder   # the builder imports this module's types
+
+    builder = ReportBuilder(top)
     for f in frames:
-        for n in f.notes:
-            notes[n] = notes.get(n, 0) + 1
-        for k in f.errors:
-            errors[k] = errors.get(k, 0) + 1
-    host_frames = [f for f in live if f.host is not None]
-    cpus = max((f.host.cpus for f in host_frames if f.host and f.host.cpus), default=None)
-    saturated = sum(1 for f in host_frames if cpus and f.host and (f.host.run_queue or 0) > cpus)
-    return Report(
-        start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
-        frames=len(frames), live_frames=len(live), stale_frames=sum(1 for f in frames if f.stale),
-        server={"version": last.version if last else None, "flavor": last.flavor if last else None,
-                "address": last.address if last else None},
-        throughput={
-            "tps": _stat(live, lambda f: f.throughput.tps),
-            "qps": _stat(live, lambda f: f.throughput.qps),
-            "threads_running": _stat(live, lambda f: f.throughput.threads_running),
-            "rows_read_per_s": _stat(live, lambda f: f.throughput.rows_read_per_s),
-            "rows_changed_per_s": _stat(live, lambda f: f.throughput.rows_changed_per_s),
-        },
-        timeline=[TimelinePoint(f.time, f.throughput.tps, f.throughput.qps, f.time in in_drop) for f in live],
-        drops=[DropInfo(d.start, d.end, d.min_tps, d.baseline_tps, 100.0 * d.depth) for d in drops],
-        hotspots=_hotspots(live, top),
-        io={k: _stat(live, g) for k, g in (
-            ("pending_reads", lambda f: f.io.pending_reads), ("pending_writes", lambda f: f.io.pending_writes),
-            ("pending_fsyncs", lambda f: f.io.pending_fsyncs), ("reads_per_s", lambda f: f.io.reads_per_s),
-            ("writes_per_s", lambda f: f.io.writes_per_s), ("fsyncs_per_s", lambda f: f.io.fsyncs_per_s))},
-        flush={k: _stat(live, g) for k, g in (
-            ("pages_flushed_per_s", lambda f: f.flush.pages_flushed_per_s),
-            ("dirty_pct", lambda f: f.flush.dirty_pct),
-            ("checkpoint_age_pct", lambda f: f.flush.checkpoint_age_pct),
-            ("log_bytes_per_s", lambda f: f.flush.log_bytes_per_s),
-            ("history_list_length", lambda f: f.flush.history_list_length))},
-        host={"cpus": cpus,
-              "saturated_pct": 100.0 * saturated / len(host_frames) if host_frames and cpus else None,
-              **{k: _stat(live, g) for k, g in (
-                  ("run_queue", lambda f: f.host.run_queue if f.host else None),
-                  ("cpu_busy_pct", _busy),
-                  ("cpu_iowait_pct", lambda f: f.host.cpu_iowait_pct if f.host else None),
-                  ("cpu_steal_pct", lambda f: f.host.cpu_steal_pct if f.host else None),
-                  ("load1", lambda f: f.host.load1 if f.host else None),
-                  ("mysqld_cpu_pct", lambda f: f.host.mysqld_cpu_pct if f.host else None))}},
-        locks={k: _stat(live, g) for k, g in (
-            ("row_lock_waits_per_s", lambda f: f.locks.row_lock_waits_per_s),
-            ("row_lock_wait_ms_per_s", lambda f: f.locks.row_lock_wait_ms_per_s),
-            ("row_lock_current_waits", lambda f: f.locks.row_lock_current_waits),
-            ("deadlocks_per_s", lambda f: f.locks.deadlocks_per_s))},
-        advice=_episodes(frames),
-        window_advice=advise(frames, variables or {}, span_s=None),
-        notes=sorted(notes, key=lambda n: -notes[n]),
-        errors=errors,
-        bookmarks=[dict(b) for b in bookmarks
-                   if start is not None and end is not None and start <= b["time"] <= end],
-    )
+        builder.add(f)
+    return builder.build(variables, bookmarks)
 
 
 @dataclass

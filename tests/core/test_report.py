@@ -138,3 +138,17 @@ def test_sparkline_buckets_and_marks_drops() -> None:
     assert len(bars) == 60 and marks.count("^") == 30
     bars, marks = sparkline([8.0, 4.0, None, 0.0], [False, True, False, False])
     assert bars == "█▅ ▁" and marks == " ^"
+
+
+def test_long_windows_keep_a_bounded_uniform_sample_for_window_advice() -> None:
+    from mysqltop.core.report_builder import ReportBuilder
+
+    v = {"innodb_adaptive_hash_index_parts": "8"}
+    b = ReportBuilder(advice_sample_max=16)
+    for f in incident(n=200, hot_from=0):
+        b.add(f)
+    assert len(b._sample) <= 16 and b._stride == 16
+    assert [t - T0 for t in (f.time for f in b._sample)][:3] == [1, 17, 33]     # every 16th, from the first
+    r = b.build(v)
+    assert r.live_frames == 200 and "ahi_latch" in [a.id for a in r.window_advice]
+    assert r.throughput["tps"].avg == build_report(incident(n=200, hot_from=0), v).throughput["tps"].avg

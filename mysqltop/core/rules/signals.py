@@ -45,11 +45,19 @@ def median(values: Sequence[float]) -> float | None:
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
+Point = tuple[float, float, "float | None"]     # (time, TPS, Threads_running)
+
+
 def drops(frames: Sequence[Frame], get: Callable[[Frame], float | None] | None = None) -> list[Drop]:
     """Runs of consecutive frames whose TPS fell below DROP_RATIO × the median of the previous
     BASELINE_S seconds while the sessions kept running (Threads_running held up). O(n·k)."""
     get = get or (lambda f: f.throughput.tps)
-    points = [(f.time, v, f.throughput.threads_running) for f in frames if not f.stale and (v := get(f)) is not None]
+    return drops_in([(f.time, v, f.throughput.threads_running) for f in frames
+                     if not f.stale and (v := get(f)) is not None])
+
+
+def drops_in(points: Sequence[Point]) -> list[Drop]:
+    """`drops` over (time, TPS, Threads_running) points, oldest first."""
     out: list[Drop] = []
     cur: Drop | None = None
     lo = 0

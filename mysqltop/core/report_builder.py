@@ -1,0 +1,247 @@
+"""ReportBuilder: the incident report accumulated frame by frame, in memory bounded by the window's
+length only through small per-frame tuples (the TPS timeline), so a day-long recording is fine.
+
+The advice that holds over the whole window needs frames: a uniform subsample of at most
+ADVICE_SAMPLE_MAX live frames is kept for it (every frame while the window is short). Rates are
+per-frame averages, so the shares and means the rules compute are unbiased on a subsample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from mysqltop.core.advice import advise
+from mysqltop.core.frame import Frame, Hotspot
+from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
+                                  TOP_HOTSPOTS)
+from mysqltop.core.rules import signals
+
+# An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
+EPISODE_GAP_FRAMES = 3
+# Two hours at 1 s: plenty for "sustained over the window", ~20 MB of frames at most.
+ADVICE_SAMPLE_MAX = 7200
+_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
+
+Getter = Callable[[Frame], "float | None"]
+
+
+def _busy(f: Frame) -> float | None:
+    h = f.host
+    return None if h is None or h.cpu_user_pct is None else h.cpu_user_pct + (h.cpu_system_pct or 0.0)
+
+
+def _host(attr: str) -> Getter:
+    return lambda f: getattr(f.host, attr) if f.host is not None else None
+
+
+# (section, key, getter): every figure the report keeps avg/min/max/peak-time of.
+FIGURES: tuple[tuple[str, str, Getter], ...] = (
+    ("throughput", "tps", lambda f: f.throughput.tps),
+    ("throughput", "qps", lambda f: f.throughput.qps),
+    ("throughput", "threads_running", lambda f: f.throughput.threads_running),
+    ("throughput", "rows_read_per_s", lambda f: f.throughput.rows_read_per_s),
+    ("throughput", "rows_changed_per_s", lambda f: f.throughput.rows_changed_per_s),
+    ("io", "pending_reads", lambda f: f.io.pending_reads),
+    ("io", "pending_writes", lambda f: f.io.pending_writes),
+    ("io", "pending_fsyncs", lambda f: f.io.pending_fsyncs),
+    ("io", "reads_per_s", lambda f: f.io.reads_per_s),
+    ("io", "writes_per_s", lambda f: f.io.writes_per_s),
+    ("io", "fsyncs_per_s", lambda f: f.io.fsyncs_per_s),
+    ("flush", "pages_flushed_per_s", lambda f: f.flush.pages_flushed_per_s),
+    ("flush", "dirty_pct", lambda f: f.flush.dirty_pct),
+    ("flush", "checkpoint_age_pct", lambda f: f.flush.checkpoint_age_pct),
+    ("flush", "log_bytes_per_s", lambda f: f.flush.log_bytes_per_s),
+    ("flush", "history_list_length", lambda f: f.flush.history_list_length),
+    ("host", "run_queue", _host("run_queue")),
+    ("host", "cpu_busy_pct", _busy),
+    ("host", "cpu_iowait_pct", _host("cpu_iowait_pct")),
+    ("host", "cpu_steal_pct", _host("cpu_steal_pct")),
+    ("host", "load1", _host("load1")),
+    ("host", "mysqld_cpu_pct", _host("mysqld_cpu_pct")),
+    ("locks", "row_lock_waits_per_s", lambda f: f.locks.row_lock_waits_per_s),
+    ("locks", "row_lock_wait_ms_per_s", lambda f: f.locks.row_lock_wait_ms_per_s),
+    ("locks", "row_lock_current_waits", lambda f: f.locks.row_lock_current_waits),
+    ("locks", "deadlocks_per_s", lambda f: f.locks.deadlocks_per_s),
+)
+
+
+class _StatAcc:
+    __slots__ = ("total", "n", "lo", "hi", "hi_t")
+
+    def __init__(self) -> None:
+        self.total, self.n = 0.0, 0
+        self.lo: float | None = None
+        self.hi: float | None = None
+        self.hi_t: float | None = None
+
+    def add(self, v: float | None, t: float) -> None:
+        if v is None:
+            return
+        self.total, self.n = self.total + v, self.n + 1
+        if self.lo is None or v < self.lo:
+            self.lo = v
+        if self.hi is None or v > self.hi:
+            self.hi, self.hi_t = v, t
+
+    def stat(self) -> Stat:
+        return Stat(self.total / self.n, self.lo, self.hi, self.hi_t, self.n) if self.n else Stat()
+
+
+@dataclass
+class _HotAcc:
+    first: Hotspot
+    seen: int = 0
+    ms_weight: float = 0.0        # Σ wait ms (rate × Δt)
+    count_weight: float = 0.0     # Σ waits
+    thread_weight: float = 0.0    # Σ waiting threads × Δt (SEMAPHORES)
+    waits_sum: float = 0.0
+    waits_n: int = 0
+    ms_sum: float = 0.0
+    ms_n: int = 0
+    peak: float | None = None
+    peak_t: float | None = None
+
+
+class ReportBuilder:
+    def __init__(self, top: int = TOP_HOTSPOTS, advice_sample_max: int = ADVICE_SAMPLE_MAX) -> None:
+        self.top = top
+        self.first: Frame | None = None
+        self.last: Frame | None = None
+        self.frames = self.live = self.stale = 0
+        self.stats = {(sec, key): _StatAcc() for sec, key, _ in FIGURES}
+        self.points: list[signals.Point] = []
+        self.qps: list[float | None] = []
+        self.hot: dict[tuple[str, str], _HotAcc] = {}
+        self.host_frames = self.saturated = 0
+        self.cpus: float | None = None
+        self.notes: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self._open: dict[str, tuple[AdviceEpisode, int]] = {}   # advice id → (episode, frame index seen)
+        self._done: list[AdviceEpisode] = []
+        self._sample: list[Frame] = []
+        self._sample_max = max(2, advice_sample_max)
+        self._stride = 1
+
+    def add(self, f: Frame) -> None:
+        i = self.frames
+        self.frames += 1
+        self.first = self.first or f
+        self.last = f
+        for n in f.notes:
+            self.notes[n] = self.notes.get(n, 0) + 1
+        for k in f.errors:
+            self.errors[k] = self.errors.get(k, 0) + 1
+        self._episodes(i, f)
+        if f.stale:
+            self.stale += 1
+            return
+        if f.elapsed is None:
+            return
+        self.live += 1
+        for sec, key, get in FIGURES:
+            self.stats[(sec, key)].add(get(f), f.time)
+        if f.throughput.tps is not None:
+            self.points.append((f.time, f.throughput.tps, f.throughput.threads_running))
+            self.qps.append(f.throughput.qps)
+        self._hotspots(f)
+        if f.host is not None:
+            self.host_frames += 1
+            if f.host.cpus:
+                self.cpus = max(self.cpus or 0, f.host.cpus)
+                self.saturated += (f.host.run_queue or 0) > f.host.cpus
+        if (self.live - 1) % self._stride == 0:
+            self._sample.append(f)
+            if len(self._sample) > self._sample_max:   # thin to every other one, on the same grid
+                self._sample = self._sample[::2]
+                self._stride *= 2
+
+    def _hotspots(self, f: Frame) -> None:
+        dt = f.elapsed or 0.0
+        for h in f.hotspots:
+            a = self.hot.get((h.source, h.name))
+            if a is None:
+                a = self.hot[(h.source, h.name)] = _HotAcc(h)
+            a.seen += 1
+            a.thread_weight += (h.waiting_threads or 0.0) * dt
+            if h.waits_per_s is not None:
+                a.count_weight += h.waits_per_s * dt
+                a.waits_sum, a.waits_n = a.waits_sum + h.waits_per_s, a.waits_n + 1
+                if a.peak is None or h.waits_per_s > a.peak:
+                    a.peak, a.peak_t = h.waits_per_s, f.time
+            if h.wait_ms_per_s is not None:
+                a.ms_weight += h.wait_ms_per_s * dt
+                a.ms_sum, a.ms_n = a.ms_sum + h.wait_ms_per_s, a.ms_n + 1
+
+    def _episodes(self, i: int, f: Frame) -> None:
+        for a in f.advice:
+            open_ = self._open.get(a.id)
+            if open_ is not None and i - open_[1] <= EPISODE_GAP_FRAMES:
+                ep = open_[0]
+                ep.last, ep.frames = f.time, ep.frames + 1
+                if _SEVERITY_RANK.get(a.severity, 0) >= _SEVERITY_RANK.get(ep.severity, 0):
+                    ep.severity, ep.message, ep.evidence = a.severity, a.message, a.evidence
+            else:
+                if open_ is not None:
+                    self._done.append(open_[0])
+                ep = AdviceEpisode(a.id, a.severity, a.message, a.evidence, f.time, f.time, 1)
+            self._open[a.id] = (ep, i)
+
+    def _hotspot_summaries(self) -> list[HotspotSummary]:
+        """Share = the hotspot's part of all waiting its source measured over the window (wait time
+        where timed, else wait counts, else waiting threads), so a busy minute outweighs a calm hour."""
+        totals: dict[str, dict[str, float]] = {}
+        for (src, _), a in self.hot.items():
+            t = totals.setdefault(src, {"ms": 0.0, "count": 0.0, "threads": 0.0})
+            t["ms"] += a.ms_weight
+            t["count"] += a.count_weight
+            t["threads"] += a.thread_weight
+        measure = {src: next((m for m in ("ms", "count", "threads") if t[m] > 0), "ms") for src, t in totals.items()}
+        weight = {"ms": lambda a: a.ms_weight, "count": lambda a: a.count_weight, "threads": lambda a: a.thread_weight}
+        out = []
+        for (src, _), a in self.hot.items():
+            m = measure[src]
+            total = totals[src][m]
+            h = a.first
+            out.append(HotspotSummary(
+                name=h.name, kind=h.kind, source=src, site=h.site,
+                share=weight[m](a) / total if total else 0.0,
+                waits_per_s=a.waits_sum / a.waits_n if a.waits_n else None,
+                wait_ms_per_s=a.ms_sum / a.ms_n if a.ms_n else None,
+                peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1)))
+        out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))
+        return out[:self.top]
+
+    def build(self, variables: Mapping[str, str] | None = None,
+              bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
+        start = self.first.time if self.first else None   # the first sample in range, as --start chose it
+        end = self.last.time if self.last else None
+        drops = signals.drops_in(self.points)
+        spans = [(d.start, d.end) for d in drops]
+        timeline, k = [], 0
+        for (t, tps, _), qps in zip(self.points, self.qps):
+            while k < len(spans) and spans[k][1] < t:
+                k += 1
+            timeline.append(TimelinePoint(t, tps, qps, k < len(spans) and spans[k][0] <= t <= spans[k][1]))
+        sections: dict[str, dict[str, Any]] = {"throughput": {}, "io": {}, "flush": {}, "host": {}, "locks": {}}
+        for (sec, key), acc in self.stats.items():
+            sections[sec][key] = acc.stat()
+        server = self.last.server if self.last else None
+        episodes = self._done + [ep for ep, _ in self._open.values()]
+        episodes.sort(key=lambda e: (e.first, -_SEVERITY_RANK.get(e.severity, 0), e.id))
+        return Report(
+            start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
+            frames=self.frames, live_frames=self.live, stale_frames=self.stale,
+            server={"version": server.version if server else None, "flavor": server.flavor if server else None,
+                    "address": server.address if server else None},
+            throughput=sections["throughput"], timeline=timeline,
+            drops=[DropInfo(d.start, d.end, d.min_tps, d.baseline_tps, 100.0 * d.depth) for d in drops],
+            hotspots=self._hotspot_summaries(), io=sections["io"], flush=sections["flush"],
+            host={"cpus": self.cpus,
+                  "saturated_pct": 100.0 * self.saturated / self.host_frames if self.host_frames and self.cpus else None,
+                  **sections["host"]},
+            locks=sections["locks"], advice=episodes,
+            window_advice=advise(self._sample, variables or {}, span_s=None),
+            notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
+            bookmarks=[dict(b) for b in bookmarks
+                       if start is not None and end is not None and start <= b["time"] <= end])
