@@ -1,9 +1,10 @@
 """What every rule shares: the window of frames it judges, the server variables, and formatting.
 
-A rule sees a `Window` (the recent frames, oldest first) and `Vars` (global variables) and yields
-Advice. Conditions must hold over most of the window, never on one sample: `Window.held` counts
-the frames where a value is known *and* meets the condition, over all live frames, so a metric
-the server does not offer never fires and a short spike never reaches the sustain fraction.
+A rule sees a `Window` (the live frames of the last RECENT_S seconds, oldest first; `whole()` for
+slower trends) and `Vars` (global variables) and yields Advice. Conditions must hold over most of
+the window, never on one sample: `Window.held` counts the frames where a value is known *and*
+meets the condition, over all the window's frames, so a metric the server does not offer never
+fires and a short spike never reaches the sustain fraction. Evidence times are UTC.
 """
 
 from __future__ import annotations
