@@ -9,7 +9,9 @@ of a matching line: of the reference, matched by (skeleton, first number) — so
 the previous line of this sample with the same skeleton (repeated lock dumps and read views),
 whichever is cheapest. The choice is written explicitly, so the decoder needs no heuristics.
 
-Payload = raw deflate(skeleton \\0 varint line-refs \\0 varint zigzag number-deltas).
+Payload = varint n, raw deflate(skeleton) [n bytes, preset dictionary = the reference skeleton],
+raw deflate(varint line-refs, 0, varint zigzag number-deltas) — two streams, so the text and the
+binary numbers each get their own Huffman codes.
 A keyframe is coded against a dictionary sample (or nothing) instead of the previous sample.
 """
 
@@ -44,6 +46,7 @@ class Decoded:
     skeleton: bytes
     lines: list[str]
     numbers: list[list[int] | None]          # per skeleton line, None when it has no numbers
+    prior: list[list[int] | None]            # per line: its numbers in the reference, when matched
     _by_first: dict[tuple[str, int], list[int]] | None = field(default=None, repr=False)
     _by_line: dict[str, list[int]] | None = field(default=None, repr=False)
 
@@ -73,10 +76,12 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
     skeleton, nums = _split(text)
     lines = skeleton.split("\n")
     numbers: list[list[int] | None] = []
+    prior: list[list[int] | None] = []
     refs: list[int] = []
     deltas: list[int] = []
     by_first, by_line = ref.candidates() if ref else ({}, {})
     prev_numbers = ref.numbers if ref else []
+    prev_prior = ref.prior if ref else []
     used_first: dict[tuple[str, int], int] = {}
     used_line: dict[str, int] = {}
     last_here: dict[str, int] = {}            # skeleton line → index among this sample's numbered lines
@@ -87,24 +92,33 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
         n = line.count(_MARK)
         if not n:
             numbers.append(None)
+            prior.append(None)
             continue
         cur = nums[pos:pos + n]
         pos += n
         numbers.append(cur)
-        # Candidates: the same line of the reference (by first number, then by occurrence), and
-        # the last line of this sample with the same skeleton (repeated lock dumps, read views).
-        best_token, best, best_cost = 0, None, _cost(cur)
+        # Candidates: the same line of the reference (by first number, then by occurrence) as is or
+        # moving at the same rate as before (second order: counters under steady load), and the
+        # last line of this sample with the same skeleton (repeated lock dumps, read views).
+        best_token, best, best_cost, best_match = 0, None, _cost(cur), -1
         for match in (_pick(by_first, (line, cur[0]), used_first), _pick(by_line, line, used_line)):
-            if match is not None and len(prev_numbers[match] or ()) == n:
-                cost = _cost_delta(cur, prev_numbers[match])  # type: ignore[arg-type]
-                if cost < best_cost:
-                    best_token, best, best_cost = 1 + 3 * _zz(match - expected), prev_numbers[match], cost
-                    best_match = match
+            if match is None or len(prev_numbers[match] or ()) != n:
+                continue
+            base = prev_numbers[match]
+            cost = _cost_delta(cur, base)  # type: ignore[arg-type]
+            if cost < best_cost:
+                best_token, best, best_cost, best_match = 1 + 4 * _zz(match - expected), base, cost, match
+            before = prev_prior[match]
+            if before is not None and len(before) == n and cost:
+                trend = [2 * b - a for b, a in zip(base, before)]  # type: ignore[arg-type]
+                cost2 = _cost_delta(cur, trend)
+                if cost2 < best_cost:
+                    best_token, best, best_cost, best_match = 3 + 4 * _zz(match - expected), trend, cost2, match
         k = last_here.get(line)
         if k is not None:
             cost = _cost_delta(cur, here[k])
             if cost < best_cost:
-                best_token, best, best_cost = 2 + 3 * (len(here) - k), here[k], cost
+                best_token, best, best_cost = 2 + 4 * (len(here) - k), here[k], cost
         last_here[line] = len(here)
         here.append(cur)
         refs.append(best_token)
@@ -112,14 +126,28 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
             deltas.extend(cur)
         else:
             deltas.extend(c - p for c, p in zip(cur, best))
-            if best_token % 3 == 1:
-                expected = best_match + 1
+        if best_token % 4 in (1, 3):
+            expected = best_match + 1
+            prior.append(prev_numbers[best_match])
+        else:
+            prior.append(None)
     skel_b = skeleton.encode("utf-8", "surrogatepass")
-    body = b"\0".join((skel_b, _varints(refs))) + b"\0" + _varints(_zz(d) for d in deltas)
-    comp = zlib.compressobj(LEVEL, zlib.DEFLATED, WBITS, 9, zlib.Z_DEFAULT_STRATEGY,
-                            *((ref.skeleton,) if ref and ref.skeleton else ()))
-    payload = comp.compress(body) + comp.flush()
-    return payload, Decoded(text, skel_b, lines, numbers)
+    skel_z = _deflate(skel_b, ref.skeleton if ref else b"")
+    payload = _varints([len(skel_z)]) + skel_z + _deflate(_varints(refs) + b"\0" + _varints(_zz(d) for d in deltas), b"")
+    return payload, Decoded(text, skel_b, lines, numbers, prior)
+
+
+def _deflate(data: bytes, zdict: bytes) -> bytes:
+    comp = zlib.compressobj(LEVEL, zlib.DEFLATED, WBITS, 9, zlib.Z_DEFAULT_STRATEGY, *((zdict,) if zdict else ()))
+    return comp.compress(data) + comp.flush()
+
+
+def _inflate(data: bytes, zdict: bytes) -> bytes:
+    d = zlib.decompressobj(WBITS, *((zdict,) if zdict else ()))
+    out = d.decompress(data) + d.flush()
+    if not d.eof or d.unused_data:
+        raise CodecError("truncated or overlong payload")
+    return out
 
 
 def _cost(nums: list[int]) -> int:
@@ -177,29 +205,30 @@ def _pick(index: dict, key: object, used: dict) -> int | None:
 
 def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     try:
-        d = zlib.decompressobj(WBITS, *((ref.skeleton,) if ref and ref.skeleton else ()))
-        body = d.decompress(payload) + d.flush()
-        if not d.eof:
-            raise CodecError("truncated payload")
-        skel_b, rest = body.split(b"\0", 1)
+        n_skel, at = _first_varint(payload)
+        skel_b = _inflate(payload[at:at + n_skel], ref.skeleton if ref else b"")
+        rest = _inflate(payload[at + n_skel:], b"")
         skeleton = skel_b.decode("utf-8", "surrogatepass")
-    except (zlib.error, ValueError, UnicodeDecodeError) as exc:
-        raise CodecError(str(exc)) from None
+    except (zlib.error, ValueError, UnicodeDecodeError, IndexError) as exc:
+        raise CodecError(str(exc) or "bad payload") from None
     lines = skeleton.split("\n")
     counts = [line.count(_MARK) for line in lines]
     n_refs = sum(1 for c in counts if c)
-    values = _unvarints(rest)          # refs then zigzag deltas; the \0 separator is a 0 ref/delta
+    values = _unvarints(rest)          # refs, a 0 separator, zigzag deltas
     if len(values) < n_refs + 1 or values[n_refs] != 0:
         raise CodecError("bad line references")
     refs, deltas = values[:n_refs], values[n_refs + 1:]
     prev_numbers = ref.numbers if ref else []
+    prev_prior = ref.prior if ref else []
     numbers: list[list[int] | None] = []
+    prior: list[list[int] | None] = []
     here: list[list[int]] = []
     flat: list[int] = []
     expected = pos = ri = 0
     for n in counts:
         if not n:
             numbers.append(None)
+            prior.append(None)
             continue
         token = refs[ri]
         ri += 1
@@ -207,20 +236,29 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
         pos += n
         if len(delta) != n:
             raise CodecError("number stream too short")
-        kind, arg = token % 3, token // 3
+        kind, arg = token % 4, token // 4
+        before = None
         if kind == 0:
             cur = delta
         else:
-            if kind == 1:
-                match = expected + _unzz(arg)
-                base = prev_numbers[match] if 0 <= match < len(prev_numbers) else None
-                expected = match + 1
-            else:
+            if kind == 2:
                 base = here[-arg] if 0 < arg <= len(here) else None
+            else:
+                match = expected + _unzz(arg)
+                if not 0 <= match < len(prev_numbers):
+                    raise CodecError("line reference out of range")
+                before = base = prev_numbers[match]
+                expected = match + 1
+                if kind == 3:
+                    older = prev_prior[match]
+                    if base is None or older is None or len(older) != len(base):
+                        raise CodecError("trend reference does not fit")
+                    base = [2 * b - a for b, a in zip(base, older)]
             if base is None or len(base) != n:
                 raise CodecError("line reference does not fit")
             cur = [a + b for a, b in zip(delta, base)]
         numbers.append(cur)
+        prior.append(before)
         here.append(cur)
         flat.extend(cur)
     if pos != len(deltas):
@@ -229,4 +267,14 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     text = "".join(chain.from_iterable(zip(parts, map(str, flat)))) + parts[-1]
     if "\x02" in text:
         text = _UNESC.sub(lambda m: _UNESC_MAP[m.group(1)], text)
-    return Decoded(text, skel_b, lines, numbers)
+    return Decoded(text, skel_b, lines, numbers, prior)
+
+
+def _first_varint(data: bytes) -> tuple[int, int]:
+    v = shift = 0
+    for i, b in enumerate(data[:10]):
+        v |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return v, i + 1
+        shift += 7
+    raise CodecError("bad length")

@@ -11,6 +11,10 @@ from pathlib import Path
 from mysqltop.errors import UserError
 from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, SCHEMA
 
+# Samples are 0.5–2 KB rows appended in order; a page holds whole rows only, so bigger pages waste
+# less of their tail (4 KB: ~15 %, 8 KB: ~7 %) at the cost of a fixed page per table.
+PAGE_SIZE = 8192
+
 
 def _uri(path: Path, **params: str) -> str:
     query = "&".join(f"{k}={v}" for k, v in params.items())
@@ -85,7 +89,9 @@ def open_for_append(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, b
         raise UserError(f"cannot write recording {p}: {exc.strerror or exc}", code) from None
     conn = sqlite3.connect(str(p), isolation_level=None, check_same_thread=False)
     try:
-        if not new:
+        if new:
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")   # before WAL: fixed from then on
+        else:
             check_recording(conn, p)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != FORMAT_VERSION:
