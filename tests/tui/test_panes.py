@@ -88,7 +88,7 @@ async def test_double_click_zooms_and_palette_lists_the_keys() -> None:
         await wait_for(pilot, lambda: app.zoomed == 5)
         await pilot.press("escape")
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
-        for title in ("Next bookmark", "Go to a time (14:05, -10m, +5m, iso)", "One sample back", "Quit"):
+        for title in ("Next bookmark", "Go to a time (14:05, -10m, +5m, iso)", "One sample back", "Quit (ctrl+c too)"):
             assert title in commands
         app.call_later(commands["One sample forward"].callback)
         await wait_for(pilot, lambda: app.position.index == 4)

@@ -133,3 +133,14 @@ async def test_80x24_shows_every_pane_and_cuts_no_number(expected_frames) -> Non
         for h in want.hotspots[:3]:
             row = next(line for line in lines if line.startswith(h.name[:10]))
             assert f" {units.num(h.waits_per_s)} " in row
+
+
+@pilot
+async def test_q_and_ctrl_c_quit() -> None:
+    for key in ("q", "ctrl+c"):
+        app = replay_app(samples(5))
+        async with app.run_test() as pilot:
+            await wait_for(pilot, lambda: app.frame is not None)
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            assert not app.is_running

@@ -20,7 +20,7 @@ class Key:
 
 KEYS: tuple[Key, ...] = (
     Key("question_mark", "?", "help", "show this help", footer=True, label="help"),
-    Key("q", "q", "quit", "quit", footer=True, label="quit"),
+    Key("q,ctrl+c", "q", "quit", "quit (ctrl+c too)", footer=True, label="quit"),
     Key("p,space", "p space", "pause", "pause / resume the display (replay: play / pause)", footer=True,
         label="pause"),
     Key("plus,equals_sign", "+", "interval(1)", "poll less often (longer interval)", "live", label="slower"),
