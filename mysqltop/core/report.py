@@ -91,6 +91,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     bookmarks: list[dict[str, Any]] = field(default_factory=list)   # {time, trigger, value, note} in range
+    variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -125,6 +126,7 @@ class Comparison:
     advice_only_a: list[str]           # ids that fired in A but not in B (resolved)
     advice_only_b: list[str]           # new in B
     advice_both: list[str]
+    variables_changed: list[dict[str, str | None]] = field(default_factory=list)   # {name, a, b}
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -165,7 +167,10 @@ def compare(a: Report, b: Report) -> Comparison:
     hot = sorted(shares.values(), key=lambda d: -max(d["a_share"], d["b_share"]))
     ids_a = {e.id for e in a.advice} | {x.id for x in a.window_advice}
     ids_b = {e.id for e in b.advice} | {x.id for x in b.window_advice}
-    return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b))
+    changed = [{"name": k, "a": a.variables.get(k), "b": b.variables.get(k)}
+               for k in sorted(set(a.variables) | set(b.variables)) if a.variables.get(k) != b.variables.get(k)]
+    return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b),
+                      changed)
 
 
 def _jsonable(o: Any) -> Any:

@@ -15,7 +15,7 @@ from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
                                   TOP_HOTSPOTS)
-from mysqltop.core.rules import signals
+from mysqltop.core.rules import KNOBS, signals
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -244,4 +244,5 @@ class ReportBuilder:
             window_advice=advise(self._sample, variables or {}, span_s=None),
             notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
             bookmarks=[dict(b) for b in bookmarks
-                       if start is not None and end is not None and start <= b["time"] <= end])
+                       if start is not None and end is not None and start <= b["time"] <= end],
+            variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS})

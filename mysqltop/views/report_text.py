@@ -152,6 +152,9 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
             f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"
             + (f" (value {u.num(b['value'])})" if b.get("value") is not None else "")
             + (f": {b['note']}" if b.get("note") else "") for b in r.bookmarks]))
+    if r.variables:
+        blocks.append(Block("Settings the advice refers to", [
+            ", ".join(f"{k} = {v}" for k, v in sorted(r.variables.items()))]))
     if r.notes or r.errors:
         blocks.append(Block("Notes", r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))
     return blocks
@@ -176,6 +179,10 @@ def _compare_blocks(c: Comparison) -> list[Block]:
         f"only in B (new): {', '.join(c.advice_only_b) or 'none'}",
         f"in both: {', '.join(c.advice_both) or 'none'}",
     ])
+    if c.variables_changed:
+        adv.lines.append("settings changed between A and B: " + ", ".join(
+            f"{d['name']} {d['a'] if d['a'] is not None else '-'} → {d['b'] if d['b'] is not None else '-'}"
+            for d in c.variables_changed))
     for side, rep in (("A", a), ("B", b)):
         for e in rep.advice:
             adv.lines.append(f"{side} [{e.severity}] {e.id} {_span(e.first, e.last)}: {e.evidence}")

@@ -152,3 +152,16 @@ def test_long_windows_keep_a_bounded_uniform_sample_for_window_advice() -> None:
     r = b.build(v)
     assert r.live_frames == 200 and "ahi_latch" in [a.id for a in r.window_advice]
     assert r.throughput["tps"].avg == build_report(incident(n=200, hot_from=0), v).throughput["tps"].avg
+
+
+def test_compare_names_the_settings_changed_between_windows() -> None:
+    frames = incident()
+    before = build_report(frames[:30], {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8",
+                                        "innodb_doublewrite": "ON"})
+    after = build_report(frames[30:], {"innodb_adaptive_hash_index": "OFF", "innodb_adaptive_hash_index_parts": "8",
+                                       "innodb_doublewrite": "OFF"})
+    assert before.variables == {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8"}
+    c = compare(before, after)
+    assert c.variables_changed == [{"name": "innodb_adaptive_hash_index", "a": "ON", "b": "OFF"}]
+    assert "settings changed between A and B: innodb_adaptive_hash_index ON → OFF" in render(c, "text")
+    assert "innodb_adaptive_hash_index = ON, innodb_adaptive_hash_index_parts = 8" in render(before, "text")

@@ -10,3 +10,15 @@ from mysqltop.core.rules import instruments, io, latches, load
 from mysqltop.core.rules.base import Rule
 
 RULES: tuple[Rule, ...] = (*latches.RULES, *io.RULES, *load.RULES, *instruments.RULES)
+
+# The server variables the rules read or name: the report shows them, and a comparison of two
+# windows says which of them changed in between (a before/after of a tuning change).
+KNOBS: tuple[str, ...] = (
+    "innodb_adaptive_hash_index", "innodb_adaptive_hash_index_parts", "innodb_adaptive_hash_index_partitions",
+    "innodb_buffer_pool_size", "innodb_buffer_pool_instances", "table_open_cache", "table_open_cache_instances",
+    "innodb_read_io_threads", "innodb_write_io_threads", "innodb_io_capacity", "innodb_io_capacity_max",
+    "innodb_purge_threads", "innodb_thread_concurrency", "thread_handling", "innodb_spin_wait_delay",
+    "innodb_sync_spin_loops", "innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_log_file_size",
+    "innodb_log_files_in_group", "innodb_redo_log_capacity", "innodb_change_buffer_max_size",
+    "innodb_change_buffering", "innodb_lock_wait_timeout", "performance_schema",
+)

@@ -57,7 +57,9 @@ def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
     cpus = w.peak(_cpus) or 0
     target = int(cpus * 2)
     tc = v.int("innodb_thread_concurrency")
-    if tc is None and is_mariadb_at_least(w.last.server, (10, 6)):
+    if (v.text("thread_handling") or "").lower() == "pool-of-threads":
+        knob = "the thread pool is already on (thread_handling = pool-of-threads): the load itself exceeds the CPUs"
+    elif tc is None and is_mariadb_at_least(w.last.server, (10, 6)):
         knob = ("MariaDB 10.6+ has no innodb_thread_concurrency: use thread_handling = pool-of-threads "
                 "(thread pool) to cap how many statements run at once")
     elif tc is None:
