@@ -9,10 +9,13 @@ HELP = "incident report of a recording: timeline, hotspots, peaks, advice with e
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="recording")
-    p.add_argument("--start", metavar="WHEN")
-    p.add_argument("--end", metavar="WHEN")
-    p.add_argument("--compare", nargs=2, metavar="WHEN..WHEN", help="two windows side by side")
-    p.add_argument("--format", choices=("text", "json", "md"), default="text")
+    p.add_argument("--start", metavar="WHEN",
+                   help="first sample: ISO time, HH:MM[:SS], +5m (after the start), -10m (before the end)")
+    p.add_argument("--end", metavar="WHEN", help="last sample (same forms as --start)")
+    p.add_argument("--compare", nargs=2, metavar="WHEN..WHEN",
+                   help="two windows side by side, e.g. --compare 02:10..02:15 02:20..02:25 (an empty side "
+                        "is the recording's start or end)")
+    p.add_argument("--format", choices=("text", "json", "md"), default="text", help="output (default text)")
 
 
 def run(args: argparse.Namespace) -> int:
