@@ -5,7 +5,7 @@ from __future__ import annotations
 from mysqltop.core import units
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
 
-from .conftest import pilot, replay_app, screen_text, wait_for
+from .conftest import ListReader, pilot, replay_app, screen_text, wait_for
 from .samples import T0, samples
 
 
@@ -144,3 +144,29 @@ async def test_q_and_ctrl_c_quit() -> None:
             await pilot.press(key)
             await pilot.pause(0.1)
             assert not app.is_running
+
+
+class DamagedReader(ListReader):
+    def sample(self, i: int):  # type: ignore[no-untyped-def]
+        if i == 7:
+            raise ValueError("sample 7 is damaged (crc mismatch)")
+        return super().sample(i)
+
+
+@pilot
+async def test_replay_plays_to_the_end_and_survives_a_damaged_sample() -> None:
+    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.core.when import parse_when
+    from mysqltop.views.tui.app import MysqltopApp
+    from mysqltop.views.tui.replay_feed import ReplayFeed
+
+    reader = DamagedReader(samples(12))
+    feed = ReplayFeed(lambda: reader, FramePipeline, start=4, speed=64.0, playing=True)
+    app = MysqltopApp(feed, "replay", parse_when=parse_when)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.ended and not app.position.playing)
+        assert app.position.index == 11 and app.failure is None
+        assert "REPLAY END" in screen_text(app)
+        await pilot.press("left", "left", "left", "left")
+        await wait_for(pilot, lambda: app.position.index == 7)
+        assert app.frame.stale and "STALE (recorded)" in screen_text(app)

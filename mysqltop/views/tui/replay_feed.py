@@ -92,12 +92,17 @@ class ReplayFeed(Feed):
         cached = self._cache.get(i)
         if cached is not None:
             return cached
-        if self._pipeline_at != i - 1:
-            self._pipeline = self.new_pipeline()
-            if i > 0:
-                self._pipeline.push(self.reader.sample(i - 1))
-        frame = self._pipeline.push(self.reader.sample(i))
-        self._pipeline_at = i
+        try:
+            if self._pipeline_at != i - 1:
+                self._pipeline = self.new_pipeline()
+                if i > 0:
+                    self._pipeline.push(self.reader.sample(i - 1))
+            frame = self._pipeline.push(self.reader.sample(i))
+            self._pipeline_at = i
+        except Exception as exc:  # a damaged sample: show it as a stale moment, keep replaying
+            frame = Frame(time=self.reader.time_at(i), stale=True,
+                          errors={"recording": getattr(exc, "message", None) or str(exc)})
+            self._pipeline_at = -2
         self._cache[i] = frame
         if len(self._cache) > CACHE:
             self._cache.popitem(last=False)
@@ -128,7 +133,13 @@ class ReplayFeed(Feed):
         return Position(mode="replay", index=self.index, count=self.count,
                         sample_time=self.reader.time_at(self.index), playing=self.playing,
                         speed=self.speed, ended=self.index >= self.count - 1,
-                        uptime_s=uptime_of(self.reader.sample(self.index)))
+                        uptime_s=self._uptime(self.index))
+
+    def _uptime(self, i: int) -> float | None:
+        try:
+            return uptime_of(self.reader.sample(i))
+        except Exception:  # a damaged sample has no uptime; its frame says why
+            return None
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
     def do_play(self, playing: bool | None = None) -> None:
