@@ -109,10 +109,10 @@ class MysqltopApp(App[None]):
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is None:
             return
-        if frame.stale:
+        if frame.stale and self.mode == "live":
             # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
             # the status bar says for how long they have been old, a toast says why.
-            if self.good_frame is None or not self.grid.has_class("-stale"):
+            if not self.grid.has_class("-stale"):
                 self.notify(f"no fresh data: {_poll_error(frame)}", severity="warning", timeout=6)
             self.grid.add_class("-stale")
             frame = self.good_frame or frame
