@@ -47,6 +47,7 @@ class Decoded:
     lines: list[str]
     numbers: list[list[int] | None]          # per skeleton line, None when it has no numbers
     prior: list[list[int] | None]            # per line: its numbers in the reference, when matched
+    trend: list[bool]                        # per line: moving at a steady rate (predict 2nd order)
     _by_first: dict[tuple[str, int], list[int]] | None = field(default=None, repr=False)
     _by_line: dict[str, list[int]] | None = field(default=None, repr=False)
 
@@ -77,11 +78,13 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
     lines = skeleton.split("\n")
     numbers: list[list[int] | None] = []
     prior: list[list[int] | None] = []
+    trend: list[bool] = []
     refs: list[int] = []
     deltas: list[int] = []
     by_first, by_line = ref.candidates() if ref else ({}, {})
     prev_numbers = ref.numbers if ref else []
     prev_prior = ref.prior if ref else []
+    prev_trend = ref.trend if ref else []
     used_first: dict[tuple[str, int], int] = {}
     used_line: dict[str, int] = {}
     last_here: dict[str, int] = {}            # skeleton line → index among this sample's numbered lines
@@ -93,32 +96,28 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
         if not n:
             numbers.append(None)
             prior.append(None)
+            trend.append(False)
             continue
         cur = nums[pos:pos + n]
         pos += n
         numbers.append(cur)
-        # Candidates: the same line of the reference (by first number, then by occurrence) as is or
-        # moving at the same rate as before (second order: counters under steady load), and the
+        # Candidates: the same line of the reference (by first number, then by occurrence) and the
         # last line of this sample with the same skeleton (repeated lock dumps, read views).
+        # A reference line that was moving at a steady rate predicts "same rate again" (second
+        # order); whether it was is known to both sides, so it costs no bits.
         best_token, best, best_cost, best_match = 0, None, _cost(cur), -1
         for match in (_pick(by_first, (line, cur[0]), used_first), _pick(by_line, line, used_line)):
             if match is None or len(prev_numbers[match] or ()) != n:
                 continue
-            base = prev_numbers[match]
-            cost = _cost_delta(cur, base)  # type: ignore[arg-type]
+            pred = _predict(prev_numbers[match], prev_prior[match], prev_trend[match])  # type: ignore[arg-type]
+            cost = _cost_delta(cur, pred)
             if cost < best_cost:
-                best_token, best, best_cost, best_match = 1 + 4 * _zz(match - expected), base, cost, match
-            before = prev_prior[match]
-            if before is not None and len(before) == n and cost:
-                trend = [2 * b - a for b, a in zip(base, before)]  # type: ignore[arg-type]
-                cost2 = _cost_delta(cur, trend)
-                if cost2 < best_cost:
-                    best_token, best, best_cost, best_match = 3 + 4 * _zz(match - expected), trend, cost2, match
+                best_token, best, best_cost, best_match = 1 + 3 * _zz(match - expected), pred, cost, match
         k = last_here.get(line)
         if k is not None:
             cost = _cost_delta(cur, here[k])
             if cost < best_cost:
-                best_token, best, best_cost = 2 + 4 * (len(here) - k), here[k], cost
+                best_token, best, best_cost = 2 + 3 * (len(here) - k), here[k], cost
         last_here[line] = len(here)
         here.append(cur)
         refs.append(best_token)
@@ -126,15 +125,32 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
             deltas.extend(cur)
         else:
             deltas.extend(c - p for c, p in zip(cur, best))
-        if best_token % 4 in (1, 3):
+        if best_token % 3 == 1:
             expected = best_match + 1
-            prior.append(prev_numbers[best_match])
+            base = prev_numbers[best_match]
+            prior.append(base)
+            trend.append(_steady(cur, base, prev_prior[best_match]))  # type: ignore[arg-type]
         else:
             prior.append(None)
+            trend.append(False)
     skel_b = skeleton.encode("utf-8", "surrogatepass")
     skel_z = _deflate(skel_b, ref.skeleton if ref else b"")
     payload = _varints([len(skel_z)]) + skel_z + _deflate(_varints(refs) + b"\0" + _varints(_zz(d) for d in deltas), b"")
-    return payload, Decoded(text, skel_b, lines, numbers, prior)
+    return payload, Decoded(text, skel_b, lines, numbers, prior, trend)
+
+
+def _predict(base: list[int], before: list[int] | None, steady: bool) -> list[int]:
+    if steady and before is not None and len(before) == len(base):
+        return [2 * b - a for b, a in zip(base, before)]
+    return base
+
+
+def _steady(cur: list[int], base: list[int], before: list[int] | None) -> bool:
+    """Did this line move by about its previous step again (so predict the next step so too)?"""
+    if before is None or cur is base or cur == base or len(before) != len(base):
+        return False
+    return (sum(abs(c - 2 * b + a) for c, b, a in zip(cur, base, before))
+            < sum(abs(c - b) for c, b in zip(cur, base)))
 
 
 def _deflate(data: bytes, zdict: bytes) -> bytes:
@@ -220,8 +236,10 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     refs, deltas = values[:n_refs], values[n_refs + 1:]
     prev_numbers = ref.numbers if ref else []
     prev_prior = ref.prior if ref else []
+    prev_trend = ref.trend if ref else []
     numbers: list[list[int] | None] = []
     prior: list[list[int] | None] = []
+    trend: list[bool] = []
     here: list[list[int]] = []
     flat: list[int] = []
     expected = pos = ri = 0
@@ -229,36 +247,39 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
         if not n:
             numbers.append(None)
             prior.append(None)
+            trend.append(False)
             continue
         token = refs[ri]
         ri += 1
-        delta = [_unzz(v) for v in deltas[pos:pos + n]]
+        zz = deltas[pos:pos + n]
         pos += n
-        if len(delta) != n:
+        if len(zz) != n:
             raise CodecError("number stream too short")
-        kind, arg = token % 4, token // 4
-        before = None
+        changed = any(zz)
+        delta = [(v >> 1) ^ -(v & 1) for v in zz] if changed else zz
+        kind, arg = token % 3, token // 3
         if kind == 0:
             cur = delta
-        else:
-            if kind == 2:
-                base = here[-arg] if 0 < arg <= len(here) else None
-            else:
-                match = expected + _unzz(arg)
-                if not 0 <= match < len(prev_numbers):
-                    raise CodecError("line reference out of range")
-                before = base = prev_numbers[match]
-                expected = match + 1
-                if kind == 3:
-                    older = prev_prior[match]
-                    if base is None or older is None or len(older) != len(base):
-                        raise CodecError("trend reference does not fit")
-                    base = [2 * b - a for b, a in zip(base, older)]
+            prior.append(None)
+            trend.append(False)
+        elif kind == 2:
+            base = here[-arg] if 0 < arg <= len(here) else None
             if base is None or len(base) != n:
                 raise CodecError("line reference does not fit")
-            cur = [a + b for a, b in zip(delta, base)]
+            cur = [a + b for a, b in zip(delta, base)] if changed else base
+            prior.append(None)
+            trend.append(False)
+        else:
+            match = expected + _unzz(arg)
+            base = prev_numbers[match] if 0 <= match < len(prev_numbers) else None
+            if base is None or len(base) != n:
+                raise CodecError("line reference does not fit")
+            expected = match + 1
+            pred = _predict(base, prev_prior[match], prev_trend[match])
+            cur = [a + b for a, b in zip(delta, pred)] if changed else pred
+            prior.append(base)
+            trend.append(_steady(cur, base, prev_prior[match]))
         numbers.append(cur)
-        prior.append(before)
         here.append(cur)
         flat.extend(cur)
     if pos != len(deltas):
@@ -267,7 +288,7 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     text = "".join(chain.from_iterable(zip(parts, map(str, flat)))) + parts[-1]
     if "\x02" in text:
         text = _UNESC.sub(lambda m: _UNESC_MAP[m.group(1)], text)
-    return Decoded(text, skel_b, lines, numbers, prior)
+    return Decoded(text, skel_b, lines, numbers, prior, trend)
 
 
 def _first_varint(data: bytes) -> tuple[int, int]:
