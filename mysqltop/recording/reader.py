@@ -17,8 +17,10 @@ damaged index found so far is summarised in `damaged` as ranges.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import sqlite3
+import threading
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -81,8 +83,18 @@ class DamagedRange:
         return f"{path}: {n} damaged sample{'s' if n > 1 else ''} {self.first}–{self.last}{when} skipped"
 
 
+def _locked(method):  # type: ignore[no-untyped-def]
+    """The TUI reads from a worker thread and the UI thread: one call at a time."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
 class RecordingReader:
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._lock = threading.RLock()
         self.path = Path(path)
         self._conn = open_readonly(self.path)
         self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
@@ -93,6 +105,7 @@ class RecordingReader:
         self.refresh()
 
     # -- shape ------------------------------------------------------------------------------
+    @_locked
     def refresh(self) -> int:
         """Re-read the sample count and segments (a live writer may have appended). Returns len."""
         try:
@@ -126,6 +139,7 @@ class RecordingReader:
         return k < len(self._segment_starts) and self._segment_starts[k] == i
 
     @property
+    @_locked
     def meta(self) -> RecordingMeta:
         start = end = None
         if self._len:
@@ -136,11 +150,13 @@ class RecordingReader:
                              self._len, len(self._segment_starts), bool(redacted), trigger)
 
     @property
+    @_locked
     def bookmarks(self) -> list[Bookmark]:
         rows = self._conn.execute("SELECT seq, t, trigger, value, note FROM bookmarks ORDER BY t, id")
         return [Bookmark(*r) for r in rows]
 
     @property
+    @_locked
     def damaged(self) -> list[DamagedRange]:
         """Ranges of damaged samples found so far (by reading them, or by `scan()`)."""
         out: list[DamagedRange] = []
@@ -151,6 +167,7 @@ class RecordingReader:
                 out.append(DamagedRange(i, i, self.time_or_none(i), self.time_or_none(i)))
         return out
 
+    @_locked
     def scan(self) -> list[DamagedRange]:
         """Decode every sample once (slow on long recordings) and return all damaged ranges."""
         for i in range(self._len):
@@ -161,6 +178,7 @@ class RecordingReader:
         return self.damaged
 
     # -- time -------------------------------------------------------------------------------
+    @_locked
     def time_at(self, i: int) -> float:
         self._check_index(i)
         row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
@@ -168,6 +186,7 @@ class RecordingReader:
             raise DamagedSample(self.path, i, "row missing")
         return float(row[0])
 
+    @_locked
     def index_at(self, t: float) -> int:
         """The last sample at or before t (the first sample when t is earlier than the start)."""
         row = self._conn.execute(
@@ -176,12 +195,14 @@ class RecordingReader:
             return 0
         return int(row[0])
 
+    @_locked
     def first_at_or_after(self, t: float) -> int | None:
         row = self._conn.execute(
             "SELECT seq FROM samples WHERE t >= ? ORDER BY t, seq LIMIT 1", (t,)).fetchone()
         return None if row is None else int(row[0])
 
     # -- samples ----------------------------------------------------------------------------
+    @_locked
     def sample(self, i: int) -> RawSample:
         self._check_index(i)
         raw = self._samples.get(i)
@@ -201,6 +222,7 @@ class RecordingReader:
             self._samples.popitem(last=False)
         return raw
 
+    @_locked
     def pair(self, i: int) -> tuple[RawSample | None, RawSample]:
         """(previous sample of the same segment or None, sample i): what derive() needs."""
         cur = self.sample(i)
@@ -225,6 +247,7 @@ class RecordingReader:
         if not 0 <= i < self._len:
             raise IndexError(f"sample {i} out of range 0..{self._len - 1}")
 
+    @_locked
     def time_or_none(self, i: int) -> float | None:
         try:
             row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
