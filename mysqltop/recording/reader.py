@@ -88,7 +88,10 @@ def _locked(method):  # type: ignore[no-untyped-def]
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         with self._lock:
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.DatabaseError as exc:     # a damaged page outside the sample blobs
+                raise UserError(f"{self.path} is damaged ({exc})", 1) from None
     return wrapper
 
 
@@ -210,7 +213,11 @@ class RecordingReader:
             self._samples.move_to_end(i)
             return raw
         decoded = self._decode(i)
-        t, mono = self._conn.execute("SELECT t, mono FROM samples WHERE seq=?", (i,)).fetchone()
+        try:
+            t, mono = self._conn.execute("SELECT t, mono FROM samples WHERE seq=?", (i,)).fetchone()
+        except (sqlite3.DatabaseError, TypeError):
+            self._bad.add(i)
+            raise DamagedSample(self.path, i, "row unreadable") from None
         server, variables = self._state(i)
         try:
             raw = parse_sample_text(decoded.text, float(t), float(mono) + self._offset(i), server, variables)

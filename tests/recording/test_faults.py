@@ -202,3 +202,28 @@ def test_reader_open_is_fast_on_a_damaged_index_free_file(tmp_path) -> None:  # 
     with RecordingReader(path) as r:
         assert len(r) == 20 and r.meta.samples == 20
     assert time.perf_counter() - t0 < 0.5
+
+
+def test_damaged_pages_in_the_middle_never_crash(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Garbage over whole pages (not just a blob): replay skips what it cannot read, reports it,
+    and either keeps going or stops with one line — never a traceback."""
+    path = tmp_path / "pages.mtrec"
+    samples = series(150)
+    with RecordingWriter(path, interval=1.0) as w:
+        for s in samples:
+            w.append(s)
+    data = bytearray(path.read_bytes())
+    page = 8192
+    mid = (len(data) // page // 2) * page
+    data[mid:mid + 2 * page] = bytes((i * 7 + 3) % 256 for i in range(2 * page))
+    path.write_bytes(bytes(data))
+    messages: list[str] = []
+    try:
+        src = ReplaySource(path, on_damage=messages.append)
+        got = list(iter(src.read, None))
+        src.close()
+    except UserError as exc:                      # the damage hit the time index or the header
+        assert "damaged" in exc.message and "\n" not in exc.message
+        return
+    assert 0 < len(got) < 150 and len(messages) >= 1
+    assert all(g in samples for g in got)
