@@ -2,21 +2,25 @@
 
 Successive polls are nearly identical: the same lines with slightly different numbers. So a text
 is split into a *skeleton* (the text with every decimal number replaced by a marker) and the
-numbers. The skeleton is deflated with the reference's skeleton as preset dictionary (unchanged
-lines cost a back-reference), and each line's numbers are stored as differences from the numbers
-of a matching line: of the reference, matched by (skeleton, first number) — so "MariaDB thread id
-28, …" follows its thread when the transaction list reorders — or by (skeleton, occurrence), or
-the previous line of this sample with the same skeleton (repeated lock dumps and read views),
-whichever is cheapest. The choice is written explicitly, so the decoder needs no heuristics.
+numbers. The skeleton is stored as line operations on the reference's skeleton — copy runs, and
+literal lines deflated with the reference skeleton as preset dictionary — so unchanged lines cost
+almost nothing. Each line's numbers are stored as differences from a prediction: the numbers of
+a matching line of the reference, matched by (skeleton, first number) — so "MariaDB thread id
+28, …" follows its thread when the transaction list reorders — or by (skeleton, occurrence); or
+the previous line of this sample with the same skeleton (repeated lock dumps and read views);
+whichever is cheapest, written explicitly so the decoder needs no heuristics. A reference line
+that moved at a steady rate predicts the same step again (second order); both sides know which
+lines did, so that choice costs nothing.
 
-Payload = varint n, raw deflate(skeleton) [n bytes, preset dictionary = the reference skeleton],
-raw deflate(varint line-refs, 0, varint zigzag number-deltas) — two streams, so the text and the
-binary numbers each get their own Huffman codes.
-A keyframe is coded against a dictionary sample (or nothing) instead of the previous sample.
+Payload = varint n, raw deflate(literal skeleton lines) [n bytes, dictionary = reference
+skeleton], raw deflate(varints: op count, line ops, line refs, 0, zigzag number deltas) — two
+streams, so text and binary numbers each get their own Huffman codes. A keyframe is coded
+against a dictionary sample (or nothing) instead of the previous sample.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -50,6 +54,16 @@ class Decoded:
     trend: list[bool]                        # per line: moving at a steady rate (predict 2nd order)
     _by_first: dict[tuple[str, int], list[int]] | None = field(default=None, repr=False)
     _by_line: dict[str, list[int]] | None = field(default=None, repr=False)
+    _positions: dict[str, list[int]] | None = field(default=None, repr=False)
+
+    def positions(self) -> dict[str, list[int]]:
+        """Line indexes by skeleton line, all lines (built on first use)."""
+        if self._positions is None:
+            pos: dict[str, list[int]] = {}
+            for i, line in enumerate(self.lines):
+                pos.setdefault(line, []).append(i)
+            self._positions = pos
+        return self._positions
 
     def candidates(self) -> tuple[dict[tuple[str, int], list[int]], dict[str, list[int]]]:
         """Line indexes by (skeleton line, first number) and by skeleton line (built on first use)."""
@@ -134,9 +148,59 @@ def encode(text: str, ref: Decoded | None) -> tuple[bytes, Decoded]:
             prior.append(None)
             trend.append(False)
     skel_b = skeleton.encode("utf-8", "surrogatepass")
-    skel_z = _deflate(skel_b, ref.skeleton if ref else b"")
-    payload = _varints([len(skel_z)]) + skel_z + _deflate(_varints(refs) + b"\0" + _varints(_zz(d) for d in deltas), b"")
+    ops, literal = _diff_lines(lines, ref)
+    lit_z = _deflate("\n".join(literal).encode("utf-8", "surrogatepass"), ref.skeleton if ref else b"")
+    values = [_count_ops(ops), *ops, *refs, 0, *map(_zz, deltas)]
+    payload = _varints([len(lit_z)]) + lit_z + _deflate(_varints(values), b"")
     return payload, Decoded(text, skel_b, lines, numbers, prior, trend)
+
+
+def _count_ops(ops: list[int]) -> int:
+    n = i = 0
+    while i < len(ops):
+        i += 2 if ops[i] & 1 else 1
+        n += 1
+    return n
+
+
+def _diff_lines(lines: list[str], ref: Decoded | None) -> tuple[list[int], list[str]]:
+    """The skeleton as line operations on the reference's: copy runs and literal lines.
+
+    Deflate alone pays ~2 bytes per 258 unchanged bytes; a copy op pays ~2 bytes per run.
+    Ops: (n << 1) | 1, zigzag(start - expected) = copy n reference lines; (n << 1) = n literal lines.
+    """
+    ops: list[int] = []
+    literal: list[str] = []
+    ref_lines = ref.lines if ref else []
+    where = ref.positions() if ref else {}
+    n_ref = len(ref_lines)
+    expected = i = 0
+    run = -1                                  # index in ops of the open literal run, if any
+    while i < len(lines):
+        line = lines[i]
+        if expected < n_ref and ref_lines[expected] == line:
+            start = expected
+        else:
+            cands = where.get(line)
+            if not cands:
+                if run >= 0:
+                    ops[run] += 2                     # one more literal line in the open run
+                else:
+                    run = len(ops)
+                    ops.append(2)
+                literal.append(line)
+                i += 1
+                continue
+            k = bisect.bisect_left(cands, expected)
+            start = cands[k] if k < len(cands) else cands[0]
+        n = 1
+        while i + n < len(lines) and start + n < n_ref and lines[i + n] == ref_lines[start + n]:
+            n += 1
+        ops.extend(((n << 1) | 1, _zz(start - expected)))
+        run = -1
+        expected = start + n
+        i += n
+    return ops, literal
 
 
 def _predict(base: list[int], before: list[int] | None, steady: bool) -> list[int]:
@@ -221,19 +285,20 @@ def _pick(index: dict, key: object, used: dict) -> int | None:
 
 def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     try:
-        n_skel, at = _first_varint(payload)
-        skel_b = _inflate(payload[at:at + n_skel], ref.skeleton if ref else b"")
-        rest = _inflate(payload[at + n_skel:], b"")
-        skeleton = skel_b.decode("utf-8", "surrogatepass")
+        n_lit, at = _first_varint(payload)
+        literal_b = _inflate(payload[at:at + n_lit], ref.skeleton if ref else b"")
+        values = _unvarints(_inflate(payload[at + n_lit:], b""))
+        literal = literal_b.decode("utf-8", "surrogatepass").split("\n")
     except (zlib.error, ValueError, UnicodeDecodeError, IndexError) as exc:
         raise CodecError(str(exc) or "bad payload") from None
-    lines = skeleton.split("\n")
+    lines, vi = _apply_ops(values, literal, ref.lines if ref else [])
+    skeleton = "\n".join(lines)
+    skel_b = skeleton.encode("utf-8", "surrogatepass")
     counts = [line.count(_MARK) for line in lines]
     n_refs = sum(1 for c in counts if c)
-    values = _unvarints(rest)          # refs, a 0 separator, zigzag deltas
-    if len(values) < n_refs + 1 or values[n_refs] != 0:
+    if len(values) < vi + n_refs + 1 or values[vi + n_refs] != 0:   # refs, a 0, zigzag deltas
         raise CodecError("bad line references")
-    refs, deltas = values[:n_refs], values[n_refs + 1:]
+    refs, deltas = values[vi:vi + n_refs], values[vi + n_refs + 1:]
     prev_numbers = ref.numbers if ref else []
     prev_prior = ref.prior if ref else []
     prev_trend = ref.trend if ref else []
@@ -289,6 +354,37 @@ def decode(payload: bytes, ref: Decoded | None) -> Decoded:
     if "\x02" in text:
         text = _UNESC.sub(lambda m: _UNESC_MAP[m.group(1)], text)
     return Decoded(text, skel_b, lines, numbers, prior, trend)
+
+
+def _apply_ops(values: list[int], literal: list[str], ref_lines: list[str]) -> tuple[list[str], int]:
+    """Inverse of _diff_lines: the skeleton lines, and where the refs start in `values`."""
+    lines: list[str] = []
+    if not values:
+        raise CodecError("empty payload")
+    n_ops, vi = values[0], 1
+    expected = li = 0
+    try:
+        for _ in range(n_ops):
+            op = values[vi]
+            vi += 1
+            n = op >> 1
+            if op & 1:
+                start = expected + _unzz(values[vi])
+                vi += 1
+                if start < 0 or start + n > len(ref_lines):
+                    raise CodecError("copy outside the reference")
+                lines.extend(ref_lines[start:start + n])
+                expected = start + n
+            else:
+                if li + n > len(literal):
+                    raise CodecError("literal lines missing")
+                lines.extend(literal[li:li + n])
+                li += n
+    except IndexError:
+        raise CodecError("line operations truncated") from None
+    if li != len(literal) and not (li == 0 and literal == [""]):
+        raise CodecError("unused literal lines")
+    return lines, vi
 
 
 def _first_varint(data: bytes) -> tuple[int, int]:

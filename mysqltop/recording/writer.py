@@ -25,7 +25,7 @@ from mysqltop.recording.db import open_for_append, storage_error
 from mysqltop.recording.format import FORMAT_VERSION, MAGIC, sample_text, state_json
 from mysqltop.recording.redact import redact_status
 
-KEYFRAME_EVERY = 30        # bounds the samples decoded to reach any one (seek cost)
+KEYFRAME_EVERY = 20        # bounds the samples decoded to reach any one (seek cost)
 DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
 
 
