@@ -30,6 +30,39 @@ def test_codec_round_trips_any_text_chain(texts: list[str]) -> None:
         ref = dec
 
 
+_BASE_LINES = STATUS.split("\n")[:80]
+_EDIT = st.tuples(st.sampled_from(["del", "dup", "num", "swap", "new"]), st.integers(0, 200), st.integers(-10**6, 10**6))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_EDIT, max_size=8), min_size=2, max_size=6))
+def test_codec_round_trips_evolving_status_texts(steps: list[list[tuple[str, int, int]]]) -> None:
+    """Texts that evolve like successive polls (lines move, repeat, vanish, numbers drift) exercise
+    copy runs, line matches, intra-sample and second-order predictions."""
+    lines = list(_BASE_LINES)
+    enc_ref = dec_ref = None                      # the writer keeps the encoder's, a reader the decoder's
+    for edits in steps:
+        for op, at, value in edits:
+            k = at % max(1, len(lines))
+            if op == "del" and lines:
+                lines.pop(k)
+            elif op == "dup" and lines:
+                lines.insert(k, lines[k])
+            elif op == "swap" and len(lines) > 1:
+                lines[k], lines[k - 1] = lines[k - 1], lines[k]
+            elif op == "new":
+                lines.insert(k, f"NEW LINE {value} with {abs(value) % 97} things")
+            elif op == "num" and lines:
+                lines[k] = lines[k] + f" {abs(value)}"
+        text = "\n".join(lines)
+        payload, enc = codec.encode(text, enc_ref)
+        dec = codec.decode(payload, dec_ref)
+        assert dec.text == text
+        assert (dec.skeleton, dec.lines, dec.numbers, dec.prior, dec.trend) == \
+            (enc.skeleton, enc.lines, enc.numbers, enc.prior, enc.trend)
+        enc_ref, dec_ref = enc, dec
+
+
 def test_codec_edge_numbers_and_control_characters() -> None:
     text = "007 0 12345678901234567890123 -5 1.050 \x00\x01\x02x\x02a 9\n\n\x01"
     ref = None
