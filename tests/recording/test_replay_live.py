@@ -155,3 +155,26 @@ def test_record_file_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
         out = _mysqltop("record", str(target), "-h", "127.0.0.1", "-P", "1", "--count", "1")
         assert out.returncode == 2 and words in out.stderr and out.stderr.count("\n") == 1
     assert notrec.read_text() == "my notes\n" * 100                # never clobbered
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_and_sigterm_stop_cleanly(loaded, tmp_path, sig) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "stop.mtrec"
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
+                             "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    n = 0
+    while time.monotonic() < deadline and n < 3:
+        time.sleep(0.2)
+        try:
+            with RecordingReader(path) as r:
+                n = len(r)
+        except Exception:  # noqa: BLE001 - not created yet
+            n = 0
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "samples" in err and "Traceback" not in err
+    assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
+    with RecordingReader(path) as r:
+        assert len(r) >= n
