@@ -12,6 +12,12 @@ The first frame where the trigger (default `throughput.threads_running>=16`) fir
 if it never fires, the start of the storm is bookmarked instead and the script says so.
 
     .venv/bin/python scripts/make_incident.py [--out recordings/incident.mtrec] [--scale 1.0]
+    .venv/bin/python scripts/make_incident.py --reencode OLD.mtrec [--out …]
+
+--reencode rewrites an existing recording's samples (byte-identical RawSamples) in the current
+recording format with the storm bookmark placed by --trigger, without a server: the bundled file
+was recorded once (2026-11-22) and re-encoded this way as the format was tuned, so tests built on
+its numbers keep their data.
 
 Needs mariadbd (tests/support/mariadb.py starts it on a free port, never the service on 3306).
 """
@@ -82,13 +88,54 @@ def run_phases(db: ThrowawayMariaDB, plan: list[Phase], stop: threading.Event,
             g.stop()
 
 
+class StormMarker:
+    """Bookmarks the first frame where the trigger holds (one bookmark: the storm)."""
+
+    def __init__(self, trigger_text: str) -> None:
+        self.trigger = parse_trigger(trigger_text)
+        self.done = False
+
+    def see(self, writer: RecordingWriter, frame) -> None:  # type: ignore[no-untyped-def]
+        res = self.trigger.evaluate(frame.to_dict())
+        if res.fired and not self.done:
+            writer.bookmark(frame.time, self.trigger.text, res.value, "contention storm")
+            self.done = True
+            print(f"make_incident: bookmark at {frame.to_dict()['time']}: {self.trigger.text} "
+                  f"(value {res.value})", file=sys.stderr)
+
+
+def reencode(old: Path, out: Path, trigger_text: str) -> int:
+    from mysqltop.recording.reader import RecordingReader
+
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    marker = StormMarker(trigger_text)
+    pipeline = FramePipeline()
+    with RecordingReader(old) as r:
+        samples = [r.sample(i) for i in range(len(r))]
+        interval = r.meta.interval
+    with RecordingWriter(tmp, interval=interval, trigger=trigger_text) as w:
+        for raw in samples:
+            w.append(raw)
+            marker.see(w, pipeline.push(raw))
+    with RecordingReader(tmp) as r:
+        assert [r.sample(i) for i in range(len(r))] == samples, "re-encoding changed a sample"
+    os.replace(tmp, out)
+    print(f"make_incident: re-encoded {len(samples)} samples into {out} ({out.stat().st_size / 1e6:.2f} MB)",
+          file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "recordings" / "incident.mtrec"))
     ap.add_argument("--scale", type=float, default=1.0, help="stretch or shrink every phase")
     ap.add_argument("--trigger", default="throughput.threads_running>=16")
+    ap.add_argument("--reencode", metavar="OLD", help="rewrite OLD in the current format (no server)")
     a = ap.parse_args(argv)
-    trigger = parse_trigger(a.trigger)
+    if a.reencode:
+        return reencode(Path(a.reencode), Path(a.out), a.trigger)
+    marker = StormMarker(a.trigger)
     plan = phases(a.scale)
     total = int(sum(p.seconds for p in plan)) + 3
     out = Path(a.out)
@@ -107,16 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         engine = Engine(source, FramePipeline(), recorder=writer)
         stop = threading.Event()
         marks: dict[str, float] = {}
-        fired = {"done": False, "prev": False}
 
         def on_frame(frame) -> None:  # type: ignore[no-untyped-def]
+            marker.see(writer, frame)
             d = frame.to_dict()
-            res = trigger.evaluate(d)
-            if res.fired and not fired["prev"] and not fired["done"]:
-                writer.bookmark(frame.time, a.trigger, res.value, "contention storm")
-                fired["done"] = True
-                print(f"make_incident: bookmark at {d['time']}: {a.trigger} (value {res.value})", file=sys.stderr)
-            fired["prev"] = res.fired
             tp = d["throughput"]
             print(f"  {d['time']} tps={tp['tps']} running={tp['threads_running']} "
                   f"hot={(d['hotspots'] or [{}])[0].get('name')}", file=sys.stderr)
@@ -129,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop.set()
             loader.join(timeout=120)
-            if not fired["done"] and "storm" in marks:
+            if not marker.done and "storm" in marks:
                 writer.bookmark(marks["storm"], None, None, "contention storm (start of the storm phase)")
                 print("make_incident: trigger never fired; bookmarked the storm start", file=sys.stderr)
             engine.close()
