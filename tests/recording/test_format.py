@@ -182,3 +182,20 @@ def test_redact_flag_applies_to_stored_status(tmp_path) -> None:  # type: ignore
 def test_raw_sample_has_no_password_field() -> None:
     names = {f for f in RawSample.__dataclass_fields__}
     assert not {n for n in names if "pass" in n or "secret" in n}
+
+
+def test_real_samples_stay_near_one_kilobyte(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Size regression guard on the bundled incident's real samples (calm, storm, relief), cycled to
+    10 minutes at 1 s so the file's fixed pages do not dominate. bench/recording reports the figure."""
+    import dataclasses
+    from pathlib import Path
+
+    incident = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
+    with RecordingReader(incident) as r:
+        real = [r.sample(i) for i in range(len(r))]
+    path = tmp_path / "size.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        for i in range(600):
+            w.append(dataclasses.replace(real[i % len(real)], wall=1.8e9 + i, mono=1e4 + i))
+    per_sample = path.stat().st_size / 600
+    assert per_sample < 1100, per_sample
