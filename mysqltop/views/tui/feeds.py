@@ -155,8 +155,9 @@ class LiveFeed(Feed):
             # Polls never overlap; one that overran its interval is followed at once. Commands
             # (a new interval, recording) are applied while waiting and may move the deadline.
             # The first frame has no rates yet: take the second sample soon, not a whole interval later.
-            gap = min(self.interval, FIRST_GAP) if len(self.trend) == 1 else self.interval
+            first = len(self.trend) == 1
             while not self._stop.is_set():
+                gap = min(self.interval, FIRST_GAP) if first else self.interval
                 commands = self._wait(started + gap - time.monotonic())
                 if not commands:
                     break
