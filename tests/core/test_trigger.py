@@ -75,3 +75,23 @@ def test_errors_name_the_position(expr: str, position: int, words: str) -> None:
     assert exc.value.position == position, str(exc.value)
     assert words in str(exc.value)
     assert f"at position {position}" in str(exc.value)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["throughput.tps", "host.cpus", "hotspots.0.share", "io.pending_reads", ">", ">=",
+                           "<", "==", "!=", "*", "/", "+", "-", "(", ")", "and", "or", "2", "0.5", "1e3",
+                           " ", "x", ".", "hotspots", "..", "&&", "||", "$", "'"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=40), st.lists(_PIECES, max_size=12).map("".join)))
+def test_any_input_parses_or_fails_with_a_position(text: str) -> None:
+    try:
+        t = parse_trigger(text)
+    except TriggerError as exc:
+        assert 1 <= exc.position <= len(text) + 1
+        return
+    r = t.evaluate(BUSY)                    # whatever parsed evaluates without raising
+    assert isinstance(r.fired, bool)
