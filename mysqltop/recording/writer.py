@@ -3,8 +3,10 @@
 Fits the engine's recorder interface (`append(raw)`, `close()`). Every sample is its own WAL
 transaction, so a reader sees it at once and `kill -9` loses at most the sample being written.
 Samples are delta-coded against the previous one (codec.py) with a keyframe every
-`keyframe_every` samples, which bounds the work to decode any one sample. Variables and the
-server identity go to the `state` table only when they change.
+`keyframe_every` samples, which bounds the work to decode any one sample; keyframes are coded
+against a dictionary sample stored when the writer opens and every DICT_EVERY samples, so they
+stay small too. Variables and the server identity go to the `state` table only when they change.
+`--redact` is applied here, before anything reaches the file.
 """
 
 from __future__ import annotations
