@@ -34,10 +34,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "'throughput.threads_running>32' or 'host.run_queue>2*host.cpus'")
     g.add_argument("--before", metavar="D", default="60s", help="history kept before a trigger (default 60s)")
     g.add_argument("--after", metavar="D", default="120s", help="recording kept after the trigger (default 120s)")
-    g.add_argument("--max-size", metavar="SIZE", default=DEFAULT_MAX_SIZE,
+    d = p.add_argument_group("disk bound (a forgotten recorder never fills a disk)")
+    d.add_argument("--max-size", metavar="SIZE", default=DEFAULT_MAX_SIZE,
                    help=f"rotate FILE to FILE.1 … when it reaches SIZE (default {DEFAULT_MAX_SIZE}; 0 = never)")
-    g.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
-                   help=f"rotated files kept, the oldest is deleted (default {DEFAULT_KEEP})")
+    d.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+                   help=f"rotated files kept, the oldest is deleted (default {DEFAULT_KEEP}; "
+                        "disk used ≤ (N+1) × SIZE)")
 
 
 def parse_size(text: str) -> int | None:
