@@ -93,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
     before = _duration("--before", args.before)
     after = _duration("--after", args.after)
     max_size = parse_size(args.max_size)
+    if max_size is not None and max_size < 64 * 1024:
+        raise UserError("--max-size must be at least 64K (or 0 for no limit)", 2)
+    if args.keep < 0:
+        raise UserError("--keep must be 0 or more", 2)
 
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine
