@@ -32,4 +32,16 @@ def run(args: argparse.Namespace) -> int:
         where = Path(__file__).resolve().parents[2] / "recordings" / NAME
         raise UserError(f"the bundled incident recording is missing (expected {where}); "
                         "reinstall from the repository checkout", 1)
-    return replay_tui(str(path), start=args.start, speed=args.speed, name=f"demo: {NAME}")
+    return replay_tui(str(path), start=args.start or lead_in(path), speed=args.speed, name=f"demo: {NAME}")
+
+
+def lead_in(path: Path, seconds: float = 30.0) -> str | None:
+    """Start the demo shortly before the first bookmark (the incident), not at quiet minute one."""
+    from mysqltop.commands.replay import open_recording
+
+    reader = open_recording(str(path))
+    try:
+        marks = reader.bookmarks
+        return f"@{max(reader.time_at(0), marks[0].time - seconds):.3f}" if marks else None
+    finally:
+        reader.close()

@@ -67,3 +67,16 @@ def test_demo_finds_the_bundled_incident() -> None:
         pytest.skip("recordings/incident.mtrec is not in this checkout yet")
     app = replay_app(str(path), playing=False)
     assert app.mode == "replay"
+
+
+def test_demo_starts_shortly_before_the_incident() -> None:
+    from mysqltop.commands.demo import lead_in
+    from mysqltop.recording.reader import RecordingReader
+
+    path = find_incident()
+    if path is None:
+        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+    start = lead_in(path)
+    reader = RecordingReader(path)
+    mark = reader.bookmarks[0].time
+    assert start is not None and mark - 31 <= float(start[1:]) <= mark

@@ -39,7 +39,7 @@ class HostPane(Pane):
             parts = [(getattr(h, attr), glyph, style) for _, attr, glyph, style in CPU_PARTS]
             lines.append(Text.assemble(("cpu  ", DIM), split_bar(parts, bar_w)))
         lines += labels
-        lines += kv_lines([("load1", units.num(h.load1)), ("ctx sw/s", units.num(h.ctx_switches_per_s)),
+        lines += kv_lines([("load1", units.num(h.load1)), ("ctx/s", units.num(h.ctx_switches_per_s)),
                            ("mysqld cpu", units.pct(h.mysqld_cpu_pct) if h.mysqld_cpu_pct is not None
                             else "not local")], width)
         return join(lines)

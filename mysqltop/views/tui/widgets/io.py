@@ -10,7 +10,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame, IoThread
 from mysqltop.core import units
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import DIM, HOT, clip, kv_lines
+from mysqltop.views.tui.widgets.render import DIM, HEADER, HOT, clip
 
 
 def group_threads(threads: Sequence[IoThread]) -> list[tuple[str, list[int], str]]:
@@ -31,11 +31,15 @@ class IoPane(Pane):
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
         io = frame.io
-        lines: list[Text | str] = []
-        lines += kv_lines([("pending  reads", _pending(io.pending_reads)), ("writes", _pending(io.pending_writes)),
-                           ("fsyncs", _pending(io.pending_fsyncs))], width)
-        lines += kv_lines([("per s    reads", units.num(io.reads_per_s)), ("writes", units.num(io.writes_per_s)),
-                           ("fsyncs", units.num(io.fsyncs_per_s))], width)
+        lines: list[Text | str] = [Text(" " * 8 + "".join(" " + h.rjust(6) for h in ("reads", "writes", "fsyncs")),
+                                        style=HEADER)]
+        pending = Text("pending ", style=DIM)
+        for v in (io.pending_reads, io.pending_writes, io.pending_fsyncs):
+            cell = _pending(v)
+            pending.append(" " * (7 - len(cell))).append_text(cell)
+        lines.append(pending)
+        lines.append(Text.assemble(("per s   ", DIM), *(" " + units.num(v).rjust(6)
+                                                       for v in (io.reads_per_s, io.writes_per_s, io.fsyncs_per_s))))
         groups = group_threads(io.threads)
         if not groups:
             lines.append(Text("no per-thread states from this server", style=DIM))
