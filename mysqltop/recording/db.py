@@ -26,8 +26,8 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError:
-        raise UserError(f"{path} is not a mysqltop recording (not an SQLite file)", 2) from None
+    except sqlite3.DatabaseError as exc:
+        raise UserError(_unreadable(path, exc), 1 if _has_sqlite_magic(path) else 2) from None
     if app_id != APPLICATION_ID:
         raise UserError(f"{path} is not a mysqltop recording", 2)
     if version > FORMAT_VERSION:
@@ -40,6 +40,32 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
         raise UserError(f"{path} is a damaged mysqltop recording ({exc}); its samples cannot be read", 1) from None
     if not row or row[0] != MAGIC:
         raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
+
+
+def _has_sqlite_magic(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> str:
+    """Say 'truncated' when the header promises more pages than the file holds (a partial copy)."""
+    if not _has_sqlite_magic(path):
+        return f"{path} is not a mysqltop recording (not an SQLite file)"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(32)
+        page = int.from_bytes(head[16:18], "big") or 65536
+        pages = int.from_bytes(head[28:32], "big")
+        size = path.stat().st_size
+        if pages and size < pages * page:
+            return (f"{path} is truncated ({size:,} of {pages * page:,} bytes; a partial copy?): "
+                    "copy the whole file again")
+    except OSError:
+        pass
+    return f"{path} is a damaged recording ({exc}); its samples cannot be read"
 
 
 def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:

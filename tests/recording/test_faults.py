@@ -227,3 +227,14 @@ def test_damaged_pages_in_the_middle_never_crash(tmp_path) -> None:  # type: ign
         return
     assert 0 < len(got) < 150 and len(messages) >= 1
     assert all(g in samples for g in got)
+
+
+def test_truncated_copy_says_truncated_with_sizes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    whole = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
+    part = tmp_path / "partial.mtrec"
+    part.write_bytes(whole.read_bytes()[:100_000])
+    with pytest.raises(UserError) as exc:
+        RecordingReader(part)
+    assert exc.value.code == 1
+    assert exc.value.message == (f"{part} is truncated (100,000 of {whole.stat().st_size:,} bytes; "
+                                 "a partial copy?): copy the whole file again")
