@@ -44,7 +44,7 @@ def num(x: float | None) -> str:
         return str(int(x))
     if v < 0.005:
         return "<0.01" if x > 0 else ">-0.01"
-    if v < 1:
+    if v < 0.995:                       # 0.9996 → '1.0', not '1.00'
         return f"{x:.2f}"
     if v < 9.95:
         return f"{x:.1f}"

@@ -32,6 +32,9 @@ class LiveSource:
     def stats(self) -> PollStats:
         return self.mysql.stats
 
+    def set_interval(self, interval: float) -> None:
+        self.mysql.set_interval(interval)
+
     def read(self) -> RawSample:
         sample = self.mysql.read()
         caps = self.mysql.capabilities

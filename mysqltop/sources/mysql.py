@@ -106,9 +106,8 @@ class MySQLSource:
     def __init__(self, opts: ConnectionOptions, interval: float = 1.0,
                  read_timeout: float | None = None) -> None:
         self.opts = opts
-        self.interval = interval
-        # Below the interval so a frozen server costs one slot, not a hang.
-        self.read_timeout = read_timeout or max(0.3, min(interval * 0.8, interval - 0.1))
+        self._fixed_timeout = read_timeout
+        self.set_interval(interval)
         self.capabilities: Capabilities | None = None
         self.stats = PollStats()
         self.reconnects = 0
@@ -126,6 +125,15 @@ class MySQLSource:
         self._rc_failures = 0
         self._rc_next_at = 0.0
         self._last_error: str | None = None
+
+    def set_interval(self, interval: float) -> None:
+        """New poll spacing (TUI +/-): the read timeout follows it, on the open connection too."""
+        self.interval = interval
+        # Below the interval so a frozen server costs one slot, not a hang.
+        self.read_timeout = self._fixed_timeout or max(0.3, min(interval * 0.8, interval - 0.1))
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn._read_timeout = conn._write_timeout = self.read_timeout  # PyMySQL keeps them here
 
     # ---- first connect ---------------------------------------------------------------------
     def open(self) -> Capabilities:

@@ -188,3 +188,11 @@ def test_read_host_counters_grow() -> None:
     assert read_host(2**22 + 12345).mysqld_threads is None   # no such process
     assert len(a.loadavg) == 3
     assert a.disk_reads is None or b.disk_reads >= a.disk_reads >= 0
+
+
+def test_a_new_interval_moves_the_read_timeout_on_the_open_connection(source: MySQLSource) -> None:
+    assert source.read_timeout == pytest.approx(0.8)
+    source.set_interval(5.0)
+    assert source.read_timeout == pytest.approx(4.0)
+    assert source._conn._read_timeout == pytest.approx(4.0)
+    assert source.read().error is None

@@ -165,6 +165,9 @@ class LiveFeed(Feed):
 
     def do_interval(self, seconds: float) -> None:
         self.interval = seconds
+        set_interval = getattr(self.engine.source, "set_interval", None)
+        if set_interval is not None:   # live: the read timeout stays below the new interval
+            set_interval(seconds)
 
     def do_record(self, path: str | None = None) -> None:
         """Start recording to `path` (or a file named by the time), or stop if recording."""
