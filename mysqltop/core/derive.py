@@ -54,7 +54,8 @@ ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES'
 
 def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     raw = cur.raw
-    frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address))
+    frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
+                                                   cur.status.get("uptime")))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:

@@ -20,6 +20,7 @@ class ServerInfo:
     version: str | None = None
     flavor: str | None = None
     address: str | None = None
+    uptime_s: Num = None      # server Uptime of this sample (a reset shows a restart)
 
 
 @dataclass

@@ -160,7 +160,7 @@ class MysqltopApp(App[None]):
         self.status_bar.show(StatusState(
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
-            uptime_s=self.position.uptime_s, paused=self.paused, position=self.position,
+            uptime_s=server.uptime_s if server else None, paused=self.paused, position=self.position,
             recording=self.position.recording, alert=self.alert(time.monotonic()),
             source=self.source_name or (replay.server if replay else None)))
 

@@ -105,14 +105,6 @@ class Feed:
         pass
 
 
-def uptime_of(raw: Any) -> float | None:
-    """Server Uptime (s) from a RawSample's status map, when it has one."""
-    try:
-        return float(raw.global_status["Uptime"])
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
-
-
 def recording_name(now: float | None = None) -> str:
     stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%Y%m%d-%H%M%S")
     return f"mysqltop-{stamp}.mtrec"
@@ -136,8 +128,7 @@ class LiveFeed(Feed):
         self.trend: deque[Frame] = deque(maxlen=TREND)
 
     def position(self) -> Position:
-        return Position(mode="live", interval=self.interval, recording=self.record_path,
-                        uptime_s=uptime_of(getattr(self.engine, "last_raw", None)))
+        return Position(mode="live", interval=self.interval, recording=self.record_path)
 
     def run(self) -> None:
         if self._initial_record:

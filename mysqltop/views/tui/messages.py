@@ -22,7 +22,6 @@ class Position:
     playing: bool = True
     speed: float = 1.0
     ended: bool = False                # replay reached the last sample
-    uptime_s: float | None = None      # server Uptime of the sample shown
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from mysqltop.core.frame import Frame
-from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice, uptime_of
+from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
 from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
 
 BACKFILL = 120        # frames computed behind a seek target for trends (cheap: off the UI thread)
@@ -132,14 +132,7 @@ class ReplayFeed(Feed):
     def position(self) -> Position:
         return Position(mode="replay", index=self.index, count=self.count,
                         sample_time=self.reader.time_at(self.index), playing=self.playing,
-                        speed=self.speed, ended=self.index >= self.count - 1,
-                        uptime_s=self._uptime(self.index))
-
-    def _uptime(self, i: int) -> float | None:
-        try:
-            return uptime_of(self.reader.sample(i))
-        except Exception:  # a damaged sample has no uptime; its frame says why
-            return None
+                        speed=self.speed, ended=self.index >= self.count - 1)
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
     def do_play(self, playing: bool | None = None) -> None:
