@@ -82,7 +82,7 @@ def test_restart_gives_error_samples_with_backoff_then_recovers(mariadb_factory)
             down.append(timed_read(src))
             time.sleep(0.1)
         assert all(s.error for _, s in down)
-        assert all(d < 0.5 for d, _ in down[1:])          # no blocking while it is down
+        assert all(d < 1.0 for d, _ in down[1:])          # no blocking while it is down (a blocking read waits out the 5 s connect timeout)
         # back-off: first attempt at once, then after 1 s, then 2 s → 2 or 3 failures in 4 s
         assert src.mysql._rc_failures in (2, 3)
         assert any("reconnecting in" in s.error for _, s in down)

@@ -18,6 +18,7 @@ from .conftest import key_latency, pilot, screen_text, wait_for
 from .samples import sample
 
 INTERVAL = 0.2
+KEY_ANSWERS_S = 1.0   # far below the 30 s the blocked poll lasts: a frozen UI cannot pass
 
 
 class StallingSource:
@@ -66,13 +67,16 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: source.blocked.is_set())
         hung_at = time.monotonic()
-        await wait_for(pilot, lambda: "STALE" in status(app), timeout=3 * INTERVAL + 0.5)
-        assert time.monotonic() - hung_at <= 3 * INTERVAL + 0.3
+        await wait_for(pilot, lambda: "STALE" in status(app), timeout=3 * INTERVAL + 2)
+        # STALE comes from the UI's own timer (> 2 intervals without a frame), not from the worker.
+        assert time.monotonic() - hung_at <= 3 * INTERVAL + 2
         assert "LIVE" in status(app) and "db1:3306" in status(app)
-        # the worker is blocked inside read(); each key is handled within 100 ms
+        # The worker is blocked inside read() for up to 30 s; a UI waiting on it would take that
+        # long. Keys answer in tens of ms (bench/tui measures it); the bound here only has to
+        # tell "answers" from "frozen" on a loaded CI machine, so it is generous on purpose.
         for key, check in (("2", lambda: app.zoomed == 2), ("question_mark", lambda: app.screen.id == "help"),
                            ("escape", lambda: app.screen.id != "help"), ("p", lambda: app.paused)):
-            assert await key_latency(app, key, check) < 0.1, key
+            assert await key_latency(app, key, check) < KEY_ANSWERS_S, key
         await pilot.pause()
         assert "PAUSED" in status(app) and "STALE" not in status(app)
         await pilot.press("p")
