@@ -15,6 +15,7 @@ from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Lock
                                  Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
+from mysqltop.core.sample import own_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -128,12 +129,21 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     return _sum_pair(pairs) if pairs else (None, None)
 
 
+def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+    """Questions without mysqltop's own 4–5 statements per poll (40 % of the qps of a server doing
+    10 qps). A reset stays a reset: only a forward count is corrected."""
+    q_prev, q_cur = _stat_pair(prev, cur, "Questions")
+    if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:
+        return q_prev, q_cur
+    return q_prev, max(q_prev, q_cur - own_statements(prev.raw, cur.raw))
+
+
 def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
     t = Throughput()
     t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
-    t.qps = rate(*_stat_pair(prev, cur, "Questions"), dt)
+    t.qps = rate(*_client_questions(prev, cur), dt)
     ids_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
                             _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
     t.write_trx_per_s = ids_per_s / TRX_IDS_PER_WRITE_TRX if ids_per_s is not None else None

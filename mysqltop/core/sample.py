@@ -11,6 +11,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+# Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
+# Questions counter includes them, so derive takes them out of qps (see own_statements).
+POLL_STATEMENTS: tuple[str, ...] = (
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "variables")
+STATUS_STATEMENT = "global_status"      # the statement that reads Questions
+
+
+def sent_statements(raw: "RawSample") -> list[str]:
+    """Statements this poll really sent, in execution order ("skipped: …" errors were not sent)."""
+    return [k for k in POLL_STATEMENTS
+            if k in raw.timings_ms or (k in raw.errors and not raw.errors[k].startswith("skipped:"))]
+
+
+def own_statements(prev: "RawSample", cur: "RawSample") -> int:
+    """The monitor's statements between two reads of Questions: the rest of the previous poll
+    after its status statement, and the current poll up to and including it (Questions counts a
+    statement when it starts, so the status statement counts itself)."""
+    def split(raw: RawSample) -> tuple[int, int]:
+        sent = sent_statements(raw)
+        if STATUS_STATEMENT not in sent:
+            return 0, 0
+        n = sent.index(STATUS_STATEMENT) + 1
+        return n, len(sent) - n
+    return split(prev)[1] + split(cur)[0]
+
+
 @dataclass(frozen=True)
 class ServerIdentity:
     version: str | None = None          # VERSION(), e.g. "10.11.19-MariaDB-0+deb12u1"

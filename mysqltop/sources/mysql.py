@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.core.sample import POLL_STATEMENTS, RawSample, ServerIdentity
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
@@ -69,9 +69,8 @@ STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
-# Statement keys used in RawSample.timings_ms / errors.
-K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS, K_VARS = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "variables")
+# Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
+K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS, K_VARS = POLL_STATEMENTS
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
 _PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}

@@ -14,7 +14,7 @@ from mysqltop.core.derive import STATUS_NAMES, derive
 from mysqltop.core.innodb.model import (BufferPool, FileIO, InnodbStatus, IoThreadState, Log, SemaphoreWait,
                                         Semaphores, Transactions)
 from mysqltop.core.parsed import ParsedSample, parse_sample
-from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
+from mysqltop.core.sample import HostSample, RawSample, ServerIdentity, own_statements
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "corpus"
 PERCONA = str(CORPUS / "innodb-status" / "percona-5.5__percona-toolkit__2018_03_05_13_24_55-innodbstatus{}.txt")
@@ -343,3 +343,33 @@ def test_impossible_change_buffer_size_is_dropped() -> None:
     assert f.flush.ibuf_size_pages is None
     f = derive(None, parsed(0, global_status={"Innodb_ibuf_size": "12", "Innodb_buffer_pool_pages_total": "16224"}))
     assert f.flush.ibuf_size_pages == 12
+
+
+def _polled(mono: float, questions: int, sent: tuple[str, ...], **errors: str) -> ParsedSample:
+    raw = RawSample(wall=1_700_000_000 + mono, mono=mono, global_status={"Questions": str(questions)},
+                    timings_ms={k: 0.1 for k in sent}, errors=dict(errors))
+    return parse_sample(raw)
+
+
+def test_own_statements_are_taken_out_of_qps() -> None:
+    # Poll: innodb status, P_S, global status (reads Questions), metrics. Between two status reads
+    # the monitor sent metrics (prev poll) + status, P_S, global status (this poll) = 4.
+    base = ("innodb_status", "ps_waits", "global_status", "innodb_metrics")
+    prev, cur = _polled(0.0, 1000, base), _polled(2.0, 1104, base)
+    assert own_statements(prev.raw, cur.raw) == 4
+    assert derive(prev, cur).throughput.qps == 50.0          # (104 - 4) / 2 s
+
+
+def test_own_statements_follow_what_was_really_sent() -> None:
+    # P_S denied for good: "skipped" means not sent; variables read after status count next time.
+    prev = _polled(0.0, 500, ("innodb_status", "global_status", "variables"),
+                   ps_waits="skipped: SELECT command denied")
+    cur = _polled(1.0, 503, ("innodb_status", "global_status"), ps_waits="skipped: SELECT command denied")
+    assert own_statements(prev.raw, cur.raw) == 3
+    assert derive(prev, cur).throughput.qps == 0.0
+
+
+def test_own_statements_never_hide_a_reset_or_go_negative() -> None:
+    base = ("innodb_status", "global_status")
+    assert derive(_polled(0.0, 900, base), _polled(1.0, 10, base)).throughput.qps is None
+    assert derive(_polled(0.0, 900, base), _polled(1.0, 901, base)).throughput.qps == 0.0
