@@ -35,6 +35,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
     g.add_argument("--connect-timeout", type=float, default=5.0, help="seconds (default 5)")
+    g.add_argument("--enable-instruments", action="store_true",
+                   help="first turn on the performance_schema wait/synch instruments (changes a server "
+                        "setting until restart; says what it changed)")
 
 
 # ---- resolution: flags > MYSQL_PWD > option file ([mysqltop] over [client]) > defaults ----------

@@ -35,9 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
                    help="text (one screen per frame), json (one object per line), csv (header + one row "
                         "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
-    p.add_argument("--enable-instruments", action="store_true",
-                   help="turn on the performance_schema wait/synch instruments first (changes server "
-                        "settings; says what it changed)")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -69,13 +66,6 @@ def _open_source(args: argparse.Namespace):
         return ReplaySource(args.replay, start=args.start, end=args.end), False
     from mysqltop.sources import live
 
-    if args.enable_instruments:
-        enable = getattr(live, "enable_instruments", None)
-        if enable is None:
-            from mysqltop.errors import UserError
-            raise UserError("--enable-instruments is not available in this build", 1)
-        for line in enable(args) or ():
-            print(f"mysqltop: {line}", file=sys.stderr)
     source, caps = live.open_live_source(args)
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)

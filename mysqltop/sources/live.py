@@ -62,11 +62,16 @@ def connection_options(args: argparse.Namespace) -> ConnectionOptions:
 def open_live_source(args: argparse.Namespace) -> tuple[LiveSource, Capabilities]:
     """Connect and detect capabilities; UserError (exit 2) for connection/privilege problems.
 
-    The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show.
+    The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show;
+    with --enable-instruments the instruments are turned on first and the notes say what changed.
     """
+    changed = enable_instruments(args) if getattr(args, "enable_instruments", False) else []
     interval = float(getattr(args, "interval", None) or 1.0)
     mysql = MySQLSource(connection_options(args), interval=interval)
     caps = mysql.open()
+    if changed:
+        caps = replace(caps, notes=(*changed, *caps.notes))
+        mysql.capabilities = caps
     return LiveSource(mysql), caps
 
 
