@@ -206,7 +206,8 @@ def _io(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Io:
             io.threads = _pool_threads(cur)
         io.pending_reads = _first(f.pending_reads, total(f.pending_aio_reads))
         io.pending_writes = _first(f.pending_writes, total(f.pending_aio_writes))
-        io.pending_fsyncs = total([f.pending_flush_log, f.pending_flush_buffer_pool])
+        # the parser's total (log + buffer pool, or MariaDB 10.6+'s single "Pending flushes (fsync): N")
+        io.pending_fsyncs = _first(f.pending_fsyncs, total([f.pending_flush_log, f.pending_flush_buffer_pool]))
     # MariaDB 10.6+ prints no aio lists: the status counters are the source there.
     io.pending_reads = _first(io.pending_reads, cur.stat("Innodb_async_reads_pending"),
                               cur.stat("Innodb_data_pending_reads"))

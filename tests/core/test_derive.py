@@ -373,3 +373,12 @@ def test_own_statements_never_hide_a_reset_or_go_negative() -> None:
     base = ("innodb_status", "global_status")
     assert derive(_polled(0.0, 900, base), _polled(1.0, 10, base)).throughput.qps is None
     assert derive(_polled(0.0, 900, base), _polled(1.0, 901, base)).throughput.qps == 0.0
+
+
+def test_mariadb_single_fsync_line_gives_pending_fsyncs_without_status() -> None:
+    # MariaDB 10.6+ prints "Pending flushes (fsync): N" (no log/buffer pool split); a text-only
+    # sample (e.g. a pasted capture) must still show it.
+    text = (CORPUS / "innodb-status" / f"{LAB}.txt").read_text()
+    assert derive(None, parsed(0.0, innodb_status=text)).io.pending_fsyncs == 0
+    busy = text.replace("Pending flushes (fsync): 0", "Pending flushes (fsync): 3")
+    assert derive(None, parsed(0.0, innodb_status=busy)).io.pending_fsyncs == 3
