@@ -1,4 +1,4 @@
-"""The live source: one MySQL poll plus the host counters read right after it, per RawSample."""
+"""The live source: the host counters read right before one MySQL poll, per RawSample."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mysqltop.sources.mysql import enable_instruments as _enable
 
 
 class LiveSource:
-    """SampleSource: MySQLSource.read() then read_host() (only when the server runs on this host)."""
+    """SampleSource: read_host() (only when the server runs on this host), then MySQLSource.read()."""
 
     replay = False
 
@@ -36,15 +36,25 @@ class LiveSource:
         self.mysql.set_interval(interval)
 
     def read(self) -> RawSample:
-        sample = self.mysql.read()
+        # Host counters first: their rates divide by Δ sample.mono (the poll's start), so reading
+        # them after a poll whose duration varies (slow under contention) would skew every rate.
         caps = self.mysql.capabilities
+        host = self._host(caps)
+        sample = self.mysql.read()
+        if self.mysql.capabilities is not caps:   # reconnected in this read: maybe a new mysqld
+            caps = self.mysql.capabilities
+            host = self._host(caps)
         if caps is None or not caps.local:
             return sample                  # DESIGN §4: host is null when the server is elsewhere
-        try:
-            host = self.host_reader(caps.mysqld_pid)
-        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
-            host = None
         return replace(sample, host=host)
+
+    def _host(self, caps: Capabilities | None) -> HostSample | None:
+        if caps is None or not caps.local:
+            return None
+        try:
+            return self.host_reader(caps.mysqld_pid)
+        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
+            return None
 
     def close(self) -> None:
         self.mysql.close()

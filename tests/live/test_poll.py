@@ -196,3 +196,30 @@ def test_a_new_interval_moves_the_read_timeout_on_the_open_connection(source: My
     assert source.read_timeout == pytest.approx(4.0)
     assert source._conn._read_timeout == pytest.approx(4.0)
     assert source.read().error is None
+
+
+def test_host_counters_are_read_at_the_sample_time_not_after_a_slow_poll(mariadb: ThrowawayMariaDB) -> None:
+    # Host rates divide by Δ RawSample.mono (the poll's start): counters read after a poll that
+    # took 300 ms would span 1.3 s and be divided by 1 s (mysqld CPU 30 % too high).
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    slow_poll = src._poll
+
+    def slow(mono: float):  # a poll under contention: SHOW ENGINE INNODB STATUS takes a while
+        time.sleep(0.3)
+        return slow_poll(mono)
+
+    src._poll = slow
+    read_at: list[float] = []
+
+    def host_reader(pid: int | None):
+        read_at.append(time.monotonic())
+        return read_host(pid)
+
+    live = LiveSource(src, host_reader=host_reader)
+    try:
+        s = live.read()
+    finally:
+        live.close()
+    assert s.error is None and s.host is not None
+    assert abs(read_at[0] - s.mono) < 0.1
