@@ -297,7 +297,8 @@ class MySQLSource:
             with self._rc_lock:
                 self._rc_failures += 1
                 delay = min(BACKOFF_MAX_S, 2.0 ** (self._rc_failures - 1))
-                self._rc_next_at = time.monotonic() + delay
+                if self._rc_next_at != float("inf"):     # closed meanwhile: stay closed
+                    self._rc_next_at = time.monotonic() + delay
                 self._last_error = caps_mod.one_line(e.message if isinstance(e, UserError) else e)
             return
         with self._rc_lock:

@@ -107,3 +107,32 @@ def test_restart_gives_error_samples_with_backoff_then_recovers(mariadb_factory)
         assert src.mysql.reconnects == 1
     finally:
         src.close()
+
+
+def test_a_reconnect_failing_after_close_does_not_rearm_reconnecting(mariadb, monkeypatch) -> None:
+    # close() while a background connect is in flight: when that attempt then fails, the source
+    # must stay closed (a later read — a worker racing the UI's shutdown — starts no new thread).
+    import threading
+
+    from mysqltop.errors import UserError
+    from mysqltop.sources import mysql as mysql_mod
+
+    gate, attempts = threading.Event(), []
+
+    def gated_connect(*args, **kw):
+        attempts.append(1)
+        gate.wait(5)
+        raise UserError("cannot connect: Connection refused")
+
+    src = MySQLSource(mariadb.options(), interval=INTERVAL)
+    src.open()
+    monkeypatch.setattr(mysql_mod, "connect", gated_connect)
+    src._drop("poll failed: server gone")
+    assert src.read().error                      # starts the background attempt
+    thread = src._rc_thread
+    src.close()
+    gate.set()
+    thread.join(5)
+    time.sleep(1.2)                              # past the back-off of one failed attempt
+    assert src.read().error and len(attempts) == 1
+    assert src._rc_thread is thread              # no new attempt after close
