@@ -151,31 +151,39 @@ class Engine:
         if paced and speed is None and interval <= 0:
             raise ValueError("interval must be > 0")
         stop = stop_event or threading.Event()
+        by_recorded_gaps = paced and replay and speed is not None
         made = 0
-        next_at = self._clock()
+        next_at: float | None = self._clock()
         prev_mono: float | None = None
         while (count is None or made < count) and not stop.is_set():
             frame = self.step()
             if frame is None:
                 break
+            if by_recorded_gaps:
+                # Each recorded sample is shown its own recorded gap (÷ speed) after the previous one.
+                mono = self.last_raw.mono if self.last_raw else None
+                if prev_mono is not None and mono is not None:
+                    next_at = self._wait_until(next_at + max(0.0, mono - prev_mono) / speed, stop)
+                    if next_at is None:
+                        break
+                prev_mono = mono
             made += 1
             if on_frame is not None:
                 on_frame(frame)
-            if (count is not None and made >= count) or not paced:
+            if (count is not None and made >= count) or not paced or by_recorded_gaps:
                 continue
-            raw_mono = self.last_raw.mono if self.last_raw else None
-            if speed is not None and replay:
-                gap = 0.0 if prev_mono is None or raw_mono is None else max(0.0, raw_mono - prev_mono) / speed
-            else:
-                gap = interval
-            prev_mono = raw_mono
-            next_at += gap
-            delay = next_at - self._clock()
-            if delay <= 0:
-                next_at = self._clock()  # overran the slot: poll now, re-anchor the grid here
-            elif stop.wait(delay):
+            next_at = self._wait_until(next_at + interval, stop)
+            if next_at is None:
                 break
         return made
+
+    def _wait_until(self, at: float, stop: threading.Event) -> float | None:
+        """Wait for grid point `at`; the point the grid continues from, None when stopped.
+        A poll that overran its slot goes at once and the grid re-anchors there."""
+        delay = at - self._clock()
+        if delay <= 0:
+            return self._clock()
+        return None if stop.wait(delay) else at
 
     def close(self) -> None:
         """Close the recorder (if still recording) and the source."""

@@ -165,3 +165,23 @@ def test_close_closes_source() -> None:
     src = ListSource(1)
     Engine(src, CountingPipeline()).close()
     assert src.closed
+
+
+def test_replay_at_a_speed_waits_each_samples_own_recorded_gap() -> None:
+    # Recorded at 0, 1, 6 (a 5 s gap: the server stalled), 7 s; at speed 2 each frame is shown
+    # half its own gap after the one before it — not the previous pair's gap.
+    t = FakeTime()
+    monos = [0.0, 1.0, 6.0, 7.0]
+
+    class Recorded(ListSource):
+        def read(self) -> RawSample | None:
+            i = len(self.reads)
+            if i >= len(monos):
+                return None
+            self.reads.append(t.now)
+            return RawSample(wall=1000.0 + monos[i], mono=monos[i])
+
+    shown: list[float] = []
+    Engine(Recorded(4, replay=True), CountingPipeline(), clock=t.clock).run(
+        1.0, on_frame=lambda f: shown.append(t.now), stop_event=t, speed=2.0)
+    assert shown == pytest.approx([0.0, 0.5, 3.0, 3.5])
