@@ -52,7 +52,10 @@ VARIABLE_NAMES: tuple[str, ...] = (
     "version", "version_comment", "hostname", "binlog_format", *DERIVE_VARIABLE_NAMES,
 )
 VARIABLES_EVERY_S = 60.0
-MUTEX_GIVE_UP_POLLS = 5          # MUTEX never returned rows in this many polls → stop asking
+# MUTEX returned no rows in this many polls → ask only every MUTEX_RETRY_S: MySQL lists a latch
+# only after it waited, so an idle server just started has none yet (the incident comes later).
+MUTEX_GIVE_UP_POLLS = 5
+MUTEX_RETRY_S = 60.0
 BACKOFF_MAX_S = 30.0
 
 PS_WAITS_SQL = (
@@ -116,6 +119,7 @@ class MySQLSource:
         self._variables_at: float | None = None
         self._disabled: dict[str, str] = {}       # statement key → permanent error text
         self._mutex_empty_polls = 0
+        self._mutex_asked_at = float("-inf")
         self._multi = True
         # reconnect state (guarded by _rc_lock)
         self._rc_lock = threading.Lock()
@@ -174,7 +178,9 @@ class MySQLSource:
         c = self.capabilities
         assert c is not None
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
-        if c.poll_mutex and self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS:
+        if c.poll_mutex and (self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS
+                             or mono - self._mutex_asked_at >= MUTEX_RETRY_S):
+            self._mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
             stmts.append((K_PS, PS_WAITS_SQL))

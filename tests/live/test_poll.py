@@ -223,3 +223,19 @@ def test_host_counters_are_read_at_the_sample_time_not_after_a_slow_poll(mariadb
         live.close()
     assert s.error is None and s.host is not None
     assert abs(read_at[0] - s.mono) < 0.1
+
+
+def test_an_empty_mutex_result_is_asked_again_later(source: MySQLSource, monkeypatch) -> None:
+    # MySQL/Percona list a latch only once it has waited: an idle server just started returns no
+    # rows. Giving up for good after a few empty polls would lose the source for the incident
+    # that follows; after the give-up it is asked again every MUTEX_RETRY_S.
+    from dataclasses import replace
+
+    source.capabilities = replace(source.capabilities, poll_mutex=True)   # as detected on MySQL 8.0
+    monkeypatch.setattr(mysql_mod, "MUTEX_RETRY_S", 0.5)
+    for _ in range(mysql_mod.MUTEX_GIVE_UP_POLLS):
+        assert "innodb_mutex" in source.read().timings_ms
+    assert "innodb_mutex" not in source.read().timings_ms       # empty every time: ask less often
+    time.sleep(0.6)
+    assert "innodb_mutex" in source.read().timings_ms           # … but still ask
+    assert "innodb_mutex" not in source.read().timings_ms
