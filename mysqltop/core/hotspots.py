@@ -67,7 +67,7 @@ def mutex_hotspots(prev: Mapping[tuple[str, str | None], MutexRow],
         before = _mutex_metric(p) if p is not None else 0
         if now is None or before is None or now <= before:
             continue
-        out.append(Hotspot(name=mutex_short_name(c.name, c.site), kind=name_kind(c.name),
+        out.append(Hotspot(name=mutex_short_name(c.name, c.site), kind=_mutex_row_kind(c),
                            source="innodb_mutex", waits_per_s=(now - before) / dt, site=c.site))
     _set_shares(out)
     return out
@@ -105,6 +105,13 @@ def _set_shares(hs: list[Hotspot]) -> None:
     total = sum(values)
     for h, v in zip(hs, values):
         h.share = v / total if total > 0 else None
+
+
+def _mutex_row_kind(row: MutexRow) -> str:
+    """By name; an unnamed kind with call counts ("TRX_SYS | spins=…,waits=…,calls=…", 5.7.8+ latch
+    counters; 5.0 "Count") is a mutex: rw-locks are only counted per instance there."""
+    kind = name_kind(row.name)
+    return "mutex" if kind == "other" and row.calls is not None else kind
 
 
 def _mutex_metric(row: MutexRow) -> int | None:

@@ -117,3 +117,15 @@ def test_kinds() -> None:
     assert lock_kind("SX-lock") == "sxlock"
     assert lock_kind("Mutex") == "mutex"
     assert lock_kind(None) == "semaphore"
+
+
+def test_mysql_57_latch_counter_rows_are_mutexes() -> None:
+    # 5.7.8+/8.0 with innodb_monitor_enable='latch': "TRX_SYS | spins=0,waits=5,calls=120" — only
+    # mutexes have latch counters (rw-locks are the "rwlock: file:line" instance rows).
+    from mysqltop.core.mutex import parse_mutex_rows
+
+    def by_key(status: str):
+        return {(r.name, r.site): r for r in parse_mutex_rows([["InnoDB", "TRX_SYS", status]])}
+
+    out = mutex_hotspots(by_key("spins=0,waits=5,calls=120"), by_key("spins=2,waits=25,calls=900"), 2.0)
+    assert [(h.name, h.kind, h.waits_per_s) for h in out] == [("TRX_SYS", "mutex", 10.0)]
