@@ -16,6 +16,7 @@ from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
                                   TOP_HOTSPOTS)
 from mysqltop.core.rules import KNOBS, signals
+from mysqltop.core.rules.base import cpu_busy_pct
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -24,11 +25,6 @@ ADVICE_SAMPLE_MAX = 7200
 _SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 Getter = Callable[[Frame], "float | None"]
-
-
-def _busy(f: Frame) -> float | None:
-    h = f.host
-    return None if h is None or h.cpu_user_pct is None else h.cpu_user_pct + (h.cpu_system_pct or 0.0)
 
 
 def _host(attr: str) -> Getter:
@@ -54,7 +50,7 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
     ("flush", "log_bytes_per_s", lambda f: f.flush.log_bytes_per_s),
     ("flush", "history_list_length", lambda f: f.flush.history_list_length),
     ("host", "run_queue", _host("run_queue")),
-    ("host", "cpu_busy_pct", _busy),
+    ("host", "cpu_busy_pct", cpu_busy_pct),
     ("host", "cpu_iowait_pct", _host("cpu_iowait_pct")),
     ("host", "cpu_steal_pct", _host("cpu_steal_pct")),
     ("host", "load1", _host("load1")),

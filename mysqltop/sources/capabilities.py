@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mysqltop.config import ConnectionOptions
+from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
 
@@ -143,11 +144,6 @@ def _flavor(version: str, comment: str) -> str:
     return "percona" if "percona" in low else "mysql"
 
 
-def _version_tuple(version: str) -> tuple[int, ...]:
-    m = re.match(r"(\d+)\.(\d+)\.?(\d+)?", version)
-    return tuple(int(x) for x in m.groups() if x is not None) if m else ()
-
-
 def _rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
     with conn.cursor() as cur:
         cur.execute(sql)
@@ -162,7 +158,7 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         conn, "SELECT VERSION(), @@version_comment, @@hostname, @@performance_schema, CURRENT_USER(), "
               "@@pid_file, @@datadir")[0]
     version, comment, hostname, user = str(version), str(comment or ""), str(hostname or ""), str(user)
-    flavor, vt = _flavor(version, comment), _version_tuple(version)
+    flavor, vt = _flavor(version, comment), version_tuple(version) or ()
     try:
         _rows(conn, "SHOW ENGINE INNODB STATUS")
     except pymysql.err.MySQLError as e:

@@ -58,6 +58,12 @@ def pct(share: float | None) -> str:
     return "n/a" if share is None else f"{share * 100:.0f} %"
 
 
+def cpu_busy_pct(f: Frame) -> float | None:
+    """Host CPU user + system %, None without host counters."""
+    h = f.host
+    return None if h is None or h.cpu_user_pct is None else h.cpu_user_pct + (h.cpu_system_pct or 0.0)
+
+
 def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 

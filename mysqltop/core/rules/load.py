@@ -7,6 +7,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules import signals
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct
+from mysqltop.core.rules.base import cpu_busy_pct as _busy
 from mysqltop.core.rules.server import is_mariadb_at_least
 
 # Run queue counts running + runnable threads: at the core count the CPUs are fully used; at
@@ -32,13 +33,6 @@ DROPS_MIN = 2
 
 def _cpus(f: Frame) -> float | None:
     return f.host.cpus if f.host and f.host.cpus else None
-
-
-def _busy(f: Frame) -> float | None:
-    h = f.host
-    if h is None or h.cpu_user_pct is None:
-        return None
-    return h.cpu_user_pct + (h.cpu_system_pct or 0.0)
 
 
 def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
