@@ -20,6 +20,7 @@ from mysqltop.errors import UserError
 MYSQLD_NAMES = ("mysqld", "mariadbd")
 ENABLE_SQL = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
               "WHERE NAME LIKE 'wait/synch/%'")
+NO_PS = "it came with MySQL 5.5"
 MARIADB_STARTUP_NOTE = ("on MariaDB, latches created at startup are only instrumented with "
                         "performance-schema-instrument='wait/synch/%=ON' in the server config")
 
@@ -150,13 +151,25 @@ def _rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
         return list(cur.fetchall())
 
 
+def _performance_schema_on(conn: Any) -> bool | None:
+    """@@performance_schema; None when the server has no such variable (MySQL < 5.5)."""
+    import pymysql
+
+    try:
+        return bool(int(_rows(conn, "SELECT @@performance_schema")[0][0] or 0))
+    except pymysql.err.MySQLError as e:
+        if error_code(e) == 1193:          # Unknown system variable
+            return None
+        raise
+
+
 def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True) -> Capabilities:
     """Ask the server what it offers. Raises UserError only for a missing PROCESS privilege."""
     import pymysql
 
-    version, comment, hostname, ps_on, user, pid_file, datadir = _rows(
-        conn, "SELECT VERSION(), @@version_comment, @@hostname, @@performance_schema, CURRENT_USER(), "
-              "@@pid_file, @@datadir")[0]
+    version, comment, hostname, user, pid_file, datadir = _rows(
+        conn, "SELECT VERSION(), @@version_comment, @@hostname, CURRENT_USER(), @@pid_file, @@datadir")[0]
+    ps_on = _performance_schema_on(conn)
     version, comment, hostname, user = str(version), str(comment or ""), str(hostname or ""), str(user)
     flavor, vt = _flavor(version, comment), version_tuple(version) or ()
     try:
@@ -170,7 +183,10 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
     notes: list[str] = []
     total = enabled = 0
     ps_readable = False
-    if not int(ps_on or 0):
+    if ps_on is None:
+        notes.append(f"this server has no performance_schema ({NO_PS}), so latch waits come only from "
+                     "SHOW ENGINE INNODB STATUS and SHOW ENGINE INNODB MUTEX")
+    elif not ps_on:
         notes.append("performance_schema is OFF, so latch waits come only from SHOW ENGINE INNODB STATUS"
                      + (" (empty on MariaDB 10.6+)" if flavor == "mariadb" else "")
                      + ": set performance_schema=ON in the server config and restart"
@@ -209,7 +225,7 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
     pid = find_local_mysqld(opts, hostname, str(pid_file or ""), str(datadir or ""))
     return Capabilities(
         flavor=flavor, version=version, version_tuple=vt, version_comment=comment, hostname=hostname,
-        current_user=user, address=opts.address, performance_schema_on=bool(int(ps_on or 0)),
+        current_user=user, address=opts.address, performance_schema_on=bool(ps_on),
         performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
         mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
         local=pid is not None, mysqld_pid=pid, notes=tuple(notes))
@@ -266,9 +282,12 @@ def enable_synch_instruments(conn: Any) -> list[str]:
     """Turn on (ENABLED and TIMED) every wait/synch instrument; lines saying what changed."""
     import pymysql
 
-    version, ps_on, user = _rows(conn, "SELECT VERSION(), @@performance_schema, CURRENT_USER()")[0]
+    version, user = _rows(conn, "SELECT VERSION(), CURRENT_USER()")[0]
     mariadb = "mariadb" in str(version).lower()
-    if not int(ps_on or 0):
+    ps_on = _performance_schema_on(conn)
+    if ps_on is None:
+        raise UserError(f"this server has no performance_schema ({NO_PS}): there are no instruments to enable")
+    if not ps_on:
         raise UserError("performance_schema is OFF and cannot be turned on at runtime: set "
                         "performance_schema=ON in the server config and restart")
     try:

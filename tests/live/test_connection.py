@@ -138,3 +138,32 @@ def test_performance_schema_off_is_a_note(mariadb_factory) -> None:
         assert int(s.global_status["Uptime"]) >= 0
     finally:
         src.close()
+
+
+class _NoPerformanceSchemaVariable:
+    """The connection as a MySQL 5.0/5.1 server answers it: @@performance_schema does not exist
+    (the real server raises its real "Unknown system variable" error for the renamed variable)."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def cursor(self):
+        cur = self.conn.cursor()
+        execute = cur.execute
+        cur.execute = lambda sql, *a: execute(sql.replace("@@performance_schema", "@@no_such_perf_schema"), *a)
+        return cur
+
+
+def test_a_server_without_performance_schema_is_a_note_not_a_crash(mariadb: ThrowawayMariaDB) -> None:
+    from mysqltop.sources.capabilities import connect, detect_capabilities, enable_synch_instruments
+
+    conn = connect(mariadb.options(), 5.0, 5.0)
+    try:
+        caps = detect_capabilities(_NoPerformanceSchemaVariable(conn), mariadb.options())
+        assert not caps.performance_schema_on and not caps.performance_schema
+        note, = caps.notes
+        assert "no performance_schema" in note and "5.5" in note
+        with pytest.raises(UserError, match="no performance_schema"):
+            enable_synch_instruments(_NoPerformanceSchemaVariable(conn))
+    finally:
+        conn.close()
