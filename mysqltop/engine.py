@@ -153,7 +153,7 @@ class Engine:
         stop = stop_event or threading.Event()
         by_recorded_gaps = paced and replay and speed is not None
         made = 0
-        next_at: float | None = self._clock()
+        next_at = self._clock()
         prev_mono: float | None = None
         while (count is None or made < count) and not stop.is_set():
             frame = self.step()
@@ -164,7 +164,7 @@ class Engine:
                 mono = self.last_raw.mono if self.last_raw else None
                 if prev_mono is not None and mono is not None:
                     next_at = self._wait_until(next_at + max(0.0, mono - prev_mono) / speed, stop)
-                    if next_at is None:
+                    if stop.is_set():
                         break
                 prev_mono = mono
             made += 1
@@ -173,17 +173,16 @@ class Engine:
             if (count is not None and made >= count) or not paced or by_recorded_gaps:
                 continue
             next_at = self._wait_until(next_at + interval, stop)
-            if next_at is None:
-                break
         return made
 
-    def _wait_until(self, at: float, stop: threading.Event) -> float | None:
-        """Wait for grid point `at`; the point the grid continues from, None when stopped.
-        A poll that overran its slot goes at once and the grid re-anchors there."""
+    def _wait_until(self, at: float, stop: threading.Event) -> float:
+        """Wait for grid point `at` (or `stop`); the point the grid continues from. A poll that
+        overran its slot goes at once and the grid re-anchors there."""
         delay = at - self._clock()
         if delay <= 0:
             return self._clock()
-        return None if stop.wait(delay) else at
+        stop.wait(delay)
+        return at
 
     def close(self) -> None:
         """Close the recorder (if still recording) and the source."""
