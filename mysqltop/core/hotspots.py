@@ -157,8 +157,9 @@ def name_kind(name: str) -> str:
 
 
 def lock_kind(lock: str | None) -> str:
-    """SEMAPHORES 'S-lock'/'X-lock' on an RW-latch → rwlock, 'SX-lock' → sxlock, Mutex → mutex."""
-    n = (lock or "").lower()
+    """SEMAPHORES 'S-lock'/'X-lock' on an RW-latch → rwlock, 'SX-lock' → sxlock, Mutex → mutex.
+    A mode in brackets ('X-lock (wait_ex)') does not change the latch's kind."""
+    n = (lock or "").lower().split(" (", 1)[0]
     if n.startswith("sx"):
         return "sxlock"
     if "mutex" in n:

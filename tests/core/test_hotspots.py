@@ -129,3 +129,21 @@ def test_mysql_57_latch_counter_rows_are_mutexes() -> None:
 
     out = mutex_hotspots(by_key("spins=0,waits=5,calls=120"), by_key("spins=2,waits=25,calls=900"), 2.0)
     assert [(h.name, h.kind, h.waits_per_s) for h in out] == [("TRX_SYS", "mutex", 10.0)]
+
+
+def test_a_wait_ex_waiter_is_the_same_rwlock_hotspot() -> None:
+    # "X-lock (wait_ex) on RW-latch at 0x… created in file buf0buf.cc line 1455": the writer that
+    # already reserved the latch waits for readers to leave — same latch, same rwlock kind.
+    text = ("--Thread 1 has waited at buf0buf.cc line 3735 for 2.00 seconds the semaphore:\n"
+            "X-lock (wait_ex) on RW-latch at 0x7f01 created in file buf0buf.cc line 1455\n"
+            "--Thread 2 has waited at btr0cur.cc line 424 for 1.00 seconds the semaphore:\n"
+            "S-lock on RW-latch at 0x7f01 created in file buf0buf.cc line 1455\n")
+    from mysqltop.core.innodb.model import InnodbStatus
+    from mysqltop.core.innodb.rules import Context
+    from mysqltop.core.innodb.semaphores import parse
+
+    status = InnodbStatus()
+    parse(text, status, Context())
+    assert lock_kind(status.semaphores.waits[0].lock) == "rwlock"
+    out = semaphore_hotspots(status.semaphores.waits)
+    assert [(h.name, h.kind, h.waiting_threads, h.share) for h in out] == [("buf0buf.cc:1455", "rwlock", 2, 1.0)]
