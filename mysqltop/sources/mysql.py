@@ -172,7 +172,10 @@ class MySQLSource:
             except Exception as e:  # noqa: BLE001 - any failure here is server/network trouble
                 self._drop(f"poll failed: {caps_mod.one_line(e)}")
                 return self._error_sample(wall, mono, self._last_error or "poll failed")
-            return self._sample(wall, mono, poll)
+            try:
+                return self._sample(wall, mono, poll)
+            except Exception as e:  # noqa: BLE001 - an odd result shape costs this sample, not the session
+                return self._error_sample(wall, mono, f"unexpected poll result: {type(e).__name__}: {caps_mod.one_line(e)}")
 
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities

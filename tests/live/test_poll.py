@@ -239,3 +239,19 @@ def test_an_empty_mutex_result_is_asked_again_later(source: MySQLSource, monkeyp
     time.sleep(0.6)
     assert "innodb_mutex" in source.read().timings_ms           # … but still ask
     assert "innodb_mutex" not in source.read().timings_ms
+
+
+def test_an_odd_result_shape_costs_one_sample_not_the_session(source: MySQLSource, monkeypatch) -> None:
+    real = source._sample
+    calls = {"n": 0}
+
+    def odd_once(wall, mono, poll):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise TypeError("int() argument must be a string, not 'NoneType'")
+        return real(wall, mono, poll)
+
+    monkeypatch.setattr(source, "_sample", odd_once)
+    bad, good = source.read(), source.read()
+    assert bad.error == "unexpected poll result: TypeError: int() argument must be a string, not 'NoneType'"
+    assert good.error is None and good.innodb_status and source._conn is not None
