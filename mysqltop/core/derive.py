@@ -15,6 +15,7 @@ from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Lock
                                  Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
+from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import own_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
@@ -318,6 +319,9 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
         frame.sources.append("performance_schema")
         if not any("/innodb/" in n for n in ps_rows):
             frame.notes.append("performance_schema instruments no InnoDB latches: " + ENABLE_PS_HINT)
+    elif cur.waits is None and predates_performance_schema(cur.raw.server.version):
+        frame.notes.append("this server predates performance_schema (MySQL 5.5): latch waits come from "
+                           "SEMAPHORES and SHOW ENGINE INNODB MUTEX")
     elif cur.waits is None:
         frame.notes.append("performance_schema wait/synch data not read (performance_schema off or not "
                            "readable): set performance_schema=ON, then " + ENABLE_PS_HINT)

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, pct
+from mysqltop.core.rules.server import predates_performance_schema
 
 # derive's notes when P_S wait/synch data is missing ("performance_schema wait/synch instruments
 # are off: …", "… data not read …", "… instruments no InnoDB latches: …").
@@ -18,6 +19,8 @@ def _note(f: Frame) -> str | None:
 
 
 def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
+    if predates_performance_schema(w.last.server.version):
+        return                 # nothing to enable on 5.0/5.1: SEMAPHORES and MUTEX are the sources
     ps_off = v.on("performance_schema") is False
     held = 1.0 if ps_off else w.held(lambda f: 1.0 if _note(f) else None, lambda _: True)
     if held < SUSTAINED:

@@ -13,6 +13,12 @@ def version_tuple(version: str | None) -> tuple[int, ...] | None:
     return tuple(int(g) for g in m.groups() if g is not None) if m else None
 
 
+def predates_performance_schema(version: str | None) -> bool:
+    """MySQL/Percona 5.0/5.1 have no performance_schema (it came with 5.5): no advice to enable it."""
+    v = version_tuple(version)
+    return v is not None and v < (5, 5)
+
+
 def is_mariadb(server: ServerInfo) -> bool:
     return (server.flavor or "").lower() == "mariadb" or "mariadb" in (server.version or "").lower()
 
