@@ -33,3 +33,27 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and capsys.readouterr().out.startswith("mysqltop ")
+
+
+# `type=float` lets "nan" and "inf" through: nan passed `<= 0` and `record` polled flat out
+# (4772 samples in 30 s), inf crashed with a traceback in the socket timeout. Checked before
+# connecting (port 1 would refuse), so the answer is the flag's own line.
+@pytest.mark.parametrize("command", [["live"], ["record", "/nonexistent-dir/x.mtrec"], ["snapshot"]])
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1", "1e12"])
+def test_bad_interval_is_one_line_before_connecting(command: list[str], value: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*command, "-h", "127.0.0.1", "-P", "1", "--interval", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mysqltop: --interval must be a number of seconds above 0") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-2", "1e9"])
+def test_bad_speed_is_one_line(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--speed", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mysqltop: --speed must be a number above 0") and err.count("\n") == 1
+
+
+def test_snapshot_replay_rejects_interval_instead_of_ignoring_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "--replay", "x.mtrec", "--interval", "5"]) == 2
+    assert "--interval paces polls of a live server" in capsys.readouterr().err

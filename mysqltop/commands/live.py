@@ -29,10 +29,10 @@ def check_record_path(path: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mysqltop.commands.checks import check_interval
     from mysqltop.errors import UserError
 
-    if args.interval <= 0:
-        raise UserError("--interval must be a positive number of seconds", 2)
+    check_interval(args.interval)
     if args.record:
         check_record_path(args.record)
     from mysqltop.sources.live import open_live_source

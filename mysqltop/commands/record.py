@@ -72,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
+    from mysqltop.commands.checks import check_interval
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.
-    if args.interval <= 0:
-        raise UserError("--interval must be more than 0", 2)
+    check_interval(args.interval)
     if args.count is not None and args.count <= 0:
         raise UserError("--count must be 1 or more", 2)
     count = args.count

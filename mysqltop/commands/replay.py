@@ -49,14 +49,14 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
     """Shared by `replay` and `demo`: open and validate FILE and --start, build the App."""
     from pathlib import Path
 
+    from mysqltop.commands.checks import check_speed
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.errors import UserError
     from mysqltop.views.tui.app import MysqltopApp
     from mysqltop.views.tui.replay_feed import ReplayFeed
 
-    if speed <= 0:
-        raise UserError("--speed must be a positive number (1 = real time)", 2)
+    check_speed(speed)
     reader = open_recording(path)
     try:
         first = start_index(reader, start)

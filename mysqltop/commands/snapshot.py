@@ -31,19 +31,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, metavar="N",
                    help="frames to print, each with rates (live default 1: polls twice, one interval "
                         "apart; replay default: all)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, help="seconds between polls (default 1; live only: a "
+                   "recording keeps the interval it was recorded at)")
     p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
                    help="text (one screen per frame), json (one object per line), csv (header + one row "
                         "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
 
 
 def _check(args: argparse.Namespace) -> None:
+    from mysqltop.commands.checks import check_interval
     from mysqltop.errors import UserError
 
     if args.count is not None and args.count < 1:
         raise UserError("--count must be 1 or more", 2)
-    if not args.interval > 0:
-        raise UserError("--interval must be greater than 0 seconds", 2)
+    if args.interval is not None:
+        check_interval(args.interval)
     if args.replay:
         given = [d for d in _CONN_DESTS if getattr(args, d, None) is not None]
         if given:
@@ -51,6 +53,9 @@ def _check(args: argparse.Namespace) -> None:
             raise UserError(f"--replay reads a recording, not a server: drop {flag}", 2)
         if args.enable_instruments:
             raise UserError("--enable-instruments needs a live server, not --replay", 2)
+        if args.interval is not None:
+            raise UserError("--interval paces polls of a live server; --replay derives every recorded "
+                            "sample (choose them with --start/--end, --count)", 2)
     elif args.start or args.end:
         raise UserError("--start/--end select samples of a recording: use them with --replay FILE", 2)
 
@@ -78,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.views.headless import writer_for
 
     _check(args)
+    if args.interval is None:
+        args.interval = 1.0
     source, is_live = _open_source(args)
     writer = writer_for(args.format)
     out = sys.stdout

@@ -1,0 +1,28 @@
+"""Checks of numeric flags shared by several commands, so each mistake gets the same one line.
+
+argparse's `type=float` accepts "nan" and "inf"; neither is a usable interval or speed (NaN
+slips through `<= 0` and polls flat out, inf overflows the socket timeout).
+"""
+
+from __future__ import annotations
+
+import math
+
+from mysqltop.errors import UserError
+
+MAX_INTERVAL_S = 86400.0     # one poll a day; beyond that a socket timeout overflows anyway
+MAX_SPEED = 1000.0
+
+
+def check_interval(value: float, flag: str = "--interval") -> float:
+    if not (math.isfinite(value) and 0 < value <= MAX_INTERVAL_S):
+        raise UserError(f"{flag} must be a number of seconds above 0 and at most {MAX_INTERVAL_S:g} "
+                        f"(e.g. 0.5, 1, 10), not {value:g}", 2)
+    return value
+
+
+def check_speed(value: float) -> float:
+    if not (math.isfinite(value) and 0 < value <= MAX_SPEED):
+        raise UserError(f"--speed must be a number above 0 and at most {MAX_SPEED:g} "
+                        f"(1 = real time, 4 = four times faster), not {value:g}", 2)
+    return value
