@@ -26,3 +26,19 @@ def check_speed(value: float) -> float:
         raise UserError(f"--speed must be a number above 0 and at most {MAX_SPEED:g} "
                         f"(1 = real time, 4 = four times faster), not {value:g}", 2)
     return value
+
+
+def check_terminal(command: str) -> None:
+    """The TUI draws on stdout and reads keys from stdin: without a terminal it would write escape
+    codes into a file and could not be quit with q. Say what to use instead."""
+    import sys
+
+    shown = f"mysqltop {command}" if command else "mysqltop"
+    for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
+        try:
+            tty = stream is not None and stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if not tty:
+            raise UserError(f"`{shown}` is a full-screen view and needs a terminal, but its {name} "
+                            "is not one; for scripts and files use `mysqltop snapshot` or `mysqltop record`", 2)

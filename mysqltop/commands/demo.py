@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
         where = Path(__file__).resolve().parents[2] / "recordings" / NAME
         raise UserError(f"the bundled incident recording is missing (expected {where}); "
                         "reinstall from the repository checkout", 1)
-    return replay_tui(str(path), start=args.start or lead_in(path), speed=args.speed, name=f"demo: {NAME}")
+    return replay_tui(str(path), start=args.start or lead_in(path), speed=args.speed, name=f"demo: {NAME}",
+                       command="demo")
 
 
 def lead_in(path: Path, seconds: float = 30.0) -> str | None:

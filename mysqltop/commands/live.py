@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from mysqltop.config import add_connection_arguments
@@ -18,18 +17,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def check_record_path(path: str) -> None:
-    """Fail before the screen opens, with one line, when FILE cannot be created."""
+    """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
+    read-only directory, a directory, an existing file that is not a recording)."""
+    from mysqltop.commands.record import check_writable
     from mysqltop.errors import UserError
 
-    parent = Path(path).expanduser().resolve().parent
-    if not parent.is_dir():
-        raise UserError(f"--record {path}: directory {parent} does not exist", 2)
-    if not os.access(parent, os.W_OK):
-        raise UserError(f"--record {path}: cannot write in {parent}", 2)
+    try:
+        check_writable(str(Path(path).expanduser()))
+    except UserError as exc:
+        raise UserError(f"--record {path}: {exc.message}", exc.code) from None
+
+
+# Errors that mean "no server to talk to" (a newcomer without one may want the demo); an access
+# or privilege error needs the fix in the message, not a suggestion to look elsewhere.
+_UNREACHABLE = ("cannot connect", "no answer from", "no such file", "socket")
+
+
+def _with_demo_hint(message: str) -> str:
+    if "demo" in message or not any(w in message.lower() for w in _UNREACHABLE):
+        return message
+    return message.rstrip(" ;.") + "; or try `mysqltop demo` to see the TUI on a recorded incident"
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.commands.checks import check_interval, check_terminal
     from mysqltop.errors import UserError
 
     check_interval(args.interval)
@@ -40,8 +51,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         source, caps = open_live_source(args)   # connects now: no TUI without a server
     except UserError as exc:
-        hint = "" if "demo" in exc.message else "; try `mysqltop demo` to see the TUI on a recorded incident"
-        raise UserError(exc.message + hint, exc.code) from None
+        raise UserError(_with_demo_hint(exc.message), exc.code) from None
+    try:
+        check_terminal("")
+    except UserError:
+        source.close()
+        raise
 
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine

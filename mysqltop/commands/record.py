@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.recording.rotate import RotatingWriter
     from mysqltop.sources.live import open_live_source
 
-    _check_writable(args.file)
+    check_writable(args.file)
     source, caps = open_live_source(args)
     try:
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_writable(path: str) -> None:
+def check_writable(path: str) -> None:
     """Fail before connecting when FILE cannot be a recording (bad dir, not ours, newer format)."""
     import os
     from pathlib import Path

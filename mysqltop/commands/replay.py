@@ -21,8 +21,6 @@ def open_recording(path: str) -> Any:
     from mysqltop.errors import UserError
     from mysqltop.recording.reader import RecordingReader
 
-    if not Path(path).is_file():
-        raise UserError(f"{path}: no such recording", 2)
     reader = RecordingReader(path)          # raises UserError for a file that is not a recording
     if len(reader) == 0:
         reader.close()
@@ -68,8 +66,12 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
     return MysqltopApp(feed, "replay", source_name=name or Path(path).name, parse_when=parse_when)
 
 
-def replay_tui(path: str, **kw: Any) -> int:
-    replay_app(path, **kw).run()
+def replay_tui(path: str, command: str = "replay", **kw: Any) -> int:
+    from mysqltop.commands.checks import check_terminal
+
+    app = replay_app(path, **kw)            # FILE and --start first: their errors say more
+    check_terminal(command)
+    app.run()
     return 0
 
 

@@ -80,3 +80,41 @@ def test_demo_starts_shortly_before_the_incident() -> None:
     reader = RecordingReader(path)
     mark = reader.bookmarks[0].time
     assert start is not None and mark - 31 <= float(start[1:]) <= mark
+
+
+def test_access_and_privilege_errors_carry_no_demo_hint(mariadb, capsys: pytest.CaptureFixture[str]) -> None:
+    """The fix is in the message (GRANT …, the password); 'try the demo' is only for a missing server,
+    and was glued on after the GRANT's own ';' (';;')."""
+    from tests.support.mariadb import NOPROC_PASSWORD, NOPROC_USER
+
+    base = ["-h", "127.0.0.1", "-P", str(mariadb.port)]
+    assert main([*base, "-u", NOPROC_USER, f"--password={NOPROC_PASSWORD}"]) == 2
+    assert main([*base, "-u", NOPROC_USER, "--password=wrong"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "GRANT PROCESS" in err[0] and "Access denied" in err[1]
+    assert not any("demo" in line or ";;" in line for line in err), err
+
+
+def test_live_record_into_a_directory_or_foreign_file_fails_before_connecting(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("not a recording")
+    for target in (tmp_path, foreign):          # port 1: reaching the server would say 'cannot connect'
+        assert main(["-h", "127.0.0.1", "-P", "1", "--record", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "is a directory" in err[0] and "not a mysqltop recording" in err[1], err
+    assert all(line.startswith("mysqltop: --record ") for line in err)
+
+
+def test_tui_without_a_terminal_says_so(recording: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Under pytest stdout is not a terminal, as in `mysqltop replay f > out.txt` (which used to
+    fill out.txt with escape codes and wait for a q that could not come)."""
+    assert main(["replay", str(recording)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`mysqltop replay` is a full-screen view and needs a terminal" in err
+    assert "mysqltop snapshot" in err
+
+
+def test_replay_of_a_directory_says_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(tmp_path)]) == 2
+    assert "is a directory, not a recording" in capsys.readouterr().err
