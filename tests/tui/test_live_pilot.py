@@ -7,7 +7,7 @@ import threading
 import time
 
 from mysqltop.core.pipeline import FramePipeline
-from mysqltop.core.sample import RawSample
+from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
@@ -43,7 +43,9 @@ class StallingSource:
                 self.release.wait(30)
             else:
                 time.sleep(INTERVAL / 2)
-                return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic(), error=self.fail)
+                # as the live source: a failed poll knows the address only, not what answers there
+                return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic(), error=self.fail,
+                                           server=ServerIdentity(address="db1:3306"))
         return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic())
 
     def close(self) -> None:
@@ -194,3 +196,26 @@ async def test_a_flood_of_frames_coalesces_to_the_latest() -> None:
         await wait_for(pilot, lambda: app.frame is not None and app.frame.time == 1999.0)
     assert shown[-1] == 1999.0
     assert len(shown) < 1000, len(shown)
+
+
+@pilot
+async def test_a_frozen_server_is_not_answering_and_keeps_its_name() -> None:
+    """SIGSTOPped server: polls time out and the source reconnects; the status bar said
+    DISCONNECTED (as for a stopped server) and dropped the server's flavor and version."""
+    source = StallingSource(healthy=3, fail="poll failed: Lost connection to MySQL server during query "
+                                            "(timed out) (reconnecting)")
+    app = live_app(source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "NOT ANSWERING" in status(app), timeout=3)
+        line = status(app)
+        assert "DISCONNECTED" not in line and "mariadb" in line, line
+        assert "up " not in line, line          # an uptime read before the freeze would be stale
+
+
+@pilot
+async def test_a_stopped_server_is_disconnected() -> None:
+    source = StallingSource(healthy=2, fail="poll failed: cannot connect to db1:3306 ([Errno 111] Connection "
+                                            "refused) (reconnecting)")
+    app = live_app(source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "DISCONNECTED" in status(app), timeout=3)

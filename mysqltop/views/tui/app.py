@@ -37,8 +37,11 @@ PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane
 GRID_ORDER = (1, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
 # A poll error with these words means the connection is gone (the source is reconnecting);
-# other failures (a slow poll that timed out) are shown as STALE.
+# other failures are shown as STALE. A timeout wins over them: the source drops a connection
+# whose poll timed out and reconnects, but the server is there and not answering (frozen,
+# overloaded), which is a different incident from a stopped server or a broken network.
 DISCONNECT_WORDS = ("reconnect", "not connected", "gone away", "refused", "broken pipe", "can't connect")
+NO_ANSWER_WORDS = ("timed out", "timeout")
 ParseWhen = Callable[[str, float, float], float]
 
 
@@ -150,17 +153,20 @@ class MysqltopApp(App[None]):
             return None
         if silent or (frame is not None and frame.stale):
             error = _poll_error(frame).lower() if frame is not None and frame.stale else ""
-            word = "DISCONNECTED" if any(w in error for w in DISCONNECT_WORDS) else "STALE"
+            word = ("NOT ANSWERING" if any(w in error for w in NO_ANSWER_WORDS)
+                    else "DISCONNECTED" if any(w in error for w in DISCONNECT_WORDS) else "STALE")
             return f"{word} {units.duration(now - since)}"
         return None
 
     def update_status(self) -> None:
         frame, replay = self.frame, self.replay
-        server = frame.server if frame is not None else None
+        # A failed poll knows only the address: keep naming the server the last good frame saw.
+        shown = self.good_frame if frame is not None and frame.stale and self.good_frame is not None else frame
+        server = shown.server if shown is not None else None
         self.status_bar.show(StatusState(
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
-            uptime_s=server.uptime_s if server else None, paused=self.paused, position=self.position,
+            uptime_s=frame.server.uptime_s if frame is not None else None, paused=self.paused, position=self.position,
             recording=self.position.recording, alert=self.alert(time.monotonic()),
             source=self.source_name or (replay.server if replay else None)))
 
