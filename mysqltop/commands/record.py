@@ -113,12 +113,14 @@ def run(args: argparse.Namespace) -> int:
         source.close()
         raise
     recorder = writer
+    fires: list[float] = []
     if trigger is not None:
         from mysqltop.core.frame import iso_utc
         from mysqltop.recording.capture import IncidentRecorder
 
         def fired(t: float, value: float | None) -> None:
-            print(f"mysqltop: {iso_utc(t)} {trigger.text} (value {value}): recording the incident",
+            fires.append(t)
+            print(f"mysqltop: {iso_utc(t)} {trigger.text} (value {trigger_value(value)}): recording the incident",
                   file=sys.stderr)
 
         recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired)
@@ -163,8 +165,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"recording {args.file} failed: {exc}", 1)
     size = writer.size_bytes
     print(f"mysqltop: {writer.samples_written} samples ({size / 1024:.0f} KiB) in {args.file}"
-          + (f", {writer.rotations} rotations" if writer.rotations else ""), file=sys.stderr)
+          + (f", {writer.rotations} rotations" if writer.rotations else "")
+          + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
+          file=sys.stderr)
     return 0
+
+
+def trigger_value(value: float | None) -> str:
+    """The measured value as a person reads it: 239.896, not 239.89633119939776."""
+    if value is None:
+        return "-"
+    return f"{value:.6g}"
 
 
 def check_writable(path: str) -> None:

@@ -178,3 +178,17 @@ def test_ctrl_c_and_sigterm_stop_cleanly(loaded, tmp_path, sig) -> None:  # type
     assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
     with RecordingReader(path) as r:
         assert len(r) >= n
+
+
+def test_record_trigger_prints_readable_values_and_says_when_it_never_held(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "t.mtrec"
+    out = _mysqltop("record", str(path), *loaded.cli_args(), "--interval", "0.25", "--count", "4",
+                    "--trigger", "throughput.qps>0", "--before", "1s", "--after", "1s")
+    assert out.returncode == 0, out.stderr
+    fired = next(line for line in out.stderr.splitlines() if "recording the incident" in line)
+    value = fired.split("(value ")[1].split(")")[0]
+    assert len(value.replace(".", "")) <= 6 and float(value) > 0, fired     # was 239.89633119939776
+    never = _mysqltop("record", str(tmp_path / "n.mtrec"), *loaded.cli_args(), "--interval", "0.25",
+                      "--count", "3", "--trigger", "throughput.qps<0")
+    assert never.returncode == 0, never.stderr
+    assert "0 samples" in never.stderr and "`throughput.qps<0` never held, so nothing was recorded" in never.stderr
