@@ -29,6 +29,9 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
     except sqlite3.DatabaseError as exc:
         raise UserError(_unreadable(path, exc), 1 if _has_sqlite_magic(path) else 2) from None
     if app_id != APPLICATION_ID:
+        if app_id == 0 and _no_tables(conn) and not _wal_bytes(path):
+            raise UserError(f"{path} holds no samples yet: a copy taken while it was being recorded, without "
+                            f"{path.name}-wal? copy both files, or copy again once the recorder has stopped", 1)
         raise UserError(f"{path} is not a mysqltop recording", 2)
     if version > FORMAT_VERSION:
         raise UserError(
@@ -40,6 +43,20 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
         raise UserError(f"{path} is a damaged mysqltop recording ({exc}); its samples cannot be read", 1) from None
     if not row or row[0] != MAGIC:
         raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
+
+
+def _wal_bytes(path: Path) -> int:
+    try:
+        return Path(f"{path}-wal").stat().st_size     # opening it read-only may create an empty one
+    except OSError:
+        return 0
+
+
+def _no_tables(conn: sqlite3.Connection) -> bool:
+    try:
+        return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _has_sqlite_magic(path: Path) -> bool:

@@ -29,6 +29,11 @@ from mysqltop.recording.redact import redact_status
 
 KEYFRAME_EVERY = 20        # bounds the samples decoded to reach any one (seek cost)
 DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
+# Committed samples live in FILE-wal until a checkpoint moves them into FILE. SQLite's own
+# auto-checkpoint waits for ~1000 pages (an hour of samples), so a copy of FILE alone taken while
+# recording (`scp db1.mtrec …`) or after a kill -9 held no samples, not even the header. A passive
+# checkpoint after the first sample and then every minute or so bounds what a lone copy misses.
+CHECKPOINT_EVERY = 60
 
 
 class RecordingWriter:
@@ -109,6 +114,14 @@ class RecordingWriter:
         self._since_key = 1 if keyframe else self._since_key + 1
         self._seq += 1
         self.samples_written += 1
+        if self.samples_written == 1 or self.samples_written % CHECKPOINT_EVERY == 0:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")   # never waits for readers
+        except sqlite3.Error:
+            pass   # a busy reader or a full disk: the samples are safe in the WAL all the same
 
     def close(self) -> None:
         if self._closed:

@@ -238,3 +238,36 @@ def test_truncated_copy_says_truncated_with_sizes(tmp_path) -> None:  # type: ig
     assert exc.value.code == 1
     assert exc.value.message == (f"{part} is truncated (100,000 of {whole.stat().st_size:,} bytes; "
                                  "a partial copy?): copy the whole file again")
+
+
+def test_a_copy_of_the_file_alone_while_recording_holds_the_samples(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`cp db1.mtrec elsewhere` (without db1.mtrec-wal) while the recorder runs, or after kill -9:
+    the copy was 'not a mysqltop recording' because everything sat in the WAL."""
+    import shutil
+
+    from mysqltop.recording.writer import CHECKPOINT_EVERY
+
+    path, copy = tmp_path / "live.mtrec", tmp_path / "copy.mtrec"
+    expected = series(CHECKPOINT_EVERY + 5)
+    w = RecordingWriter(path, interval=1.0)
+    w.append(expected[0])
+    shutil.copyfile(path, copy)
+    with RecordingReader(copy) as r:
+        assert len(r) == 1 and r.sample(0) == expected[0]
+    for s in expected[1:]:
+        w.append(s)
+    assert os.path.exists(f"{path}-wal")                       # still recording
+    copy.unlink()
+    shutil.copyfile(path, copy)
+    with RecordingReader(copy) as r:
+        assert len(r) >= CHECKPOINT_EVERY and r.sample(CHECKPOINT_EVERY - 1) == expected[CHECKPOINT_EVERY - 1]
+    w.close()
+
+
+def test_an_empty_sqlite_copy_says_what_is_missing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    empty = tmp_path / "early.mtrec"
+    sqlite3.connect(empty).execute("PRAGMA journal_mode=WAL").close()     # header only, as an early copy
+    with pytest.raises(UserError, match=r"holds no samples yet: a copy taken while it was being recorded, "
+                                        r"without early.mtrec-wal\?") as exc:
+        RecordingReader(empty)
+    assert exc.value.code == 1
