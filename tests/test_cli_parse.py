@@ -138,3 +138,15 @@ def test_mariadb_empty_semaphores_is_explained(capsys: pytest.CaptureFixture[str
     code, out, _ = _run(capsys, str(path))
     assert code == 0
     assert "SEMAPHORES      empty (normal on MariaDB 10.6+" in out
+
+
+def test_a_recording_given_to_parse_points_to_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mysqltop.recording.writer import RecordingWriter
+    from tests.recording.synthetic import series
+
+    rec = tmp_path / "db1.mtrec"
+    with RecordingWriter(rec, interval=1.0) as w:
+        w.append(series(1)[0])
+    code, out, err = _run(capsys, str(rec))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"`mysqltop report {rec}`" in err and "not saved status output" in err

@@ -30,6 +30,9 @@ def _read(path: str) -> str:
         raise UserError(f"{path}: {(exc.strerror or str(exc)).lower()}", 2) from None
     if len(data) > MAX_BYTES:
         raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB: not a saved status output", 2)
+    if data.startswith(b"SQLite format 3\x00"):    # most likely a recording given to the wrong command
+        raise UserError(f"{path}: an SQLite file (a mysqltop recording?), not saved status output: "
+                        f"read recordings with `mysqltop report {path}` or `mysqltop snapshot --replay {path}`", 2)
     return _decode(data)
 
 
