@@ -101,6 +101,9 @@ def test_report_compare_before_and_after(recording: Path, capsys) -> None:
     (["{rec}", "--start", "+5m"], "no samples in"),
     (["{rec}", "--compare", "02:00", "+1m..end"], "--compare: bad window '02:00'"),
     (["{rec}", "--compare", "a..b", "c..d", "--start", "+1m"], "--compare names its own windows"),
+    # a bad time inside a window was reported as "--start: bad time 'a'", a flag not given
+    (["{rec}", "--compare", "a..+1m", "+1m..end"], "--compare a..+1m: bad time 'a'"),
+    (["{rec}", "--compare", "start..+1m", "+1m..zz"], "--compare +1m..zz: bad time 'zz'"),
 ])
 def test_user_errors_are_one_line(recording: Path, capsys, args: list[str], message: str) -> None:
     code, out, err = run([a.format(rec=recording) for a in args], capsys)

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         if args.start or args.end:
             raise UserError("--compare names its own windows: drop --start/--end "
                             "(e.g. --compare 02:10..02:15 02:20..02:25)", 2)
-        a, b = (window_report(args.file, *split_window(w)) for w in args.compare)
+        a, b = (compare_window(args.file, w) for w in args.compare)
         out = render(compare(a, b), args.format)
     else:
         out = render(window_report(args.file, args.start, args.end), args.format)
@@ -45,6 +45,20 @@ def split_window(text: str) -> tuple[str | None, str | None]:
         raise UserError(f"--compare: bad window {text!r} (expected WHEN..WHEN, e.g. 02:10..02:15 or -10m..-5m)", 2)
     start, end = text.split("..", 1)
     return start.strip() or None, end.strip() or None
+
+
+def compare_window(path: str, window: str):  # -> mysqltop.core.report.Report
+    """One --compare window; a bad time in it is named as --compare's, not as --start/--end."""
+    from mysqltop.errors import UserError
+
+    try:
+        return window_report(path, *split_window(window))
+    except UserError as exc:
+        message = exc.message
+        for flag in ("--start: ", "--end: "):
+            if message.startswith(flag):
+                message = message[len(flag):]
+        raise UserError(f"--compare {window}: {message}" if message != exc.message else message, exc.code) from None
 
 
 def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop.core.report.Report
