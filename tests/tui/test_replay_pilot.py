@@ -77,6 +77,24 @@ async def test_goto_lands_where_asked_and_rejects_nonsense() -> None:
         assert any("cannot go to 'soon'" in str(n.message) for n in app._notifications)
 
 
+
+@pilot
+async def test_goto_outside_the_recording_says_where_it_landed() -> None:
+    """A time before the start or after the end used to land on the first/last sample silently."""
+    app = replay_app(samples(120), start=50)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.replay is not None and app.position.index == 50)
+        for when, index, words in (("+1h", 119, "after the recording"), ("@%d" % (T0 - 600), 0, "before the recording")):
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, GotoScreen))
+            await pilot.press(*when, "enter")
+            await wait_for(pilot, lambda: app.position.index == index)
+            assert any(str(n.message).startswith(f"{when} is {words}") for n in app._notifications), words
+        await pilot.press("g", *"+30s", "enter")            # inside: no such warning
+        await wait_for(pilot, lambda: app.position.index == 30)
+        assert sum("the recording (it" in str(n.message) for n in app._notifications) == 2
+
+
 @pilot
 async def test_bookmark_key_jumps_to_the_next_bookmark() -> None:
     app = replay_app(samples(100), start=0, bookmarks=[(T0 + 40, "stall"), (T0 + 70, "recovery")])

@@ -240,6 +240,9 @@ class MysqltopApp(App[None]):
         except Exception as exc:   # a mistyped time: say why, keep the replay where it is
             self.notify(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", severity="warning")
             return
+        outside = _outside(t, self.replay.start, self.replay.end, self.replay.interval or 1.0)
+        if outside:
+            self.notify(f"{text} is {outside}", severity="warning", timeout=5)
         self.feed.send("seek_time", t)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -249,6 +252,20 @@ class MysqltopApp(App[None]):
                 continue
             action = "zoom(1)" if k.action.startswith("zoom(") else k.action
             yield SystemCommand(k.help.capitalize(), f"key: {k.show}", _runner(self, action))
+
+
+def _outside(t: float, start: float, end: float, interval: float) -> str | None:
+    """Why a goto target is not in the recording (it lands on the nearest end), or None."""
+    from datetime import datetime
+
+    def clock(x: float) -> str:
+        return datetime.fromtimestamp(x).strftime("%H:%M:%S")
+
+    if t < start - interval:
+        return f"before the recording (it starts at {clock(start)}): showing its first sample"
+    if t > end + interval:
+        return f"after the recording (it ends at {clock(end)}): showing its last sample"
+    return None
 
 
 def _poll_error(frame: Frame) -> str:
