@@ -175,3 +175,19 @@ def test_openmetrics_first_frame_leaves_out_missing_values() -> None:
 def test_writer_for_unknown_format() -> None:
     with pytest.raises(ValueError):
         headless.writer_for("xml")
+
+
+def test_text_on_an_80_column_terminal_folds_between_pairs() -> None:
+    """THROUGHPUT/HOST lines ran to ~130 columns: an 80-column terminal cut 'rows read/s' as 'ro|ws'."""
+    frame = make_frame()
+    wide = headless.text_frame(frame)
+    folded = headless.writer_for("text", width=80).frame(frame)
+    assert max(len(line) for line in folded.splitlines() if not line.startswith("==")) <= 80
+    assert any(len(line) > 80 for line in wide.splitlines())          # pipes keep one line per group
+    # the same pairs, only re-flowed: undo the folding and compare (advice prose folds at words)
+    unfold = re.sub(r"\n {12}(?=\S)", "  ", folded.split("ADVICE")[0])
+    assert unfold == wide.split("ADVICE")[0]
+    through = folded[folded.index("THROUGHPUT"):].splitlines()
+    assert through[1].startswith(" " * 12) and through[1][12] != " "
+    for pair in ("rows read/s 2.5M", "threads running 17", "qps 5.7k"):
+        assert any(pair in line for line in through[:3]), pair

@@ -86,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     if args.interval is None:
         args.interval = 1.0
     source, is_live = _open_source(args)
-    writer = writer_for(args.format)
     out = sys.stdout
+    writer = writer_for(args.format, width=_terminal_width(out))
     printed = 0
     baseline = None  # the first frame: printed only if nothing else comes
 
@@ -133,6 +133,18 @@ def run(args: argparse.Namespace) -> int:
         what = f"{args.replay}: the recording holds no samples in that range" if args.replay else "no sample read"
         raise UserError(what, 1)
     return 0
+
+
+def _terminal_width(out) -> int | None:  # type: ignore[no-untyped-def]
+    """Columns of the terminal stdout writes to; None for a pipe or a file (no folding)."""
+    import shutil
+
+    try:
+        if not out.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    return max(40, shutil.get_terminal_size().columns)
 
 
 def _silence_stdout() -> None:

@@ -61,11 +61,40 @@ def _io_busy(state: str) -> bool:
 _SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "MUTEX", "semaphores": "SEMA"}
 
 
+LABEL_W = 12      # "THROUGHPUT  ": continuation lines of a wrapped group start under its values
+
+
 def _kv(pairs: Iterable[tuple[str, str]]) -> str:
     return "  ".join(f"{k} {v}" for k, v in pairs)
 
 
-def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
+def _wrap(line: str, width: int | None) -> str:
+    """Fold a `LABEL      k v  k v …` line at the two-space gaps between pairs so a terminal never
+    cuts a number or a word in two; unfolded when width is None (pipes and files: one line per
+    group for grep)."""
+    if width is None or len(line) <= width:
+        return line
+    pairs = line[LABEL_W:].split("  ")
+    lines, cur = [], line[:LABEL_W] + pairs[0]
+    for pair in pairs[1:]:
+        if len(cur) + 2 + len(pair) > width:
+            lines.append(cur)
+            cur = " " * LABEL_W + pair
+        else:
+            cur += "  " + pair
+    lines.append(cur)
+    return "\n".join(lines)
+
+
+def _prose(text: str, indent: str, width: int | None) -> str:
+    if width is None or len(text) <= width:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+
+
+def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> str:
     s = f.server
     head = f"== {iso_utc(f.time)}"
     head += f"  Δ{f.elapsed:.2f}s" if f.elapsed is not None else "  (first sample: no rates yet)"
@@ -91,25 +120,25 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
         out.append("  (none measured)")
 
     t = f.throughput
-    out.append("THROUGHPUT  " + _kv([("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
+    out.append(_wrap("THROUGHPUT  " + _kv([("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
                                      ("commits/s", fmt_num(t.commits_per_s)),
                                      ("rollbacks/s", fmt_num(t.rollbacks_per_s)),
                                      ("write trx/s", fmt_num(t.write_trx_per_s)),
                                      ("rows read/s", fmt_num(t.rows_read_per_s)),
                                      ("rows changed/s", fmt_num(t.rows_changed_per_s)),
-                                     ("threads running", fmt_num(t.threads_running))]))
+                                     ("threads running", fmt_num(t.threads_running))]), width))
     lk = f.locks
-    out.append("ROW LOCKS   " + _kv([("waits/s", fmt_num(lk.row_lock_waits_per_s)),
+    out.append(_wrap("ROW LOCKS   " + _kv([("waits/s", fmt_num(lk.row_lock_waits_per_s)),
                                      ("wait ms/s", fmt_num(lk.row_lock_wait_ms_per_s)),
                                      ("waiting now", fmt_num(lk.row_lock_current_waits)),
                                      ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
-                                     ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]))
+                                     ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]), width))
     m = f.semaphores
-    out.append("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
+    out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),
                                      ("spin rounds/s", fmt_num(m.spin_rounds_per_s)),
                                      ("waiting threads", fmt_num(m.waiting_threads)),
-                                     ("longest wait", fmt_seconds(m.longest_wait_s))]))
+                                     ("longest wait", fmt_seconds(m.longest_wait_s))]), width))
     i = f.io
     line = "IO          " + _kv([("pending r/w/fsync", "/".join(fmt_num(x) for x in
                                                              (i.pending_reads, i.pending_writes, i.pending_fsyncs))),
@@ -122,32 +151,32 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS) -> str:
             roles[t_.role] = roles.get(t_.role, 0) + 1
         line += "  threads " + ", ".join(f"{n} {r}" for r, n in roles.items())
         if busy:
-            line += "; busy: " + ", ".join(f"#{t_.id} {t_.role} '{t_.state}'" for t_ in busy[:4])
-    out.append(line)
+            line += "  busy: " + ", ".join(f"#{t_.id} {t_.role} '{t_.state}'" for t_ in busy[:4])
+    out.append(_wrap(line, width))
     fl = f.flush
-    out.append("FLUSH       " + _kv([("pages flushed/s", fmt_num(fl.pages_flushed_per_s)),
+    out.append(_wrap("FLUSH       " + _kv([("pages flushed/s", fmt_num(fl.pages_flushed_per_s)),
                                      ("dirty pages", f"{fmt_num(fl.dirty_pages)} ({fmt_pct(fl.dirty_pct)})"),
                                      ("checkpoint age", f"{fmt_bytes(fl.checkpoint_age_bytes)} "
                                                         f"({fmt_pct(fl.checkpoint_age_pct)})"),
                                      ("log", units.bytes_rate(fl.log_bytes_per_s)),
-                                     ("history list", fmt_num(fl.history_list_length))]))
+                                     ("history list", fmt_num(fl.history_list_length))]), width))
     hs = f.host
     if hs is not None:
-        out.append("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
+        out.append(_wrap("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
                                          ("load1", f"{hs.load1:.2f}" if hs.load1 is not None else units.NA),
                                          ("cpu usr/sys/iowait/steal", "/".join(fmt_pct(x) for x in (
                                              hs.cpu_user_pct, hs.cpu_system_pct, hs.cpu_iowait_pct,
                                              hs.cpu_steal_pct))),
                                          ("ctx switches/s", fmt_num(hs.ctx_switches_per_s)),
-                                         ("mysqld cpu", fmt_pct(hs.mysqld_cpu_pct))]))
+                                         ("mysqld cpu", fmt_pct(hs.mysqld_cpu_pct))]), width))
     else:
         out.append("HOST        (not measured)")
     if f.advice:
         out.append("ADVICE")
         for a in f.advice:
-            out.append(f"  [{a.severity}] {a.message}")
+            out.append(_prose(f"  [{a.severity}] {a.message}", "    ", width))
             if a.evidence:
-                out.append(f"      evidence: {a.evidence}")
+                out.append(_prose(f"      evidence: {a.evidence}", "      ", width))
     for n in f.notes:
         out.append(f"note: {n}")
     for stmt, err in f.errors.items():
@@ -296,9 +325,10 @@ def _nothing() -> str:
     return ""
 
 
-def writer_for(fmt: str) -> FrameWriter:
+def writer_for(fmt: str, width: int | None = None) -> FrameWriter:
+    """`width`: fold text lines to it (a terminal); None keeps one line per group."""
     if fmt == "text":
-        return FrameWriter(_nothing, text_frame, _nothing)
+        return FrameWriter(_nothing, lambda f: text_frame(f, width=width), _nothing)
     if fmt == "json":
         return FrameWriter(_nothing, json_frame, _nothing)
     if fmt == "csv":
