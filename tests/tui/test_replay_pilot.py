@@ -189,3 +189,27 @@ async def test_replay_plays_to_the_end_and_survives_a_damaged_sample() -> None:
         await pilot.press("left", "left", "left", "left")
         await wait_for(pilot, lambda: app.position.index == 7)
         assert app.frame.stale and "STALE (recorded)" in screen_text(app)
+
+
+@pilot
+async def test_a_recorded_failed_poll_says_no_data_instead_of_explaining_empty_values() -> None:
+    """Replaying a SIGSTOP: the panes said 'collecting: rates start with the second sample',
+    'no host metrics (server on another host…)', 'no per-thread states from this server'."""
+    import dataclasses
+
+    from mysqltop.core.sample import ServerIdentity
+
+    raw = samples(12)
+    why = "poll failed: Lost connection to MySQL server during query (timed out)"
+    raw[6] = dataclasses.replace(raw[6], error=why, server=ServerIdentity(address="db1:3306"))
+    app = replay_app(raw, start=6)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.position.index == 6 and app.frame is not None and app.frame.stale)
+        text = screen_text(app)
+        assert text.count("no data in this sample: poll failed") == 1 and text.count("no data in this sample") >= 5
+        for misleading in ("collecting", "another host", "no per-thread states", "no findings"):
+            assert misleading not in text, misleading
+        assert "tps -" in text                       # the TPS chart pane still draws (with its gap)
+        await pilot.press("right")
+        await wait_for(pilot, lambda: app.position.index == 7)
+        assert "no data in this sample" not in screen_text(app)

@@ -29,6 +29,14 @@ def join(lines: Sequence[Text | str]) -> Text:
     return out
 
 
+def stale_text(frame: Frame, why: bool = True) -> Text:
+    reason = frame.errors.get("poll") or frame.errors.get("recording") or next(iter(frame.errors.values()), "")
+    text = Text("no data in this sample", style="bold")
+    if why and reason:
+        text.append(f": {reason}")
+    return text
+
+
 class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     # Only vertical scrolling keys: ← → belong to the App (replay stepping).
     BINDINGS = [
@@ -40,6 +48,10 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         Binding("end", "scroll_end", "bottom", show=False),
     ]
     TITLE = ""
+    # A stale frame (the poll failed) holds no values: a pane that would explain empty values
+    # ("server on another host", "collecting…") says instead that this sample has no data, and
+    # why. Panes whose charts stay useful across the gap draw it as usual.
+    DRAWS_STALE = False
 
     def __init__(self, number: int) -> None:
         super().__init__(id=f"pane-{number}", classes="pane")
@@ -64,7 +76,11 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         region = self.scrollable_content_region
         width = max(10, region.width or 40)
         self._width, self.rows = width, max(1, region.height or 5)
-        self._body.update(self.body(self._frame, self._trend, width))
+        frame = self._frame
+        if frame.stale and not self.DRAWS_STALE:
+            self._body.update(stale_text(frame, why=self.number == 1))   # the reason once, on top
+        else:
+            self._body.update(self.body(frame, self._trend, width))
 
     def on_resize(self, event: events.Resize) -> None:
         region = self.scrollable_content_region

@@ -32,6 +32,7 @@ def chart(label: str, values: list[float | None], width: int, height: int, style
 
 class ThroughputPane(Pane):
     TITLE = "TPS / QPS"
+    DRAWS_STALE = True          # its charts show the gap
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
         t = frame.throughput
