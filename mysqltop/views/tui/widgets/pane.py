@@ -77,10 +77,20 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         width = max(10, region.width or 40)
         self._width, self.rows = width, max(1, region.height or 5)
         frame = self._frame
+        self.call_after_refresh(self._title_says_more)
         if frame.stale and not self.DRAWS_STALE:
             self._body.update(stale_text(frame, why=self.number == 1))   # the reason once, on top
         else:
             self._body.update(self.body(frame, self._trend, width))
+
+    def _title_says_more(self) -> None:
+        """At 80×24 the advice and hotspot lists run past their pane with only a 1-cell scrollbar
+        to show it: the title says there is more and which key shows it all."""
+        title = f"{self.number} {self.TITLE}"
+        if self.max_scroll_y > 0 and not self.has_class("-zoom"):
+            title += f" ↓ more: {self.number}"
+        if self.border_title != title:
+            self.border_title = title
 
     def on_resize(self, event: events.Resize) -> None:
         region = self.scrollable_content_region
