@@ -17,6 +17,7 @@ HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
 
 DEFAULT_MAX_SIZE = "512M"
 DEFAULT_KEEP = 4
+MIN_MAX_SIZE = 1024 * 1024     # ~15 min of 1 KB samples beyond the empty file's ~72K of tables
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 
 
@@ -93,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     before = _duration("--before", args.before)
     after = _duration("--after", args.after)
     max_size = parse_size(args.max_size)
-    if max_size is not None and max_size < 64 * 1024:
-        raise UserError("--max-size must be at least 64K (or 0 for no limit)", 2)
+    if max_size is not None and max_size < MIN_MAX_SIZE:
+        raise UserError("--max-size must be at least 1M (or 0 for no limit): a recording's tables take "
+                        "~72K before the first sample, so a smaller file would rotate at every sample", 2)
     if args.keep < 0:
         raise UserError("--keep must be 0 or more", 2)
 

@@ -140,6 +140,8 @@ def test_kill_9_of_the_recorder_process(loaded, tmp_path) -> None:  # type: igno
     (["--trigger", "thruput.tps>3"], 2, "unknown field 'thruput'"),
     (["--duration", "ten minutes"], 2, "--duration"),
     (["--max-size", "lots"], 2, "--max-size"),
+    # 64K was accepted and rotated at every sample (40 samples → 40 files of one sample each)
+    (["--max-size", "64K"], 2, "--max-size must be at least 1M"),
 ])
 def test_record_usage_errors_exit_2_before_connecting(tmp_path, argv, code, words) -> None:  # type: ignore[no-untyped-def]
     out = _mysqltop("record", str(tmp_path / "x.mtrec"), "-h", "127.0.0.1", "-P", "1", *argv)
