@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(source, FramePipeline(), recorder=_Guard())
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
-    until = f"{count} samples" if count else "Ctrl-C"
+    until = _samples(count) if count else "Ctrl-C"
     print(f"mysqltop: recording {what} to {args.file} every {args.interval:g}s until {until}",
           file=sys.stderr)
     for note in getattr(caps, "notes", []) or []:
@@ -166,11 +166,15 @@ def run(args: argparse.Namespace) -> int:
             raise exc
         raise UserError(f"recording {args.file} failed: {exc}", 1)
     size = writer.size_bytes
-    print(f"mysqltop: {writer.samples_written} samples ({size / 1024:.0f} KiB) in {args.file}"
+    print(f"mysqltop: {_samples(writer.samples_written)} ({size / 1024:.0f} KiB) in {args.file}"
           + (f", {writer.rotations} rotations" if writer.rotations else "")
           + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
           file=sys.stderr)
     return 0
+
+
+def _samples(n: int) -> str:
+    return f"{n} sample" if n == 1 else f"{n} samples"
 
 
 def trigger_value(value: float | None) -> str:
