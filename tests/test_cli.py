@@ -57,3 +57,32 @@ def test_bad_speed_is_one_line(value: str, capsys: pytest.CaptureFixture[str]) -
 def test_snapshot_replay_rejects_interval_instead_of_ignoring_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snapshot", "--replay", "x.mtrec", "--interval", "5"]) == 2
     assert "--interval paces polls of a live server" in capsys.readouterr().err
+
+
+def test_snapshot_across_a_server_freeze_says_why_and_exits_1(mariadb_factory) -> None:  # type: ignore[no-untyped-def]
+    """CSV/OpenMetrics rows only said stale=true, nothing on stderr, and the exit code was 0 even
+    though the last frame held no data (a cron job writing a .prom file could not tell)."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    db = mariadb_factory(name="snapfrz")
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "snapshot", *db.cli_args(), "--count", "4",
+                             "--interval", "1", "--format", "csv"], cwd=Path(__file__).resolve().parents[1],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.2)                 # connect + baseline + a fresh frame or two
+        db.pause()
+        out, err = proc.communicate(timeout=30)
+    finally:
+        db.resume()
+        if proc.poll() is None:
+            proc.kill()
+    rows = out.strip().splitlines()[1:]
+    stale = [r.split(",")[2] for r in rows]
+    assert len(rows) == 4 and stale[-1] == "true" and "false" in stale, out
+    lines = err.strip().splitlines()
+    assert proc.returncode == 1, err
+    assert sum("no fresh data:" in line for line in lines) == 1, err       # once per outage
+    assert lines[-1].startswith("mysqltop: the server gave no fresh data for the last frame (poll failed")

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     writer = writer_for(args.format, width=_terminal_width(out))
     printed = 0
     baseline = None  # the first frame: printed only if nothing else comes
+    last_stale: list = []   # the newest printed frame, when it had no fresh data
 
     def emit(frame) -> None:
         nonlocal printed
@@ -98,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         out.write(writer.frame(frame))
         out.flush()
         printed += 1
+        if is_live and frame.stale and not last_stale:
+            # CSV/OpenMetrics only say stale=true: say why once per outage, where a person sees it
+            print(f"mysqltop: {_clock(frame.time)} no fresh data: {_why(frame)}", file=sys.stderr)
+        last_stale[:] = [frame] if frame.stale else []
 
     def on_frame(frame) -> None:
         nonlocal baseline
@@ -132,7 +137,21 @@ def run(args: argparse.Namespace) -> int:
         from mysqltop.errors import UserError
         what = f"{args.replay}: the recording holds no samples in that range" if args.replay else "no sample read"
         raise UserError(what, 1)
+    if is_live and last_stale:
+        # a cron job (`… > mysqltop.prom`) must learn that the server was not answering at the end
+        from mysqltop.errors import UserError
+        raise UserError(f"the server gave no fresh data for the last frame ({_why(last_stale[0])})", 1)
     return 0
+
+
+def _why(frame) -> str:  # type: ignore[no-untyped-def]
+    return frame.errors.get("poll") or next(iter(frame.errors.values()), "the server did not answer in time")
+
+
+def _clock(epoch: float) -> str:
+    from mysqltop.core.frame import iso_utc
+
+    return iso_utc(epoch)
 
 
 def _terminal_width(out) -> int | None:  # type: ignore[no-untyped-def]
