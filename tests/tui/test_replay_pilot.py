@@ -233,3 +233,21 @@ async def test_a_pane_with_more_than_fits_says_so_in_its_title() -> None:
         await wait_for(pilot, lambda: app.position.index == 21)
         await pilot.pause(0.2)
         assert hot.border_title == "1 Latch hotspots"
+
+
+@pilot
+async def test_a_minute_forward_then_back_returns_to_the_same_sample() -> None:
+    """Real samples drift a few ms from the interval: `]` `[` from 139 landed on 78, not 79."""
+    import dataclasses
+
+    # the first 100 polls came 4 ms late (a busy server), the rest on time
+    raw = [dataclasses.replace(s, wall=s.wall + (0.004 if i < 100 else 0.0)) for i, s in enumerate(samples(200))]
+    app = replay_app(raw, start=79)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.index == 79)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: app.position.index != 79)
+        assert app.position.index == 139
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: app.position.index != 139)
+        assert app.position.index == 79

@@ -153,10 +153,18 @@ class ReplayFeed(Feed):
         self.do_seek_index(self.reader.index_at(t))
 
     def do_jump(self, seconds: float) -> None:
-        target = self.reader.index_at(self.reader.time_at(self.index) + seconds)
+        target = self._nearest(self.reader.time_at(self.index) + seconds)
         if target == self.index:
             target += 1 if seconds > 0 else -1
         self.do_seek_index(target)
+
+    def _nearest(self, t: float) -> int:
+        """The sample closest to t: samples are never exactly an interval apart, so 'at or before'
+        made `]` then `[` land one sample early whenever the later sample came a little late."""
+        i = self.reader.index_at(t)
+        if i + 1 < self.count and abs(self.reader.time_at(i + 1) - t) < abs(t - self.reader.time_at(i)):
+            return i + 1
+        return i
 
     def do_speed(self, direction: int) -> None:
         self.speed = step_choice(SPEEDS, self.speed, direction)
