@@ -83,6 +83,10 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         else:
             self._body.update(self.body(frame, self._trend, width))
 
+    def on_mount(self) -> None:
+        # also on a timer: the scroll extent settles after layout, which may follow the render
+        self.set_interval(0.5, self._title_says_more)
+
     def _title_says_more(self) -> None:
         """At 80×24 the advice and hotspot lists run past their pane with only a 1-cell scrollbar
         to show it: the title says there is more and which key shows it all."""
