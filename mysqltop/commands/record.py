@@ -203,5 +203,8 @@ def check_writable(path: str) -> None:
         RecordingReader(p).close()       # raises "not a recording" / "newer format"
         if not os.access(p, os.W_OK):
             raise UserError(f"cannot write recording {p}: permission denied", 2)
+        from mysqltop.recording.writer import lock_recording
+
+        os.close(lock_recording(p))      # another recorder on it: say so before connecting
     elif not os.access(parent, os.W_OK):
         raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)

@@ -36,6 +36,22 @@ DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes
 CHECKPOINT_EVERY = 60
 
 
+def lock_recording(path: Path) -> int:
+    """One recorder per file. A second one used to start fine and make the FIRST fail at its next
+    sample ("being written by another recorder"); now the newcomer is refused. flock is separate
+    from SQLite's own fcntl locks, readers never take it, and kill -9 releases it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise UserError(f"{path} is being written by another recorder: record to another file, "
+                        "or stop that recorder first", 2) from None
+    return fd
+
+
 class RecordingWriter:
     def __init__(self, path: str | os.PathLike[str], *, interval: float | None = None,
                  redact: bool = False, trigger: str | None = None, before: float | None = None,
@@ -45,6 +61,11 @@ class RecordingWriter:
         self.keyframe_every = max(1, keyframe_every)
         self._segment_info = (interval, redact, trigger, before, after)
         self._conn, new = open_for_append(self.path)
+        try:
+            self._lock_fd = lock_recording(self.path)
+        except BaseException:
+            self._conn.close()
+            raise
         self._closed = False
         try:
             if new:
@@ -58,6 +79,7 @@ class RecordingWriter:
             self._last_state = zlib.decompress(row[0]).decode() if row else None
         except (sqlite3.Error, zlib.error) as exc:
             self._conn.close()
+            os.close(self._lock_fd)
             raise storage_error(self.path, exc) from None
         self._prev: codec.Decoded | None = None   # reference for the next delta (None: keyframe)
         self._dict: codec.Decoded | None = None   # reference for keyframes
@@ -135,6 +157,7 @@ class RecordingWriter:
             pass
         finally:
             self._conn.close()
+            os.close(self._lock_fd)          # releases the recorder lock
 
     # -- incident capture -------------------------------------------------------------------
     def break_segment(self) -> None:

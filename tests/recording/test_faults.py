@@ -271,3 +271,19 @@ def test_an_empty_sqlite_copy_says_what_is_missing(tmp_path) -> None:  # type: i
                                         r"without early.mtrec-wal\?") as exc:
         RecordingReader(empty)
     assert exc.value.code == 1
+
+
+def test_a_second_recorder_on_the_same_file_is_refused_and_the_first_goes_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "one.mtrec"
+    samples = series(4)
+    first = RecordingWriter(path, interval=1.0)
+    first.append(samples[0])
+    with pytest.raises(UserError, match="is being written by another recorder: record to another file") as exc:
+        RecordingWriter(path, interval=1.0)
+    assert exc.value.code == 2
+    first.append(samples[1])                 # used to fail here: "being written by another recorder"
+    first.close()
+    with RecordingWriter(path, interval=1.0) as again:     # the lock goes with the recorder
+        again.append(samples[2])
+    with RecordingReader(path) as r:
+        assert len(r) == 3

@@ -194,3 +194,14 @@ def test_record_trigger_prints_readable_values_and_says_when_it_never_held(loade
                       "--count", "3", "--trigger", "throughput.qps<0")
     assert never.returncode == 0, never.stderr
     assert "0 samples" in never.stderr and "`throughput.qps<0` never held, so nothing was recorded" in never.stderr
+
+
+def test_record_onto_a_file_another_recorder_writes_fails_before_connecting(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.recording.synthetic import series
+
+    path = tmp_path / "busy.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        w.append(series(1)[0])
+        out = _mysqltop("record", str(path), "-h", "127.0.0.1", "-P", "1", "--count", "1")   # port 1: never reached
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "is being written by another recorder" in out.stderr
