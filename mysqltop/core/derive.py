@@ -30,6 +30,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_data_pending_reads", "Innodb_data_pending_writes", "Innodb_data_pending_fsyncs",
     "Innodb_async_reads_pending", "Innodb_async_writes_pending",
     "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data",
+    "Innodb_buffer_pool_pages_free",
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
@@ -235,18 +236,27 @@ def _pool_threads(cur: ParsedSample) -> list[IoThread]:
     return out
 
 
+def _add(a: Number | None, b: Number | None) -> Number | None:
+    """a + b, treating a missing free-page count as 0 (a full pool prints none on some servers)."""
+    return None if a is None else a + (b or 0)
+
+
 def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Flush:
     fl = Flush()
     inno = cur.innodb
     fl.pages_flushed_per_s = first_rate([_stat_pair(prev, cur, "Innodb_buffer_pool_pages_flushed"),
                                          _innodb_pair(prev, cur, "buffer_pool.pages_written")], dt)
+    # Dirty % as InnoDB computes it for innodb_max_dirty_pages_pct (buf_get_modified_ratio_pct):
+    # modified pages over the pool's usable pages, LRU (database pages) + free — not over LRU alone,
+    # which reads 100 % on a mostly empty pool.
     bp = inno.buffer_pool if inno is not None else None
     if bp is not None and bp.modified_pages is not None:
         fl.dirty_pages = bp.modified_pages
-        fl.dirty_pct = _pct(bp.modified_pages, bp.database_pages)
+        fl.dirty_pct = _pct(bp.modified_pages, _add(bp.database_pages, bp.free_pages))
     else:
         fl.dirty_pages = cur.stat("Innodb_buffer_pool_pages_dirty")
-        fl.dirty_pct = _pct(fl.dirty_pages, cur.stat("Innodb_buffer_pool_pages_data"))
+        fl.dirty_pct = _pct(fl.dirty_pages, _add(cur.stat("Innodb_buffer_pool_pages_data"),
+                                                 cur.stat("Innodb_buffer_pool_pages_free")))
     lsn, ckpt = _get(inno, "log.lsn"), _get(inno, "log.checkpoint_lsn")
     age: Number | None = lsn - ckpt if lsn is not None and ckpt is not None and lsn >= ckpt else None
     if age is None:
