@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from typing import Any
 
 from mysqltop.config import add_connection_arguments
 
@@ -116,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     recorder = writer
     fires: list[float] = []
+    pipeline = FramePipeline()
+    engine_pipeline: Any = pipeline
     if trigger is not None:
         from mysqltop.core.frame import iso_utc
         from mysqltop.recording.capture import IncidentRecorder
@@ -125,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"mysqltop: {iso_utc(t)} {trigger.text} (value {trigger_value(value)}): recording the incident",
                   file=sys.stderr)
 
-        recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired)
+        recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired,
+                                    derive=lambda raw: pipeline.push(raw).to_dict())
+        engine_pipeline = _DerivedByRecorder(pipeline)
 
     failure: list[BaseException] = []
     stop = threading.Event()
@@ -145,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         def close(self) -> None:
             recorder.close()
 
-    engine = Engine(source, FramePipeline(), recorder=_Guard())
+    engine = Engine(source, engine_pipeline, recorder=_Guard())
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
     until = _samples(count) if count else "Ctrl-C"
@@ -208,3 +213,15 @@ def check_writable(path: str) -> None:
         os.close(lock_recording(p))      # another recorder on it: say so before connecting
     elif not os.access(parent, os.W_OK):
         raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)
+
+
+class _DerivedByRecorder:
+    """Trigger mode: the incident recorder derives each sample's frame to test the trigger; the
+    engine (which records first, then derives) takes that frame instead of deriving it again."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+
+    def push(self, raw: Any) -> Any:
+        frame = self.pipeline.last
+        return frame if frame is not None and frame.time == raw.wall else self.pipeline.push(raw)

@@ -26,6 +26,11 @@ class FramePipeline:
         """Recent frames, oldest first; the last is the newest."""
         return list(self._window)
 
+    @property
+    def last(self) -> Frame | None:
+        """The newest frame (no copy of the window)."""
+        return self._window[-1] if self._window else None
+
     def reset(self) -> None:
         """Forget the previous sample (e.g. replay seek): the next frame has no rates."""
         self._prev = None
