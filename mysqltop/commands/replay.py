@@ -16,8 +16,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def open_recording(path: str) -> Any:
     """The reader, or one line saying what is wrong with FILE (before the screen opens)."""
-    from pathlib import Path
-
     from mysqltop.errors import UserError
     from mysqltop.recording.reader import RecordingReader
 
