@@ -140,6 +140,9 @@ class Frame:
     notes: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     locks: Locks = field(default_factory=Locks)
+    # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
+    # "denied", "other"), None for a fresh frame.
+    failure: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

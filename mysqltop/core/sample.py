@@ -8,7 +8,19 @@ float, lists, dicts) so a recording can store them without knowing this class.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
+
+
+class Failure(str, Enum):
+    """Why a whole poll failed, decided by the source where it caught the error (by exception type
+    and error code) and recorded with the sample; views switch on it, never on message words."""
+
+    TIMEOUT = "timeout"              # connected, but the server did not answer in time (frozen, overloaded)
+    UNREACHABLE = "unreachable"      # no connection could be made (refused, no route, unknown host)
+    LOST = "lost"                    # an established connection went away (restart, kill, network)
+    DENIED = "denied"                # the server answered but refuses us (password, account locked, grants)
+    OTHER = "other"                  # anything else (an unexpected result shape, a client bug)
 
 
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
@@ -80,3 +92,4 @@ class RawSample:
     timings_ms: dict[str, float] = field(default_factory=dict)    # statement → client-side ms
     errors: dict[str, str] = field(default_factory=dict)          # statement → error text
     error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
+    failure: Failure | None = None  # the typed reason when `error` is set (None in old recordings)

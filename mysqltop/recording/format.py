@@ -32,7 +32,7 @@ import decimal
 import json
 from typing import Any
 
-from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
+from mysqltop.core.sample import Failure, HostSample, RawSample, ServerIdentity
 
 FORMAT_VERSION = 1
 MAGIC = "mysqltop-recording"
@@ -134,7 +134,16 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
             kwargs[name] = json.loads(body[0])
         else:
             raise ValueError(f"unknown section kind {kind!r}")
+    if kwargs.get("failure") is not None:
+        kwargs["failure"] = _failure(kwargs["failure"])
     return RawSample(wall=wall, mono=mono, server=server, variables=variables, **kwargs)
+
+
+def _failure(value: object) -> Failure:
+    try:
+        return Failure(value)
+    except ValueError:                      # a kind this version does not know
+        return Failure.OTHER
 
 
 def state_json(raw: RawSample) -> str:
