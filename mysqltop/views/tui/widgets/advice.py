@@ -17,6 +17,7 @@ ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 class AdvicePane(Pane):
     TITLE = "Advice"
+    WRAPS = True
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
         p = self.palette

@@ -4,9 +4,9 @@ Panes never remount children: `show()` replaces the body's content, so there is 
 The body is rendered for the pane's current width (numbers never cut; names clip with …) and
 again on resize. Rendering is the TUI's main cost, so a pane does as little as it can:
 
-- a body equal to the one on screen is not sent to the Static at all;
-- a body with as many lines as the last one updates without a layout pass (the grid and the
-  scroll extent cannot have changed);
+- the body is a `Lines` widget: only rows whose text changed are repainted, and a layout pass
+  happens only when the number of rows changes (prose panes that wrap use a Static, and skip
+  an update equal to what is shown);
 - bodies are plain Rich `Text` built from values, never markup strings, with untrusted text
   (names, states, errors) passed through `core.safe_text.visible` by the panes.
 
@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
+from mysqltop.views.tui.widgets.lines import Lines
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
 
 
@@ -71,6 +72,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     # ("server on another host", "collecting…") says instead that this sample has no data, and
     # why. Panes whose charts stay useful across the gap draw it as usual.
     DRAWS_STALE = False
+    WRAPS = False                         # prose: a Static wraps it to the width
 
     zoomed: var[bool] = var(False)        # maximized: the body may show more (charts, detail)
     more: var[bool] = var(False)          # the body runs past the pane: the title says so
@@ -85,7 +87,12 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self.rows = 5                 # visible content rows, for panes that fill the height (charts)
         self.palette = DEFAULT_PALETTE
         self._shown: Text | None = None
-        self._body = Static("waiting for data…", classes="body", markup=False)
+        self._body: Lines | Static
+        if self.WRAPS:
+            self._body = Static("waiting for data…", classes="body", markup=False)
+        else:
+            self._body = Lines(classes="body")
+            self._body.set_lines([Text("waiting for data…")])
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -120,6 +127,10 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._update(body)
 
     def _update(self, body: RenderableType) -> None:
+        if isinstance(self._body, Lines):
+            text = body if isinstance(body, Text) else Text(str(body))
+            self._body.set_lines(text.split("\n", allow_blank=True))
+            return
         if not isinstance(body, Text):
             self._shown = None
             self._body.update(body)
