@@ -59,6 +59,7 @@ async def test_k_shows_the_kill_line_of_the_hottest_blocker() -> None:
     async with app.run_test(size=(160, 48)) as p:
         await wait_for(p, lambda: app.frame is not None and bool(app.frame.blocking))
         await p.press("k")
-        await wait_for(p, lambda: any("KILL 42;" in n.message for n in app._notifications))
+        await wait_for(p, lambda: any("KILL 42;" in str(n.message) for n in app._notifications))
+        assert app.clipboard == "KILL 42;"
         await p.press("7")
         await wait_for(p, lambda: "hottest blocker: KILL 42;" in screen_text(app))

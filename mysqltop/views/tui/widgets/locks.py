@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.style import StyleType
 from rich.text import Text
 
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.views import locks_text as lt
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import DIM, HEADER, HOT, NOTE, WARM, kv_lines, sparkline
+from mysqltop.views.tui.widgets.render import kv_lines, sparkline
 
 TREND_W = 12
 
 
-def _fit(line: str, width: int, style: str = "") -> Text:
+def _fit(line: str, width: int, style: StyleType = "") -> Text:
     return Text(line if len(line) <= width else line[:max(1, width - 1)] + "…", style=style)
 
 
@@ -29,15 +30,18 @@ class LocksPane(Pane):
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
         lk = frame.locks
+        p = self.palette
         lines: list[Text | str] = []
-        def with_trend(value: float | None, history: list[float | None], style: str) -> Text:
+        many = 4 if self.zoomed else 1          # a zoomed pane lists more of everything
+
+        def with_trend(value: float | None, history: list[float | None], style: StyleType) -> Text:
             spark = sparkline(history, TREND_W) if sum(v is not None for v in history) >= 2 else ""
             return Text.assemble(units.num(value), " " if spark else "", (spark, style))
 
         lines += kv_lines([
             ("row lock waits/s", with_trend(lk.row_lock_waits_per_s,
-                                            [f.locks.row_lock_waits_per_s for f in trend], WARM)),
-            ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s, [f.locks.row_lock_wait_ms_per_s for f in trend], HOT)),
+                                            [f.locks.row_lock_waits_per_s for f in trend], p.warm)),
+            ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s, [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
             ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
                                   else lk.row_lock_current_waits)),
             ("oldest trx", units.duration(lk.longest_transaction_s)),
@@ -45,21 +49,21 @@ class LocksPane(Pane):
         ], width)
         kill = lt.kill_line(frame)
         if kill:
-            lines.append(Text.assemble(("hottest blocker: ", HEADER), (kill, HOT), ("  (k: copy; mysqltop never kills)", DIM)))
-            lines += [_fit(line, width) for line in lt.blocking_lines(frame)]
+            lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot), ("  (k: copy; mysqltop never kills)", p.dim)))
+            lines += [_fit(line, width) for line in lt.blocking_lines(frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many)]
         elif (why := lt.not_read(frame, "lock_waits")) is not None:
-            lines.append(_fit(f"lock waits not read: {why}", width, NOTE))
+            lines.append(_fit(f"lock waits not read: {why}", width, p.note))
         elif lk.blocked_sessions is not None:
-            lines.append(Text("no session waits for a lock", style=DIM))
-        lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, HEADER))
+            lines.append(Text("no session waits for a lock", style=p.dim))
+        lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         if (why := lt.not_read(frame, "sessions")) is not None:
-            lines.append(_fit(f"sessions not read: {why}", width, NOTE))
-        lines += [_fit(lt.session_line(s), width) for s in frame.sessions[:lt.TOP_SESSIONS]]
+            lines.append(_fit(f"sessions not read: {why}", width, p.note))
+        lines += [_fit(lt.session_line(s), width) for s in frame.sessions[:lt.TOP_SESSIONS * many]]
         if frame.transactions:
-            lines.append(Text("transactions, longest first", style=HEADER))
-            lines += [_fit(lt.transaction_line(t), width) for t in frame.transactions[:lt.TOP_TRANSACTIONS]]
+            lines.append(Text("transactions, longest first", style=p.header))
+            lines += [_fit(lt.transaction_line(t), width) for t in frame.transactions[:lt.TOP_TRANSACTIONS * many]]
         if (why := lt.not_read(frame, "transactions")) is not None:
-            lines.append(_fit(f"transactions not read: {why}", width, NOTE))
+            lines.append(_fit(f"transactions not read: {why}", width, p.note))
         return join(lines)
 
 
