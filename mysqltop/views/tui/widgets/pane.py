@@ -177,5 +177,14 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         if event.chain >= 2:
             await self.app.run_action(f"zoom({self.number})")
 
+    @property
+    def text(self) -> str:
+        """The title and body as plain text (what the pane shows, scrolled or not)."""
+        if isinstance(self._body, Lines):
+            body = self._body.plain
+        else:
+            body = self._shown.plain if self._shown is not None else ""
+        return f"{self.border_title}\n{body}"
+
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType:
         raise NotImplementedError
