@@ -37,13 +37,14 @@ from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane
 from mysqltop.views.tui.widgets.hotspots import HotspotsPane
 from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 
 # Pane number (zoom key) → widget, in the order the issue names them; the grid places them.
-PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane)
-GRID_ORDER = (1, 4, 5, 2, 3, 6)
+PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
+GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
 # A poll error with these words means the connection is gone (the source is reconnecting);
 # other failures are shown as STALE. A timeout wins over them: the source drops a connection
@@ -254,6 +255,9 @@ class MysqltopApp(App[None]):
 
     def action_unzoom(self) -> None:
         self.zoomed = None
+
+    def action_kill_line(self) -> None:
+        copy_kill_line(self, self.frame)
 
     def action_record(self) -> None:
         self.feed.send(ToggleRecord())
