@@ -120,7 +120,10 @@ class MysqltopApp(App[None]):
     def watch_failure(self) -> None:
         self.update_status()
 
-    def watch_replay(self) -> None:
+    def watch_replay(self, info: ReplayInfo | None) -> None:
+        if info is not None and hasattr(self, "panes"):
+            for pane in self.panes.values():
+                pane.marks = info.bookmarks
         self.update_status()
 
     def watch_zoomed(self, old: int | None, new: int | None) -> None:

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType, gauge, kv_lines, sparkline, trend_arrow
 
@@ -45,4 +46,16 @@ class FlushPane(Pane):
         if spark_w >= 4 and any(v is not None for v in hist):
             hll.append(" " + sparkline(hist, min(spark_w, 30)), style=p.warm)
         lines += kv_lines([("history", hll)], width, palette=p)
+        if self.zoomed:
+            present = [v for v in hist if v is not None]
+            if present:
+                lines += kv_lines([("history min", units.num(min(present))), ("max", units.num(max(present))),
+                                   ("over", units.duration(trend[-1].time - trend[0].time))], width, palette=p)
+            room = self.chart_room(len(lines), 2)
+            lines += self.zoom_chart(trend, [Series("ckpt age %", [x.flush.checkpoint_age_pct for x in trend]),
+                                             Series("dirty %", [x.flush.dirty_pct for x in trend])],
+                                     "checkpoint age and dirty pages, % of max", room)
+            lines += self.zoom_chart(trend, [Series("history list", hist),
+                                             Series("pages flushed/s", [x.flush.pages_flushed_per_s for x in trend])],
+                                     "purge lag (history list length) and flushing", room)
         return join(lines)

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.views.tui.widgets.render import gauge, kv_lines, split_bar
 
@@ -42,4 +43,16 @@ class HostPane(Pane):
         lines += kv_lines([("load1", units.num(h.load1)), ("ctx/s", units.num(h.ctx_switches_per_s)),
                            ("mysqld cpu", units.pct(h.mysqld_cpu_pct) if h.mysqld_cpu_pct is not None
                             else "not local")], width, palette=p)
+        if self.zoomed:
+            def busy(x: Frame) -> float | None:
+                hx = x.host
+                if hx is None or hx.cpu_user_pct is None:
+                    return None
+                return (hx.cpu_user_pct or 0) + (hx.cpu_system_pct or 0) + (hx.cpu_iowait_pct or 0)
+            room = self.chart_room(len(lines), 2)
+            lines += self.zoom_chart(trend, [Series("run queue", [x.host.run_queue if x.host else None for x in trend]),
+                                             Series("cores", [float(x.host.cpus) if x.host and x.host.cpus else None
+                                                              for x in trend])], "run queue against cores", room)
+            lines += self.zoom_chart(trend, [Series("cpu busy % (usr+sys+io)", [busy(x) for x in trend])],
+                                     "host CPU, % of all cores", room)
         return join(lines)

@@ -10,6 +10,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
                                                sparkline, table_lines)
@@ -133,5 +134,11 @@ class HotspotsPane(Pane):
         else:
             lines.append(Text("no latch waits in this interval", style=p.dim))
         lines += semaphores_lines(frame, width, p)
+        if self.zoomed and hot:
+            use_time = any(h.wait_ms_per_s is not None for h in hot)
+            index = self._trend_index(trend, len(trend))
+            series = [Series(h.name, _trend_of(index, h.name, use_time)) for h in hot[:3]]
+            what = "wait ms/s" if use_time else "waits/s"
+            lines += self.zoom_chart(trend, series, f"top latches, {what}", self.chart_room(len(lines) + 2))
         lines += sources_lines(frame, width, p)
         return join(lines)

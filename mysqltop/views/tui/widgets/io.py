@@ -11,6 +11,7 @@ from mysqltop.core.frame import Frame, IoThread
 from mysqltop.core import units
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.core.safe_text import visible
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, clip
 
 
@@ -41,6 +42,24 @@ class IoPane(Pane):
         lines.append(pending)
         lines.append(Text.assemble(("per s   ", p.dim), *(" " + units.num(v).rjust(6)
                                                        for v in (io.reads_per_s, io.writes_per_s, io.fsyncs_per_s))))
+        if self.zoomed:
+            # every thread on its own line, then the history of pending and completed IO
+            lines.append(Text("thread  role             state", style=p.header))
+            for t in io.threads:
+                lines.append(Text.assemble((f"#{t.id}".ljust(8), p.strong), clip(visible(t.role), 16).ljust(17),
+                                           clip(visible(t.state), max(1, width - 25))))
+            if not io.threads:
+                lines.append(Text("no per-thread states from this server", style=p.dim))
+            room = self.chart_room(len(lines), 2)
+            lines += self.zoom_chart(trend, [Series("pending reads", [f.io.pending_reads for f in trend]),
+                                             Series("pending writes", [f.io.pending_writes for f in trend]),
+                                             Series("pending fsyncs", [f.io.pending_fsyncs for f in trend])],
+                                     "pending IO", room)
+            lines += self.zoom_chart(trend, [Series("reads/s", [f.io.reads_per_s for f in trend]),
+                                             Series("writes/s", [f.io.writes_per_s for f in trend]),
+                                             Series("fsyncs/s", [f.io.fsyncs_per_s for f in trend])],
+                                     "completed IO per second", room)
+            return join(lines)
         groups = group_threads(io.threads)
         if not groups:
             lines.append(Text("no per-thread states from this server", style=p.dim))

@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
+from mysqltop.views.charts import ChartSpec, Series, chart, episodes
 from mysqltop.views.tui.widgets.lines import Lines
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
 
@@ -86,6 +87,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._width = 0
         self.rows = 5                 # visible content rows, for panes that fill the height (charts)
         self.palette = DEFAULT_PALETTE
+        self.marks: Sequence[tuple[float, str]] = ()     # bookmarks (replay), drawn on zoomed charts
         self._shown: Text | None = None
         self._body: Lines | Static
         if self.WRAPS:
@@ -176,6 +178,31 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     async def on_click(self, event: events.Click) -> None:
         if event.chain >= 2:
             await self.app.run_action(f"zoom({self.number})")
+
+    def zoom_chart(self, trend: Sequence[Frame], series: Sequence[Series], title: str, height: int) -> list[Text]:
+        """A plotext chart of `series` over the trend's time axis, with bookmarks and advice
+        episodes marked: what a zoomed pane adds below its numbers."""
+        if height < 6 or not trend:
+            return []
+        times = [f.time for f in trend]
+        spans = [(a, b, "advice") for a, b in episodes(times, [bool(f.advice) for f in trend])]
+        spec = ChartSpec(times, series, title, marks=self.marks, spans=spans)
+        color = not (self.is_mounted and self.app.no_color)
+        return Text.from_ansi(chart(spec, self._width or 80, height, color=color), no_wrap=True).split(
+            "\n", allow_blank=True)
+
+    def chart_room(self, used: int, charts: int = 1) -> int:
+        """Rows for each of `charts` charts below `used` rows of numbers in a zoomed pane."""
+        return max(8, (self.rows - used - 1) // max(1, charts))
+
+    @property
+    def text(self) -> str:
+        """The title and body as plain text (what the pane shows, scrolled or not)."""
+        if isinstance(self._body, Lines):
+            body = self._body.plain
+        else:
+            body = self._shown.plain if self._shown is not None else ""
+        return f"{self.border_title}\n{body}"
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType:
         raise NotImplementedError

@@ -117,6 +117,10 @@ class StatusBar(Static):
         self._shown = None
         self._redraw()
 
+    @property
+    def text(self) -> str:
+        return self._shown.plain if self._shown is not None else ""
+
     def show(self, state: StatusState) -> None:
         self.state = state
         self._redraw()

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.views.tui.widgets.render import DIM, StyleType, block_chart, kv_lines
 
@@ -47,6 +48,10 @@ class ThroughputPane(Pane):
             # The first poll's gauges are on screen at once; rates need the next sample.
             pairs.insert(0, ("rates in", Text(units.duration(self.first_gap), style=p.warm)))
         lines: list[Text | str] = kv_lines(pairs, width, palette=p)
+        if self.zoomed:
+            series = [Series("tps", [f.throughput.tps for f in trend]), Series("qps", [f.throughput.qps for f in trend])]
+            lines += self.zoom_chart(trend, series, "TPS / QPS", self.chart_room(len(lines)))
+            return join(lines)
         lines = lines[: max(1, self.rows // 3)] if self.rows < 8 else lines
         room = max(0, self.rows - len(lines))
         n = max(0, width - GUTTER)
