@@ -15,9 +15,9 @@ import pymysql
 import pytest
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.frame import Frame
 from mysqltop.core.locks import blocking_tree
+from mysqltop.core.pipeline import FramePipeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
@@ -161,7 +161,8 @@ def test_mysql8_lock_waits_statement_on_tables_shaped_like_performance_schemas(m
     tree = blocking_tree(rows)
     assert tree and tree[0].thread_id == holder_id and tree[0].blocked == 3
     w = tree[0].waiters[0]
-    assert (w.lock_table, w.lock_index, w.lock_mode, w.lock_type) == (f"`{TEST_DB}`.`lockrow`", "PRIMARY", "X", "RECORD")
+    assert (w.lock_table, w.lock_index, w.lock_mode, w.lock_type) == \
+        (f"`{TEST_DB}`.`lockrow`", "PRIMARY", "X", "RECORD")
 
 
 def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, hot_row, tmp_path) -> None:
