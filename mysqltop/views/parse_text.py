@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mysqltop.core import units
+from mysqltop.core.safe_text import visible
 
 TOP = 15
 _TITLES = {"innodb_status": "SHOW ENGINE INNODB STATUS", "innodb_mutex": "SHOW ENGINE INNODB MUTEX",
@@ -175,4 +176,4 @@ def render(path: str, d: dict[str, Any]) -> str:
         lines += _waits_lines(d)
     else:
         lines += _vars_lines(d, _KEY_STATUS if kind == "global_status" else _KEY_VARIABLES)
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)
