@@ -10,6 +10,7 @@ where it is the classic source, status variables where they are more exact or th
 from __future__ import annotations
 
 from mysqltop.core import hotspots as hs
+from mysqltop.core import locks as lock_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
                                  Throughput)
@@ -79,6 +80,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
     frame.locks = _locks(prev, cur, server_dt)
+    _lock_activity(cur, frame)
     frame.host = _host(prev, cur, dt)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     return frame
@@ -183,6 +185,20 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
                                      (metrics.get("lock_deadlocks"),
                                       (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))], dt)
     return lk
+
+
+def _lock_activity(cur: ParsedSample, frame: Frame) -> None:
+    raw = cur.raw
+    frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
+    frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
+    frame.sessions = lock_tree.sessions(raw.sessions)
+    frame.session_states = lock_tree.session_states(raw.session_states)
+    if raw.lock_waits is not None:
+        frame.locks.blocked_sessions = sum(b.blocked for b in frame.blocking)
+    if frame.transactions:
+        frame.locks.longest_transaction_s = frame.transactions[0].age_s
+    elif raw.transactions is not None:
+        frame.locks.longest_transaction_s = 0
 
 
 def _semaphores(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Semaphores:
@@ -332,6 +348,8 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     elif cur.waits is None and predates_performance_schema(cur.raw.server.version):
         frame.notes.append("this server predates performance_schema (MySQL 5.5): latch waits come from "
                            "SEMAPHORES and SHOW ENGINE INNODB MUTEX")
+    elif cur.waits is None and "GRANT" in cur.raw.errors.get("ps_waits", ""):
+        frame.notes.append("latches not measured: " + cur.raw.errors["ps_waits"].removeprefix("skipped: "))
     elif cur.waits is None:
         frame.notes.append("performance_schema wait/synch data not read (performance_schema off or not "
                            "readable): set performance_schema=ON, then " + ENABLE_PS_HINT)

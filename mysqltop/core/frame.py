@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from mysqltop.core.locks import Blocker, Session, SessionState, Transaction
+
 Num = float | None
 
 
@@ -111,6 +113,8 @@ class Locks:
     row_lock_current_waits: Num = None     # Innodb_row_lock_current_waits, else TRANSACTIONS "LOCK WAIT"s
     longest_lock_wait_s: Num = None        # TRANSACTIONS: longest "TRX HAS BEEN WAITING N SEC"
     deadlocks_per_s: Num = None            # Δ Innodb_deadlocks (MariaDB) or INNODB_METRICS lock_deadlocks
+    blocked_sessions: Num = None           # sessions behind the blocking trees (frame.blocking); None: not read
+    longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
 
 
 @dataclass
@@ -143,6 +147,13 @@ class Frame:
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None
+    # Who blocks whom (core/locks.py; JSON keys are the dataclass fields): blocking trees,
+    # hottest first, each with a ready-to-copy "KILL <id>"; the longest-running transactions;
+    # busy sessions longest first; sessions grouped by command/state. Empty when not read.
+    blocking: list[Blocker] = field(default_factory=list)
+    transactions: list[Transaction] = field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)
+    session_states: list[SessionState] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

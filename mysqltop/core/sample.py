@@ -26,7 +26,8 @@ class Failure(str, Enum):
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "variables")
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics",
+    "lock_waits", "transactions", "sessions", "session_states", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 
@@ -93,3 +94,9 @@ class RawSample:
     errors: dict[str, str] = field(default_factory=dict)          # statement → error text
     error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
     failure: Failure | None = None  # the typed reason when `error` is set (None in old recordings)
+    # Lock waits, transactions and sessions (row shapes: sources/locks.py); None: not read
+    # (old recordings, a server that refused, a failed poll).
+    lock_waits: list[list[Any]] | None = None
+    transactions: list[list[Any]] | None = None
+    sessions: list[list[Any]] | None = None
+    session_states: list[list[Any]] | None = None

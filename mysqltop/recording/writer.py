@@ -25,7 +25,8 @@ from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_for_append, storage_error
 from mysqltop.recording.format import FORMAT_VERSION, MAGIC, sample_text, state_json
-from mysqltop.recording.redact import redact_status
+from mysqltop.core.locks import SQL_COLUMNS, without_statements
+from mysqltop.recording.redact import SQL_MARK, redact_status
 
 KEYFRAME_EVERY = 20        # bounds the samples decoded to reach any one (seek cost)
 DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
@@ -94,6 +95,9 @@ class RecordingWriter:
             raise UserError(f"recording {self.path} is closed", 1)
         if self.redact and raw.innodb_status:
             raw = dataclasses.replace(raw, innodb_status=redact_status(raw.innodb_status))
+        if self.redact:
+            raw = dataclasses.replace(raw, **without_statements(
+                {k: getattr(raw, k) for k in SQL_COLUMNS}, SQL_MARK))
         keyframe = self._prev is None or self._since_key >= self.keyframe_every
         text = sample_text(raw)
         new_dict = self._dict is None or (keyframe and self._since_dict >= DICT_EVERY)

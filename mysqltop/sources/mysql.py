@@ -21,6 +21,7 @@ from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
+from mysqltop.sources import locks as locks_src
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
 
 # The status counters the frame reads come from derive (one list, no drift); the extras below
@@ -73,7 +74,8 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
-K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS, K_VARS = POLL_STATEMENTS
+K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
+K_VARS = POLL_STATEMENTS[-1]
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
 _PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}
@@ -191,6 +193,7 @@ class MySQLSource:
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+        stmts += locks_src.lock_statements(c.flavor, c.version_tuple, c.performance_schema)
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
         return [(k, s) for k, s in stmts if k not in self._disabled]
@@ -229,7 +232,8 @@ class MySQLSource:
                     if code == 0 or code >= 2000 or code in _CONNECTION_GONE:
                         raise                      # client-side / connection-level: the poll failed
                     key = batch[done][0]
-                    poll.errors[key] = caps_mod.one_line(e)
+                    poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e),
+                                                               self.capabilities.grantee if self.capabilities else "?")
                     if code in _PERMANENT:
                         self._disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
@@ -251,13 +255,19 @@ class MySQLSource:
         if mutex is not None:
             self._mutex_empty_polls = 0 if mutex else self._mutex_empty_polls + 1
         errors = {**{k: f"skipped: {e}" for k, e in self._disabled.items() if k not in p.errors}, **p.errors}
+        c = self.capabilities
+        if c is not None and c.performance_schema_on and not c.performance_schema:
+            # ON but not readable by us: the fix is a GRANT, not a server setting
+            errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
+                                    f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
         return RawSample(
             wall=wall, mono=mono, server=self.identity, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
             ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
-            variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors)
+            variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            **{k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v})
 
     def _error_sample(self, wall: float, mono: float, message: str) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity,

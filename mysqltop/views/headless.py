@@ -17,6 +17,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from mysqltop.core import units
+from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, Locks, Semaphores, Throughput, iso_utc
 
 FORMATS = ("text", "json", "csv", "openmetrics")
@@ -133,6 +134,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
                                      ("waiting now", fmt_num(lk.row_lock_current_waits)),
                                      ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
                                      ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]), width))
+    out += locks_text.text_lines(f)
     m = f.semaphores
     out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),

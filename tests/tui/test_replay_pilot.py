@@ -112,12 +112,12 @@ async def test_zoom_help_and_focus() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.position.index == 5)
         await pilot.press("4")
-        panes = app.query_one("#panes")
-        assert app.zoomed == 4 and panes.has_class("-zoomed")
-        assert app.panes[4].display and not app.panes[1].display
-        assert app.panes[4].region.height > 15           # fills the screen
+        assert app.zoomed == 4 and app.screen.maximized is app.panes[4] and app.panes[4].zoomed
+        await wait_for(pilot, lambda: app.panes[4].region.height > 15)    # fills the screen
+        assert app.panes[1].region.height == 0
         await pilot.press("4")
-        assert app.zoomed is None and app.panes[1].display
+        assert app.zoomed is None and app.screen.maximized is None and not app.panes[4].zoomed
+        await wait_for(pilot, lambda: app.panes[1].region.height > 0)
         await pilot.press("6", "escape")
         assert app.zoomed is None
         await pilot.press("question_mark")

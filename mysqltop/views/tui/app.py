@@ -2,7 +2,12 @@
 
 Data arrives from a Feed thread (live poll or recording) as FrameReady messages; the App
 only displays. Freshness is judged here, on a UI timer, so a feed stuck in a hung poll still
-shows STALE while every key keeps answering.
+shows STALE while every key keeps answering. What the status bar shows (paused, zoomed,
+position, failure, replay info) lives in reactive vars; their watchers redraw it. Commands to
+the feed thread are typed (feed_commands). Zoom is Screen.maximize of a pane.
+
+Untrusted text (server messages, bookmark notes, typed prompt text) reaches toasts through
+`say()`: control characters made visible and never read as markup.
 """
 
 from __future__ import annotations
@@ -13,13 +18,17 @@ from typing import Any, Callable, Iterable
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
-from mysqltop.views.tui.feeds import INTERVALS, Feed, step_choice
+from mysqltop.core.safe_text import visible
+from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
+from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
@@ -28,13 +37,14 @@ from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane
 from mysqltop.views.tui.widgets.hotspots import HotspotsPane
 from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 
 # Pane number (zoom key) → widget, in the order the issue names them; the grid places them.
-PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane)
-GRID_ORDER = (1, 4, 5, 2, 3, 6)
+PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
+GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
 # A poll error with these words means the connection is gone (the source is reconnecting);
 # other failures are shown as STALE. A timeout wins over them: the source drops a connection
@@ -49,20 +59,22 @@ class MysqltopApp(App[None]):
     CSS_PATH = "mysqltop.tcss"
     TITLE = "mysqltop"
     BINDINGS = bindings()
+    ALLOW_IN_MAXIMIZED_VIEW = "#status, Footer"     # a zoomed pane keeps the status bar and keys
 
     frame: var[Frame | None] = var(None, always_update=True)
+    paused: var[bool] = var(False)
+    zoomed: var[int | None] = var(None)               # the maximized pane's number
+    position: var[Position] = var(Position(mode="live"))
+    failure: var[str | None] = var(None)              # why the feed thread stopped
+    replay: var[ReplayInfo | None] = var(None)
 
     def __init__(self, feed: Feed, mode: str, *, interval: float = 1.0, address: str | None = None,
                  source_name: str | None = None, parse_when: ParseWhen | None = None,
                  notes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.feed, self.mode = feed, mode
-        self.position = Position(mode=mode, interval=interval, playing=True)
+        self.set_reactive(MysqltopApp.position, Position(mode=mode, interval=interval, playing=True))
         self.trend: tuple[Frame, ...] = ()
-        self.paused = False
-        self.zoomed: int | None = None
-        self.replay: ReplayInfo | None = None
-        self.failure: str | None = None
         self.address, self.source_name, self.parse_when = address, source_name, parse_when
         self.notes = notes                          # startup notes (capabilities), with their fixes
         self.started = time.monotonic()
@@ -76,19 +88,61 @@ class MysqltopApp(App[None]):
         # Kept as attributes, not queried: queries look at the active screen (help, goto).
         self.status_bar = StatusBar()
         self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
+        self.panes[4].first_gap = min(self.position.interval, FIRST_GAP)  # type: ignore[attr-defined]
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
         yield self.grid
         yield Footer()
 
     def on_mount(self) -> None:
+        self.main_screen = self.screen
         if self.mode == "replay":
             self.paused = not self.position.playing
         for note in self.notes:
-            self.notify(note, severity="warning", timeout=10)
+            self.say(note, "warning", 10)
+        # Textual's own escape (or the palette) may restore a zoomed pane: follow it.
+        self.watch(self.main_screen, "maximized", self._maximized_changed, init=False)
         self.feed.start(self.post_message)
         self.set_interval(0.25, self.update_status)
         self.update_status()
+
+    def say(self, text: str, severity: SeverityLevel = "information", timeout: float = 4) -> None:
+        """A toast of text that may be untrusted: controls made visible, never read as markup."""
+        self.notify(visible(text), severity=severity, timeout=timeout, markup=False)
+
+    # -- reactive state → the status bar and the zoom -------------------------------------
+    def watch_paused(self) -> None:
+        self.update_status()
+
+    def watch_position(self) -> None:
+        self.update_status()
+
+    def watch_failure(self) -> None:
+        self.update_status()
+
+    def watch_replay(self, info: ReplayInfo | None) -> None:
+        if info is not None and hasattr(self, "panes"):
+            for pane in self.panes.values():
+                pane.marks = info.bookmarks
+        self.update_status()
+
+    def watch_zoomed(self, old: int | None, new: int | None) -> None:
+        if not hasattr(self, "panes"):
+            return
+        for n, pane in self.panes.items():
+            pane.zoomed = n == new
+        if new is None:
+            if self.main_screen.maximized is not None:
+                self.main_screen.minimize()
+        else:
+            pane = self.panes[new]
+            self.main_screen.maximize(pane, container=False)
+            pane.focus()
+
+    def _maximized_changed(self, widget: Widget | None) -> None:
+        zoomed = next((n for n, p in self.panes.items() if p is widget), None)
+        if zoomed != self.zoomed:
+            self.zoomed = zoomed
 
     def on_unmount(self) -> None:
         self.feed.stop()
@@ -116,7 +170,7 @@ class MysqltopApp(App[None]):
             # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
             # the status bar says for how long they have been old, a toast says why.
             if not self.grid.has_class("-stale"):
-                self.notify(f"no fresh data: {_poll_error(frame)}", severity="warning", timeout=6)
+                self.say(f"no fresh data: {_poll_error(frame)}", "warning", 6)
             self.grid.add_class("-stale")
             frame = self.good_frame or frame
         else:
@@ -130,12 +184,11 @@ class MysqltopApp(App[None]):
         self.replay = message.info
 
     def on_feed_notice(self, message: FeedNotice) -> None:
-        self.notify(message.text, severity=message.severity, timeout=4)  # type: ignore[arg-type]
+        self.say(message.text, message.severity, 4)  # type: ignore[arg-type]
 
     def on_feed_failed(self, message: FeedFailed) -> None:
         self.failure = message.text
-        self.notify(f"data feed stopped: {message.text}", severity="error", timeout=10)
-        self.update_status()
+        self.say(f"data feed stopped: {message.text}", "error", 10)
 
     # -- freshness and the status bar -----------------------------------------------------
     def alert(self, now: float) -> str | None:
@@ -159,6 +212,8 @@ class MysqltopApp(App[None]):
         return None
 
     def update_status(self) -> None:
+        if not hasattr(self, "status_bar"):
+            return
         frame, replay = self.frame, self.replay
         # A failed poll knows only the address: keep naming the server the last good frame saw.
         shown = self.good_frame if frame is not None and frame.stale and self.good_frame is not None else frame
@@ -168,7 +223,8 @@ class MysqltopApp(App[None]):
             flavor=server.flavor if server else None, version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None else None, paused=self.paused, position=self.position,
             recording=self.position.recording, alert=self.alert(time.monotonic()),
-            source=self.source_name or (replay.server if replay else None)))
+            source=self.source_name or (replay.server if replay else None),
+            clock=shown.time if shown is not None else None))
 
     # -- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -183,51 +239,42 @@ class MysqltopApp(App[None]):
         self.paused = not self.paused
         if self.mode == "replay":
             self.position = replace(self.position, playing=not self.paused)
-            self.feed.send("play", not self.paused)
+            self.feed.send(Play(not self.paused))
         elif not self.paused and self._held is not None:
             held, self._held = self._held, None
             self._accept(held)
-        self.update_status()
 
     def action_interval(self, direction: int) -> None:
         new = step_choice(INTERVALS, self.position.interval, direction)
         self.position = replace(self.position, interval=new)
-        self.feed.send("interval", new)
-        self.notify(f"polling every {units.duration(new)}", timeout=2)
-        self.update_status()
+        self.feed.send(SetInterval(new))
+        self.say(f"polling every {units.duration(new)}", timeout=2)
 
     def action_zoom(self, number: int) -> None:
-        if self.zoomed == number:
-            self.action_unzoom()
-            return
-        for n, pane in self.panes.items():
-            pane.set_class(n == number, "-zoom")
-        self.grid.add_class("-zoomed")
-        self.zoomed = number
-        self.panes[number].focus()
+        self.zoomed = None if self.zoomed == number else number
 
     def action_unzoom(self) -> None:
-        self.grid.remove_class("-zoomed")
-        for pane in self.panes.values():
-            pane.remove_class("-zoom")
         self.zoomed = None
 
+    def action_kill_line(self) -> None:
+        copy_kill_line(self, self.frame)
+
     def action_record(self) -> None:
-        self.feed.send("record")
+        self.feed.send(ToggleRecord())
 
     def action_step(self, n: int) -> None:
         self.paused = True
         self.position = replace(self.position, playing=False)
-        self.feed.send("step", n)
+        self.feed.send(Step(n))
 
     def action_jump(self, seconds: float) -> None:
-        self.feed.send("jump", seconds)
+        self.feed.send(Jump(seconds))
 
     def action_speed(self, direction: int) -> None:
-        self.feed.send("speed", direction)
+        self.feed.send(Speed(direction))
 
     def action_bookmark(self) -> None:
-        self.feed.send("bookmark")
+        self.feed.send(NextBookmark())
 
     def action_goto(self) -> None:
         self.push_screen(GotoScreen(), self.goto)
@@ -238,12 +285,12 @@ class MysqltopApp(App[None]):
         try:
             t = self.parse_when(text, self.replay.start, self.replay.end)
         except Exception as exc:   # a mistyped time: say why, keep the replay where it is
-            self.notify(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", severity="warning")
+            self.say(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", "warning", 5)
             return
         outside = _outside(t, self.replay.start, self.replay.end, self.replay.interval or 1.0)
         if outside:
-            self.notify(f"{text} is {outside}", severity="warning", timeout=5)
-        self.feed.send("seek_time", t)
+            self.say(f"{text} is {outside}", "warning", 5)
+        self.feed.send(SeekTime(t))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -3,8 +3,9 @@
 The blocking work (a poll that may hang on a stalled server, SQLite reads and parsing of a
 recording) runs here, never on the UI thread. A plain daemon thread rather than a Textual
 thread worker: Textual runs those in the default executor, which the interpreter joins at
-exit, so quitting would wait for a hung poll. Commands arrive on a queue and are applied
-between polls; results go back as messages through the App's thread-safe `post_message`.
+exit, so quitting would wait for a hung poll. Commands (typed: one dataclass each, in
+feed_commands.py) arrive on a queue and are applied between polls; results go back as messages
+through the App's thread-safe `post_message`.
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ from typing import Any, Callable, Protocol
 from textual.message import Message
 
 from mysqltop.core.frame import Frame
+from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
 
 TREND = 300                                           # frames kept for charts and sparklines
 INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
 FIRST_GAP = 0.3                                       # s between the first two live polls
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-
-Command = tuple[str, tuple[Any, ...]]
 
 
 def step_choice(choices: tuple[float, ...], current: float, direction: int) -> float:
@@ -48,7 +48,7 @@ class Feed:
     name = "feed"
 
     def __init__(self) -> None:
-        self._commands: queue.Queue[Command] = queue.Queue()
+        self._commands: queue.Queue[FeedCommand] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._post: Callable[[Message], object] = lambda m: None
@@ -58,13 +58,13 @@ class Feed:
         self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
         self._thread.start()
 
-    def send(self, command: str, *args: Any) -> None:
-        self._commands.put((command, args))
+    def send(self, command: FeedCommand) -> None:
+        self._commands.put(command)
 
     def stop(self, timeout: float = 0.5) -> None:
         """Ask the thread to finish; wait briefly (a hung poll must not hold up quitting)."""
         self._stop.set()
-        self.send("stop")
+        self.send(Stop())
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
@@ -79,9 +79,9 @@ class Feed:
             except Exception:
                 pass
 
-    def _wait(self, timeout: float | None) -> list[Command]:
+    def _wait(self, timeout: float | None) -> list[FeedCommand]:
         """Block until a command arrives or `timeout` passes; return all queued commands."""
-        out: list[Command] = []
+        out: list[FeedCommand] = []
         try:
             out.append(self._commands.get(timeout=timeout) if timeout is None or timeout > 0
                        else self._commands.get_nowait())
@@ -93,10 +93,13 @@ class Feed:
             except queue.Empty:
                 return out
 
-    def _apply_all(self, commands: list[Command]) -> None:
-        for name, args in commands:
-            if name != "stop":
-                getattr(self, f"do_{name}")(*args)
+    def _apply_all(self, commands: list[FeedCommand]) -> None:
+        for command in commands:
+            if not isinstance(command, Stop):
+                self.apply(command)
+
+    def apply(self, command: FeedCommand) -> None:
+        """Carry out one command from the App (a feed ignores commands that are not for it)."""
 
     def run(self) -> None:
         raise NotImplementedError
@@ -153,6 +156,12 @@ class LiveFeed(Feed):
                 if not commands:
                     break
                 self._apply_all(commands)
+
+    def apply(self, command: FeedCommand) -> None:
+        if isinstance(command, SetInterval):
+            self.do_interval(command.seconds)
+        elif isinstance(command, ToggleRecord):
+            self.do_record(command.path)
 
     def do_interval(self, seconds: float) -> None:
         self.interval = seconds

@@ -25,8 +25,10 @@ KEYS: tuple[Key, ...] = (
         label="pause"),
     Key("plus,equals_sign", "+", "interval(1)", "poll less often (longer interval)", "live", label="slower"),
     Key("minus", "-", "interval(-1)", "poll more often (shorter interval)", "live", label="faster"),
-    *(Key(str(n), "1…6" if n == 1 else str(n), f"zoom({n})", "zoom pane N, same key or esc to go back",
-          footer=(n == 1), label="zoom") for n in range(1, 7)),
+    *(Key(str(n), "1…7" if n == 1 else str(n), f"zoom({n})", "zoom pane N, same key or esc to go back",
+          footer=(n == 1), label="zoom") for n in range(1, 8)),
+    Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
+        footer=True, label="kill line"),
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", "live", footer=True,
@@ -55,4 +57,4 @@ def bindings() -> list[Binding]:
 
 def keys_for(mode: str) -> list[Key]:
     """Keys that apply in this mode, for the help screen and the palette (one entry per zoom)."""
-    return [k for k in KEYS if k.mode in ("any", mode) and not (k.action.startswith("zoom(") and k.show != "1…6")]
+    return [k for k in KEYS if k.mode in ("any", mode) and not (k.action.startswith("zoom(") and k.show != "1…7")]

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from mysqltop.core.frame import Frame
+from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
 from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
 from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
 
@@ -135,6 +136,20 @@ class ReplayFeed(Feed):
                         speed=self.speed, ended=self.index >= self.count - 1)
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
+    def apply(self, command: FeedCommand) -> None:
+        if isinstance(command, Play):
+            self.do_play(command.playing)
+        elif isinstance(command, Step):
+            self.do_step(command.n)
+        elif isinstance(command, SeekTime):
+            self.do_seek_time(command.t)
+        elif isinstance(command, Jump):
+            self.do_jump(command.seconds)
+        elif isinstance(command, Speed):
+            self.do_speed(command.direction)
+        elif isinstance(command, NextBookmark):
+            self.do_bookmark()
+
     def do_play(self, playing: bool | None = None) -> None:
         self.playing = (not self.playing) if playing is None else playing
         if self.playing and self.index >= self.count - 1:

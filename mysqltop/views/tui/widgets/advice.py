@@ -8,25 +8,28 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import DIM, HOT, OK, WARM
+from mysqltop.core.safe_text import visible
 
-SEVERITY = {"critical": ("!!", HOT), "warning": ("! ", WARM), "info": ("i ", OK)}
+# mark and Palette style per severity
+SEVERITY = {"critical": ("!!", "hot"), "warning": ("! ", "warm"), "info": ("i ", "ok")}
 ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
 class AdvicePane(Pane):
     TITLE = "Advice"
+    WRAPS = True
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+        p = self.palette
         if not frame.advice:
-            return Text("no findings: nothing stands out in this window", style=DIM)
+            return Text("no findings: nothing stands out in this window", style=p.dim)
         lines: list[Text | str] = []
         for a in sorted(frame.advice, key=lambda a: ORDER.get(a.severity, 3)):
-            mark, style = SEVERITY.get(a.severity, ("· ", ""))
-            msg = Text.assemble((mark, style), " ", (a.message, "bold"))
+            mark, style = SEVERITY.get(a.severity, ("· ", "strong"))
+            msg = Text.assemble((mark, getattr(p, style)), " ", (visible(a.message), p.strong))
             lines.append(msg)
             if a.evidence:
-                lines.append(Text("   " + a.evidence, style=DIM))
+                lines.append(Text("   " + visible(a.evidence), style=p.dim))
         out = join(lines)
         out.no_wrap = False   # advice is prose: wrap it rather than cut it
         return out

@@ -9,8 +9,11 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core import units
+from mysqltop.core.safe_text import visible
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import DIM, HOT, NOTE, Column, fit_columns, gauge, kv_lines, sparkline, table_lines
+from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
+                                               sparkline, table_lines)
 
 SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}
 KIND_SHORT = {"semaphore": "sem"}
@@ -31,21 +34,29 @@ COLUMNS = (
 )
 
 
-def _trend_of(trend: Sequence[Frame], name: str, use_time: bool, n: int) -> list[float | None]:
+def _by_name(frame: Frame) -> dict[str, Hotspot]:
+    return {h.name: h for h in frame.hotspots}
+
+
+def _trend_of(trend: Sequence[dict[str, Hotspot] | None], name: str, use_time: bool) -> list[float | None]:
+    """One latch's rate over the trend (each frame's hotspots by name; None: no rates in that frame)."""
     out: list[float | None] = []
-    for f in trend[-n:]:
-        hit = next((h for h in f.hotspots if h.name == name), None)
+    for by_name in trend:
+        if by_name is None:
+            out.append(None)
+            continue
+        hit = by_name.get(name)
         if hit is None:
-            out.append(0.0 if f.elapsed is not None else None)
+            out.append(0.0)
         else:
             out.append(hit.wait_ms_per_s if use_time else hit.waits_per_s)
     return out
 
 
-def _row(h: Hotspot, trend: Sequence[Frame], trend_w: int) -> list[str | Text]:
-    share = Text.assemble(gauge(h.share, SHARE_BAR, HOT), " ", units.share(h.share).rjust(6))
+def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
+    share = Text.assemble(gauge(h.share, SHARE_BAR, p.hot, p.dim), " ", units.share(h.share).rjust(6))
     return [
-        h.name,
+        visible(h.name),
         KIND_SHORT.get(h.kind, h.kind),
         SOURCE_SHORT.get(h.source, h.source),
         units.num(h.waits_per_s),
@@ -53,33 +64,56 @@ def _row(h: Hotspot, trend: Sequence[Frame], trend_w: int) -> list[str | Text]:
         share,
         units.num(h.waiting_threads),
         units.duration(h.longest_wait_s) if h.longest_wait_s is not None else units.NA,
-        h.site or "",
-        sparkline(_trend_of(trend, h.name, h.wait_ms_per_s is not None, trend_w), trend_w),
+        visible(h.site or ""),
+        sparkline(_trend_of(trend, h.name, h.wait_ms_per_s is not None), trend_w),
     ]
 
 
-def semaphores_lines(frame: Frame, width: int) -> list[Text]:
+def semaphores_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE) -> list[Text]:
     s = frame.semaphores
     parts = [("semaphores: os waits/s", s.os_waits_per_s, units.num), ("spins/s", s.spin_waits_per_s, units.num),
              ("rounds/s", s.spin_rounds_per_s, units.num), ("waiting", s.waiting_threads, units.num),
              ("longest", s.longest_wait_s, units.duration)]
-    return kv_lines([(label, f(v)) for label, v, f in parts if v is not None], width)
+    return kv_lines([(label, f(v)) for label, v, f in parts if v is not None], width, palette=palette)
 
 
-def sources_lines(frame: Frame, width: int) -> list[Text]:
+def sources_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE) -> list[Text]:
     """Which latch sources this server offers, then each note (how to enable a missing one),
     wrapped: the fix must be readable whole."""
-    offered = ", ".join(frame.sources) or "none detected"
-    lines = [Text.assemble(("sources ", DIM), offered)]
+    offered = visible(", ".join(frame.sources)) or "none detected"
+    lines = [Text.assemble(("sources ", palette.dim), offered)]
     for note in frame.notes:
-        lines += [Text(part, style=NOTE) for part in textwrap.wrap(note, max(20, width), subsequent_indent="  ")]
+        lines += [Text(part, style=palette.note)
+                  for part in textwrap.wrap(visible(note), max(20, width), subsequent_indent="  ")]
     return lines
 
 
 class HotspotsPane(Pane):
     TITLE = "Latch hotspots"
 
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        # id(frame) → (frame, its hotspots by name); the frame is kept so an id cannot be reused
+        self._names: dict[int, tuple[Frame, dict[str, Hotspot] | None]] = {}
+
+    def _trend_index(self, trend: Sequence[Frame], n: int) -> list[dict[str, Hotspot] | None]:
+        """The last `n` frames' hotspots by name, computed once per frame (not once per row and
+        per redraw): the sparklines look each latch up in every frame of the trend."""
+        frames = trend[-n:] if n > 0 else ()
+        names = self._names
+        out = []
+        for f in frames:
+            hit = names.get(id(f))
+            if hit is None or hit[0] is not f:
+                hit = names[id(f)] = (f, _by_name(f) if f.elapsed is not None else None)
+            out.append(hit[1])
+        if len(names) > 4 * max(1, len(frames)) + 64:      # frames left the trend: forget them
+            keep = {id(f) for f in frames}
+            self._names = {k: v for k, v in names.items() if k in keep}
+        return out
+
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+        p = self.palette
         hot = frame.hotspots
         # Columns with nothing to say for any row (no site from P_S, no rates from the wait
         # array) give their width to the rest.
@@ -92,12 +126,19 @@ class HotspotsPane(Pane):
             cols = [COLUMNS[i] for i in keep]
             layout = fit_columns(cols, width)
             trend_w = dict(layout).get(len(cols) - 1, 0)       # the trend column is the last
-            rows = ([r[i] for i in keep] for r in (_row(h, trend, trend_w) for h in hot))
-            lines += table_lines(cols, rows, layout)
+            index = self._trend_index(trend, trend_w)
+            rows = ([r[i] for i in keep] for r in (_row(h, index, trend_w, p) for h in hot))
+            lines += table_lines(cols, rows, layout, header_style=p.header)
         elif frame.elapsed is None:
-            lines.append(Text("collecting: rates start with the second sample", style="dim"))
+            lines.append(Text("collecting: latch rates in 1 s (they need a second sample)", style=p.dim))
         else:
-            lines.append(Text("no latch waits in this interval", style="dim"))
-        lines += semaphores_lines(frame, width)
-        lines += sources_lines(frame, width)
+            lines.append(Text("no latch waits in this interval", style=p.dim))
+        lines += semaphores_lines(frame, width, p)
+        if self.zoomed and hot:
+            use_time = any(h.wait_ms_per_s is not None for h in hot)
+            index = self._trend_index(trend, len(trend))
+            series = [Series(h.name, _trend_of(index, h.name, use_time)) for h in hot[:3]]
+            what = "wait ms/s" if use_time else "waits/s"
+            lines += self.zoom_chart(trend, series, f"top latches, {what}", self.chart_room(len(lines) + 2))
+        lines += sources_lines(frame, width, p)
         return join(lines)

@@ -2,7 +2,16 @@
 
 Panes never remount children: `show()` replaces the body's content, so there is no flicker.
 The body is rendered for the pane's current width (numbers never cut; names clip with …) and
-again on resize.
+again on resize. Rendering is the TUI's main cost, so a pane does as little as it can:
+
+- the body is a `Lines` widget: only rows whose text changed are repainted, and a layout pass
+  happens only when the number of rows changes (prose panes that wrap use a Static, and skip
+  an update equal to what is shown);
+- bodies are plain Rich `Text` built from values, never markup strings, with untrusted text
+  (names, states, errors) passed through `core.safe_text.visible` by the panes.
+
+Colours come from the stylesheet through COMPONENT_CLASSES (`pane--hot` …), so themes reach them.
+A zoomed pane (Screen.maximize) gets `zoomed` set and may draw more than in the grid.
 """
 
 from __future__ import annotations
@@ -15,9 +24,15 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
+from textual.geometry import Size
+from textual.reactive import var
 from textual.widgets import Static
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.safe_text import visible
+from mysqltop.views.charts import ChartSpec, Series, chart, episodes
+from mysqltop.views.tui.widgets.lines import Lines
+from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
 
 
 def join(lines: Sequence[Text | str]) -> Text:
@@ -29,11 +44,15 @@ def join(lines: Sequence[Text | str]) -> Text:
     return out
 
 
-def stale_text(frame: Frame, why: bool = True) -> Text:
-    reason = frame.errors.get("poll") or frame.errors.get("recording") or next(iter(frame.errors.values()), "")
-    text = Text("no data in this sample", style="bold")
+def stale_reason(frame: Frame) -> str:
+    return frame.errors.get("poll") or frame.errors.get("recording") or next(iter(frame.errors.values()), "")
+
+
+def stale_text(frame: Frame, why: bool = True, palette: Palette = DEFAULT_PALETTE) -> Text:
+    reason = stale_reason(frame)
+    text = Text("no data in this sample", style=palette.strong)
     if why and reason:
-        text.append(f": {reason}")
+        text.append(f": {visible(reason)}")
     return text
 
 
@@ -47,11 +66,17 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         Binding("home", "scroll_home", "top", show=False),
         Binding("end", "scroll_end", "bottom", show=False),
     ]
+    ALLOW_MAXIMIZE = True
+    COMPONENT_CLASSES = {f"pane--{name}" for name in Palette.NAMES}
     TITLE = ""
     # A stale frame (the poll failed) holds no values: a pane that would explain empty values
     # ("server on another host", "collecting…") says instead that this sample has no data, and
     # why. Panes whose charts stay useful across the gap draw it as usual.
     DRAWS_STALE = False
+    WRAPS = False                         # prose: a Static wraps it to the width
+
+    zoomed: var[bool] = var(False)        # maximized: the body may show more (charts, detail)
+    more: var[bool] = var(False)          # the body runs past the pane: the title says so
 
     def __init__(self, number: int) -> None:
         super().__init__(id=f"pane-{number}", classes="pane")
@@ -61,10 +86,30 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._trend: Sequence[Frame] = ()
         self._width = 0
         self.rows = 5                 # visible content rows, for panes that fill the height (charts)
-        self._body = Static("waiting for data…", classes="body", markup=False)
+        self.palette = DEFAULT_PALETTE
+        self.marks: Sequence[tuple[float, str]] = ()     # bookmarks (replay), drawn on zoomed charts
+        self._shown: Text | None = None
+        self._body: Lines | Static
+        if self.WRAPS:
+            self._body = Static("waiting for data…", classes="body", markup=False)
+        else:
+            self._body = Lines(classes="body")
+            self._body.set_lines([Text("waiting for data…")])
 
     def compose(self) -> ComposeResult:
         yield self._body
+
+    def on_mount(self) -> None:
+        self._load_palette()
+        self.watch(self.app, "theme", lambda _: self._load_palette(), init=False)
+
+    def _load_palette(self) -> None:
+        def style(name: str):  # type: ignore[no-untyped-def]
+            return self.get_component_rich_style(f"pane--{name}", partial=True)
+        palette = Palette(**{name: style(name) for name in Palette.NAMES})
+        if palette != self.palette:
+            self.palette = palette
+            self._rerender()
 
     def show(self, frame: Frame, trend: Sequence[Frame]) -> None:
         self._frame, self._trend = frame, trend
@@ -77,33 +122,87 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         width = max(10, region.width or 40)
         self._width, self.rows = width, max(1, region.height or 5)
         frame = self._frame
-        self.call_after_refresh(self._title_says_more)
         if frame.stale and not self.DRAWS_STALE:
-            self._body.update(stale_text(frame, why=self.number == 1))   # the reason once, on top
+            body: RenderableType = stale_text(frame, why=self.number == 1, palette=self.palette)
         else:
-            self._body.update(self.body(frame, self._trend, width))
+            body = self.body(frame, self._trend, width)
+        self._update(body)
 
-    def on_mount(self) -> None:
-        # also on a timer: the scroll extent settles after layout, which may follow the render
-        self.set_interval(0.5, self._title_says_more)
+    def _update(self, body: RenderableType) -> None:
+        if isinstance(self._body, Lines):
+            text = body if isinstance(body, Text) else Text(str(body))
+            self._body.set_lines(text.split("\n", allow_blank=True))
+            return
+        if not isinstance(body, Text):
+            self._shown = None
+            self._body.update(body)
+            return
+        shown = self._shown
+        if shown is not None and body.plain == shown.plain and body.spans == shown.spans \
+                and body.style == shown.style and body.no_wrap == shown.no_wrap:
+            return                                            # the same picture: nothing to do
+        same_height = shown is not None and body.no_wrap and shown.no_wrap \
+            and body.plain.count("\n") == shown.plain.count("\n")
+        self._shown = body
+        self._body.update(body, layout=not same_height)
 
-    def _title_says_more(self) -> None:
-        """At 80×24 the advice and hotspot lists run past their pane with only a 1-cell scrollbar
-        to show it: the title says there is more and which key shows it all."""
-        title = f"{self.number} {self.TITLE}"
-        if self.max_scroll_y > 0 and not self.has_class("-zoom"):
-            title += f" ↓ more: {self.number}"
-        if self.border_title != title:
-            self.border_title = title
+    # -- the title follows the scroll extent --------------------------------------------
+    def watch_virtual_size(self, size: Size) -> None:
+        self._check_more()
 
     def on_resize(self, event: events.Resize) -> None:
         region = self.scrollable_content_region
         if (region.width, region.height) != (self._width, self.rows):
             self._rerender()
+        self._check_more()
+
+    def _check_more(self) -> None:
+        self.more = self.virtual_size.height > self.scrollable_content_region.height
+
+    def watch_more(self) -> None:
+        self._set_title()
+
+    def watch_zoomed(self) -> None:
+        self._set_title()
+        self._rerender()
+
+    def _set_title(self) -> None:
+        """At 80×24 the advice and hotspot lists run past their pane with only a 1-cell scrollbar
+        to show it: the title says there is more and which key shows it all."""
+        title = f"{self.number} {self.TITLE}"
+        if self.more and not self.zoomed:
+            title += f" ↓ more: {self.number}"
+        if self.border_title != title:
+            self.border_title = title
 
     async def on_click(self, event: events.Click) -> None:
         if event.chain >= 2:
             await self.app.run_action(f"zoom({self.number})")
+
+    def zoom_chart(self, trend: Sequence[Frame], series: Sequence[Series], title: str, height: int) -> list[Text]:
+        """A plotext chart of `series` over the trend's time axis, with bookmarks and advice
+        episodes marked: what a zoomed pane adds below its numbers."""
+        if height < 6 or not trend:
+            return []
+        times = [f.time for f in trend]
+        spans = [(a, b, "advice") for a, b in episodes(times, [bool(f.advice) for f in trend])]
+        spec = ChartSpec(times, series, title, marks=self.marks, spans=spans)
+        color = not (self.is_mounted and self.app.no_color)
+        return Text.from_ansi(chart(spec, self._width or 80, height, color=color), no_wrap=True).split(
+            "\n", allow_blank=True)
+
+    def chart_room(self, used: int, charts: int = 1) -> int:
+        """Rows for each of `charts` charts below `used` rows of numbers in a zoomed pane."""
+        return max(8, (self.rows - used - 1) // max(1, charts))
+
+    @property
+    def text(self) -> str:
+        """The title and body as plain text (what the pane shows, scrolled or not)."""
+        if isinstance(self._body, Lines):
+            body = self._body.plain
+        else:
+            body = self._shown.plain if self._shown is not None else ""
+        return f"{self.border_title}\n{body}"
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType:
         raise NotImplementedError

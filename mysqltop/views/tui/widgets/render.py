@@ -7,21 +7,45 @@ with NO_COLOR (shapes differ, not only colours) and cost little to render every 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, Union
 
+from rich.style import Style
 from rich.text import Text
 
 _EIGHTHS_H = " ▏▎▍▌▋▊▉█"          # horizontal partial blocks
 _EIGHTHS_V = " ▁▂▃▄▅▆▇█"          # vertical partial blocks
 SPARK = "▁▂▃▄▅▆▇█"
 
-# Rich styles used by the panes (colour is a bonus; shapes carry the meaning under NO_COLOR).
+# Default Rich styles (colour is a bonus; shapes carry the meaning under NO_COLOR). Mounted panes
+# take theirs from the stylesheet instead (Palette.from_widget), so themes reach them.
 HEADER = "bold"
 HOT = "bold red"
 WARM = "yellow"
 OK = "green"
 NOTE = "italic"
 DIM = "dim"
+
+StyleType = Union[str, Style]
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The styles a pane draws with, by meaning. Each is a component class of Pane
+    (`pane--hot` …) in mysqltop.tcss; these defaults serve panes drawn outside an App."""
+
+    hot: StyleType = HOT
+    warm: StyleType = WARM
+    ok: StyleType = OK
+    dim: StyleType = DIM
+    header: StyleType = HEADER
+    note: StyleType = NOTE
+    strong: StyleType = "bold"
+    other: StyleType = "magenta"
+
+    NAMES = ("hot", "warm", "ok", "dim", "header", "note", "strong", "other")
+
+
+DEFAULT_PALETTE = Palette()
 
 
 def bar(fraction: float | None, width: int) -> str:
@@ -36,14 +60,14 @@ def bar(fraction: float | None, width: int) -> str:
     return s + " " * (width - len(s))
 
 
-def gauge(fraction: float | None, width: int, style: str = WARM) -> Text:
+def gauge(fraction: float | None, width: int, style: StyleType = WARM, track: StyleType = DIM) -> Text:
     """A bar on a dim track: the unfilled part shows as ░ so the maximum is visible."""
     b = bar(fraction, width)
     filled = b.rstrip(" ")
-    return Text.assemble((filled, style), ("░" * (width - len(filled)), "dim"))
+    return Text.assemble((filled, style), ("░" * (width - len(filled)), track))
 
 
-def split_bar(parts: Sequence[tuple[float | None, str, str]], width: int) -> Text:
+def split_bar(parts: Sequence[tuple[float | None, str, StyleType]], width: int, track: StyleType = DIM) -> Text:
     """Stacked bar of percentages (0..100): each part is (pct, glyph, style); rest is a dim track.
 
     Different glyphs per part keep the split readable without colour.
@@ -56,7 +80,7 @@ def split_bar(parts: Sequence[tuple[float | None, str, str]], width: int) -> Tex
         n = min(width - used, round(value / 100.0 * width))
         out.append(glyph * n, style)
         used += n
-    out.append("·" * (width - used), "dim")
+    out.append("·" * (width - used), track)
     return out
 
 
@@ -158,7 +182,7 @@ def cell(text: str, col: Column, width: int) -> str:
 
 
 def table_lines(columns: Sequence[Column], rows: Iterable[Sequence[str | Text]],
-                layout: list[tuple[int, int]], header_style: str = HEADER, gap: int = 1) -> list[Text]:
+                layout: list[tuple[int, int]], header_style: StyleType = HEADER, gap: int = 1) -> list[Text]:
     """Render rows (one string or Text per column) in a `fit_columns` layout, under a header line."""
     sep = " " * gap
     head = Text(sep.join(cell(columns[i].header, columns[i], w) for i, w in layout), style=header_style)
@@ -179,13 +203,14 @@ def table_lines(columns: Sequence[Column], rows: Iterable[Sequence[str | Text]],
     return lines
 
 
-def kv_lines(pairs: Sequence[tuple[str, str | Text]], width: int, gap: int = 2) -> list[Text]:
+def kv_lines(pairs: Sequence[tuple[str, str | Text]], width: int, gap: int = 2,
+             palette: Palette = DEFAULT_PALETTE) -> list[Text]:
     """Pack `label value` pairs into lines of `width`, moving a whole pair to the next line
     rather than cutting it. Values are bold; a value may be a pre-styled Text."""
     lines: list[Text] = []
     line = Text()
     for label, value in pairs:
-        piece = Text.assemble((label + " ", DIM), value if isinstance(value, Text) else (value, "bold"))
+        piece = Text.assemble((label + " ", palette.dim), value if isinstance(value, Text) else (value, palette.strong))
         need = len(piece) + (gap if len(line) else 0)
         if len(line) and len(line) + need > width:
             lines.append(line)

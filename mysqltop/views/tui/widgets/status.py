@@ -1,16 +1,21 @@
-"""The one-line status bar: where, what, which mode and whether the data is fresh."""
+"""The one-line status bar: where, what, which mode, the clock of the data and whether it is fresh.
+
+Every name in it (address, version string, recording file, error words) may come from a hostile
+server or file: shown through `visible()`, as plain Text (never markup)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from mysqltop.core import units
+from mysqltop.core.safe_text import visible
 from mysqltop.views.tui.messages import Position
-from mysqltop.views.tui.widgets.render import DIM, HOT, OK, WARM
+from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType
 
 SEP = " │ "
 
@@ -27,46 +32,57 @@ class StatusState:
     recording: str | None = None
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
+    clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
 
 
 def short_version(version: str | None) -> str | None:
     return version.split("-")[0] if version else None
 
 
-def segments(s: StatusState) -> list[tuple[int, Text]]:
+_BADGE = Style(bold=True, reverse=True)
+
+
+def _badge(style: StyleType) -> Style:
+    return _BADGE + (Style.parse(style) if isinstance(style, str) else style)
+
+
+def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[int, Text]]:
     """(priority, text) in display order; higher priority survives on narrow screens."""
     p = s.position
+    DIM, HOT, OK, WARM = palette.dim, palette.hot, palette.ok, palette.warm
     out: list[tuple[int, Text]] = []
     if s.mode == "replay" and s.source:
-        out.append((3, Text(s.source, style=DIM)))
+        out.append((3, Text(visible(s.source), style=DIM)))
     if s.address:
-        out.append((6, Text(s.address, style="bold")))
-    ident = " ".join(x for x in (s.flavor, short_version(s.version)) if x)
+        out.append((6, Text(visible(s.address), style=palette.strong)))
+    ident = visible(" ".join(x for x in (s.flavor, short_version(s.version)) if x))
     if ident:
         out.append((5, Text(ident)))
     if s.uptime_s is not None:
         out.append((2, Text(f"up {units.duration(s.uptime_s)}")))
     if s.mode == "live":
+        if s.clock is not None:
+            out.append((4, Text(datetime.fromtimestamp(s.clock).strftime("%H:%M:%S"))))
         out.append((7, Text(f"every {units.duration(p.interval if p else None)}")))
         badge = ("PAUSED", WARM) if s.paused else ("LIVE", OK)
-        out.append((10, Text(badge[0], style=f"bold reverse {badge[1]}")))
+        out.append((10, Text(badge[0], style=_badge(badge[1]))))
     else:
         playing = bool(p and p.playing and not p.ended)
         state = "END" if p and p.ended else "▶" if playing else "PAUSED"
         speed = f" ×{p.speed:g}" if p else ""
-        out.append((10, Text(f"REPLAY {state}{speed}", style=f"bold reverse {OK if playing else WARM}")))
+        out.append((10, Text(f"REPLAY {state}{speed}", style=_badge(OK if playing else WARM))))
         if p and p.sample_time is not None:
             when = datetime.fromtimestamp(p.sample_time).strftime("%H:%M:%S")
             out.append((9, Text(f"{when} {p.index + 1 if p.index is not None else '?'}/{p.count}")))
     if s.recording:
-        out.append((9, Text("● REC", style=f"bold {HOT}")))
+        out.append((9, Text("● REC", style=HOT)))
     if s.alert:
-        out.append((10, Text(s.alert, style=f"bold reverse {HOT}")))
+        out.append((10, Text(visible(s.alert), style=_badge(HOT))))
     return out
 
 
-def status_line(s: StatusState, width: int) -> Text:
-    segs = segments(s)
+def status_line(s: StatusState, width: int, palette: Palette = DEFAULT_PALETTE) -> Text:
+    segs = segments(s, palette)
 
     def length(items: list[tuple[int, Text]]) -> int:
         return sum(len(t) for _, t in items) + len(SEP) * max(0, len(items) - 1)
@@ -77,24 +93,41 @@ def status_line(s: StatusState, width: int) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis")
     for n, (_, t) in enumerate(segs):
         if n:
-            line.append(SEP, style=DIM)
+            line.append(SEP, style=palette.dim)
         line.append_text(t)
     return line
 
 
 class StatusBar(Static):
+    COMPONENT_CLASSES = {f"status--{name}" for name in Palette.NAMES}
+
     def __init__(self) -> None:
         super().__init__("", id="status", markup=False)
         self.state = StatusState()
         self._shown: Text | None = None
+        self.palette = DEFAULT_PALETTE
+
+    def on_mount(self) -> None:
+        self._load_palette()
+        self.watch(self.app, "theme", lambda _: self._load_palette(), init=False)
+
+    def _load_palette(self) -> None:
+        self.palette = Palette(**{name: self.get_component_rich_style(f"status--{name}", partial=True)
+                                  for name in Palette.NAMES})
+        self._shown = None
+        self._redraw()
+
+    @property
+    def text(self) -> str:
+        return self._shown.plain if self._shown is not None else ""
 
     def show(self, state: StatusState) -> None:
         self.state = state
         self._redraw()
 
     def _redraw(self) -> None:
-        line = status_line(self.state, max(20, self.size.width or 80))
-        if self._shown is None or line.plain != self._shown.plain:   # repaint only on change
+        line = status_line(self.state, max(20, self.size.width or 80), self.palette)
+        if self._shown is None or line.plain != self._shown.plain or line.spans != self._shown.spans:
             self._shown = line
             self.update(line)
 

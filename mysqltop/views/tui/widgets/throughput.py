@@ -12,13 +12,15 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
+from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, join
-from mysqltop.views.tui.widgets.render import DIM, OK, WARM, block_chart, kv_lines
+from mysqltop.views.tui.widgets.render import DIM, StyleType, block_chart, kv_lines
 
 GUTTER = 6
 
 
-def chart(label: str, values: list[float | None], width: int, height: int, style: str) -> list[Text]:
+def chart(label: str, values: list[float | None], width: int, height: int, style: StyleType,
+          gutter_style: StyleType = DIM) -> list[Text]:
     """Rows of a block chart with a gutter: the scale (max) on top, the label at the bottom."""
     present = [v for v in values if v is not None]
     top = max(present, default=0.0)
@@ -26,28 +28,37 @@ def chart(label: str, values: list[float | None], width: int, height: int, style
     out = []
     for n, row in enumerate(rows):
         gutter = units.num(top) if n == 0 and height > 1 else label if n == height - 1 else ""
-        out.append(Text.assemble((gutter.rjust(GUTTER - 1) + " ", DIM), (row, style)))
+        out.append(Text.assemble((gutter.rjust(GUTTER - 1) + " ", gutter_style), (row, style)))
     return out
 
 
 class ThroughputPane(Pane):
     TITLE = "TPS / QPS"
     DRAWS_STALE = True          # its charts show the gap
+    first_gap = 1.0             # when the second sample (the first rates) is due; the App sets it
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
-        t = frame.throughput
-        lines: list[Text | str] = kv_lines([
+        t, p = frame.throughput, self.palette
+        pairs: list[tuple[str, str | Text]] = [
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
             ("wtrx/s", units.num(t.write_trx_per_s)), ("rb/s", units.num(t.rollbacks_per_s)),
             ("rows r/s", units.num(t.rows_read_per_s)), ("rows w/s", units.num(t.rows_changed_per_s)),
-        ], width)
+        ]
+        if frame.elapsed is None and not frame.stale:
+            # The first poll's gauges are on screen at once; rates need the next sample.
+            pairs.insert(0, ("rates in", Text(units.duration(self.first_gap), style=p.warm)))
+        lines: list[Text | str] = kv_lines(pairs, width, palette=p)
+        if self.zoomed:
+            series = [Series("tps", [f.throughput.tps for f in trend]), Series("qps", [f.throughput.qps for f in trend])]
+            lines += self.zoom_chart(trend, series, "TPS / QPS", self.chart_room(len(lines)))
+            return join(lines)
         lines = lines[: max(1, self.rows // 3)] if self.rows < 8 else lines
         room = max(0, self.rows - len(lines))
         n = max(0, width - GUTTER)
         if room >= 2:
             tps_h = (room + 1) // 2
-            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, tps_h, OK)
-            lines += chart("qps", [f.throughput.qps for f in trend][-n:], width, room - tps_h, WARM)
+            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, tps_h, p.ok, p.dim)
+            lines += chart("qps", [f.throughput.qps for f in trend][-n:], width, room - tps_h, p.warm, p.dim)
         elif room == 1:
-            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, 1, OK)
+            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, 1, p.ok, p.dim)
         return join(lines)

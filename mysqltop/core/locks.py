@@ -1,0 +1,340 @@
+"""Who blocks whom: the blocking tree, long transactions and busy sessions of one sample. Pure.
+
+Input is what sources/locks.py recorded (rows of fixed shape, see there) plus the TRANSACTIONS
+section of the InnoDB status, which every server prints: where the lock tables were not read
+(old recordings, a server that refused) the transactions come from that section alone.
+
+All text here (statements, user and host names) is the server's, written by other people: it is
+kept as data and cut to a bound; views pass it through core.safe_text before showing it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from mysqltop.core.innodb import envelope
+
+SQL_CHARS = 300         # the source cuts on the server; old or foreign recordings are cut here
+MAX_TREE_DEPTH = 8      # chains deeper than this are cut (a cycle is a deadlock InnoDB resolves)
+TOP_TRANSACTIONS = 20
+
+
+@dataclass
+class LockWaiter:
+    """A session waiting for a row or table lock, and whoever waits behind it in turn."""
+
+    thread_id: int | None
+    trx_id: str
+    user: str | None = None
+    host: str | None = None
+    waiting_s: float | None = None
+    statement: str | None = None
+    lock_table: str | None = None
+    lock_index: str | None = None
+    lock_mode: str | None = None
+    lock_type: str | None = None
+    waiters: list["LockWaiter"] = field(default_factory=list)
+
+
+@dataclass
+class Blocker:
+    """The root of a blocking tree: holds a lock others wait for and is not waiting itself."""
+
+    thread_id: int | None
+    trx_id: str
+    user: str | None = None
+    host: str | None = None
+    trx_age_s: float | None = None
+    trx_state: str | None = None
+    command: str | None = None        # "Sleep": idle in an open transaction (the usual culprit)
+    statement: str | None = None
+    blocked: int = 0                  # sessions waiting behind it, directly or through a chain
+    depth: int = 1                    # longest chain below it (1: only direct waiters)
+    longest_wait_s: float | None = None
+    kill: str | None = None           # "KILL 42": ready to copy; mysqltop itself never kills
+    waiters: list[LockWaiter] = field(default_factory=list)
+
+
+@dataclass
+class Transaction:
+    trx_id: str
+    thread_id: int | None = None
+    user: str | None = None
+    host: str | None = None
+    state: str | None = None          # RUNNING | LOCK WAIT | ROLLING BACK | COMMITTING, or the text's
+    age_s: float | None = None
+    rows_locked: float | None = None
+    rows_modified: float | None = None   # = undo log entries (InnoDB counts both with undo_no)
+    lock_structs: float | None = None
+    isolation: str | None = None
+    read_view: bool | None = None     # holds a read view (TRANSACTIONS "Trx read view"); None: unknown
+    command: str | None = None
+    statement: str | None = None
+    waiting_s: float | None = None
+
+
+@dataclass
+class Session:
+    thread_id: int | None
+    user: str | None = None
+    host: str | None = None
+    db: str | None = None
+    command: str | None = None
+    state: str | None = None
+    time_s: float | None = None
+    statement: str | None = None      # statement digest (performance_schema) or the statement text
+
+
+@dataclass
+class SessionState:
+    """Sessions grouped by what they are doing: "16 sessions in Commit"."""
+
+    command: str
+    state: str
+    sessions: int
+    longest_s: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.state or self.command
+
+
+# ---- row helpers -------------------------------------------------------------------------------
+def _s(v: Any, limit: int = 200) -> str | None:
+    if v is None:
+        return None
+    return str(v)[:limit]
+
+
+def _sql(v: Any) -> str | None:
+    return None if v is None or v == "" else str(v)[:SQL_CHARS]
+
+
+def _n(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return v if v >= 0 else None
+    try:
+        return float(str(v)) if v is not None else None
+    except ValueError:
+        return None
+
+
+def _id(v: Any) -> int | None:
+    n = _n(v)
+    return int(n) if n is not None and float(n).is_integer() else None
+
+
+def _row(r: Any, width: int) -> list[Any] | None:
+    return list(r) + [None] * (width - len(r)) if isinstance(r, list) else None
+
+
+# ---- blocking tree --------------------------------------------------------------------------------
+def blocking_tree(rows: list[list[Any]] | None) -> list[Blocker]:
+    """Lock-wait edges → one tree per root blocker, hottest first (most sessions behind it, then
+    the longest wait).
+
+    InnoDB reports a queued request as blocked by the holder AND by every request queued before
+    it, so the edges form a graph, not a tree: each waiter is placed once, under the blocker
+    nearest a root (breadth first from the sessions that hold locks and wait for none). A real
+    chain (B holds row 2 that C wants while B waits for A's row 1) keeps its depth."""
+    if not rows:
+        return []
+    edges: dict[str, list[tuple[str, list[Any]]]] = {}     # blocker trx → [(waiter trx, row)]
+    waiting: set[str] = set()
+    info: dict[str, list[Any]] = {}
+    for raw in rows:
+        r = _row(raw, 18)
+        if r is None or r[0] is None or r[6] is None:
+            continue
+        w, b = str(r[0]), str(r[6])
+        if w == b:
+            continue
+        edges.setdefault(b, []).append((w, r))
+        waiting.add(w)
+        info.setdefault(b, r)
+    roots = [b for b in edges if b not in waiting]
+    placed: set[str] = set()
+    children: dict[str, list[LockWaiter]] = {}
+    nodes: dict[str, LockWaiter] = {}
+
+    def spread(root: str) -> None:
+        placed.add(root)
+        queue = deque([root])
+        while queue:
+            b = queue.popleft()
+            for w, r in edges.get(b, []):
+                if w in placed:
+                    continue
+                placed.add(w)
+                node = LockWaiter(thread_id=_id(r[1]), trx_id=w, user=_s(r[2]), host=_s(r[3]), waiting_s=_n(r[4]),
+                                  statement=_sql(r[5]), lock_table=_s(r[14]), lock_index=_s(r[15]),
+                                  lock_mode=_s(r[16]), lock_type=_s(r[17]))
+                nodes[w] = node
+                children.setdefault(b, []).append(node)
+                queue.append(w)
+
+    for b in roots:
+        spread(b)
+    while unplaced := sorted(b for b in edges if b not in placed):   # only cycles are left
+        roots.append(unplaced[0])
+        spread(unplaced[0])
+
+    def finish(trx: str, depth: int) -> tuple[int, int, float | None]:
+        """Attach children; (sessions below, deepest level below, longest wait below)."""
+        below, deepest, longest = 0, 0, None
+        kids = children.get(trx, [])
+        kids.sort(key=lambda n: -(n.waiting_s or 0))
+        for kid in kids:
+            n, d, lw = finish(kid.trx_id, depth + 1) if depth < MAX_TREE_DEPTH else (0, 0, None)
+            if depth < MAX_TREE_DEPTH:
+                kid.waiters = children.get(kid.trx_id, [])
+            below += 1 + n
+            deepest = max(deepest, 1 + d)
+            for x in (kid.waiting_s, lw):
+                if x is not None and (longest is None or x > longest):
+                    longest = x
+        return below, deepest, longest
+
+    out: list[Blocker] = []
+    for b in roots:
+        r = info[b]
+        root = Blocker(thread_id=_id(r[7]), trx_id=b, user=_s(r[8]), host=_s(r[9]), trx_age_s=_n(r[10]),
+                       trx_state=_s(r[11]), command=_s(r[12]), statement=_sql(r[13]))
+        root.blocked, root.depth, root.longest_wait_s = finish(b, 1)
+        root.waiters = children.get(b, [])
+        root.kill = f"KILL {root.thread_id}" if root.thread_id else None
+        out.append(root)
+    out.sort(key=lambda x: (-x.blocked, -(x.longest_wait_s or 0), x.trx_id))
+    return out
+
+
+# ---- transactions ---------------------------------------------------------------------------------
+_ENTRY_RE = re.compile(r"---TRANSACTION (\([^)]*\)|[0-9A-Fa-f]+(?: \d+)?), (ACTIVE(?: \(PREPARED\))?|[^,]*)"
+                       r"(?: (\d+) sec)?")
+_THREAD_RE = re.compile(r"(?:MySQL|MariaDB) thread id (\d+)")
+_LOCKS_RE = re.compile(r"(?:LOCK WAIT )?(\d+) lock struct\(s\), heap size \d+, (\d+) row lock\(s\)"
+                       r"(?:, undo log entries (\d+))?")
+READ_VIEW_MARK = "Trx read view will not see"
+
+
+def status_transactions(innodb_status: str | None) -> list[Transaction]:
+    """Active transactions as the TRANSACTIONS section lists them (every server prints it).
+
+    The section also holds statement text, so a statement could print lines that look like an
+    entry: a thread id listed twice is dropped, and only lines before an entry's thread-id line
+    (which precedes the statement) set its numbers."""
+    if not innodb_status:
+        return []
+    body = next((b for t, b in envelope.split(innodb_status).sections if t == "TRANSACTIONS"), None)
+    if body is None:
+        return []
+    out: list[Transaction] = []
+    cur: Transaction | None = None
+    threads_seen: dict[int, int] = {}
+    header_done = False
+    for line in body.split("\n"):
+        if line.startswith("---TRANSACTION "):
+            m = _ENTRY_RE.match(line)
+            cur = None
+            if m is not None and m[2].startswith("ACTIVE"):
+                cur = Transaction(trx_id=m[1].strip("()"), state=m[2], age_s=_n(m[3]))
+                out.append(cur)
+            header_done = False
+            continue
+        if cur is None:
+            continue
+        if not header_done:
+            if (m2 := _LOCKS_RE.match(line)) is not None:
+                cur.lock_structs, cur.rows_locked = _n(m2[1]), _n(m2[2])
+                cur.rows_modified = _n(m2[3]) if m2[3] is not None else 0
+                if line.startswith("LOCK WAIT"):
+                    cur.state = "LOCK WAIT"
+            elif (m3 := _THREAD_RE.match(line)) is not None:
+                cur.thread_id = int(m3[1])
+                threads_seen[cur.thread_id] = threads_seen.get(cur.thread_id, 0) + 1
+                header_done = True
+        elif line.startswith(READ_VIEW_MARK):
+            cur.read_view = True
+    twice = {t for t, n in threads_seen.items() if n > 1}
+    return [t for t in out if t.thread_id not in twice]
+
+
+def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> list[Transaction]:
+    """Longest-running first. INNODB_TRX rows where read, the TRANSACTIONS section otherwise; the
+    section adds which transactions hold a read view."""
+    from_text = status_transactions(innodb_status)
+    if rows is None:
+        out = from_text
+    else:
+        views = {t.thread_id: t.read_view for t in from_text if t.thread_id is not None}
+        out = []
+        for raw in rows:
+            r = _row(raw, 13)
+            if r is None or r[0] is None:
+                continue
+            thread = _id(r[1])
+            out.append(Transaction(
+                trx_id=str(r[0]), thread_id=thread, user=_s(r[2]), host=_s(r[3]), state=_s(r[4]), age_s=_n(r[5]),
+                rows_locked=_n(r[6]), rows_modified=_n(r[7]), lock_structs=_n(r[8]), isolation=_s(r[9]),
+                read_view=(bool(views.get(thread)) if from_text else None), command=_s(r[10]),
+                statement=_sql(r[11]), waiting_s=_n(r[12])))
+    out.sort(key=lambda t: -(t.age_s or 0))
+    return out[:TOP_TRANSACTIONS]
+
+
+# ---- sessions -------------------------------------------------------------------------------------
+def sessions(rows: list[list[Any]] | None) -> list[Session]:
+    """Busy sessions, longest in their current state first; one row per thread (a digest join may
+    repeat a thread)."""
+    out: list[Session] = []
+    seen: set[int | None] = set()
+    for raw in rows or []:
+        r = _row(raw, 8)
+        if r is None:
+            continue
+        tid = _id(r[0])
+        if tid in seen and tid is not None:
+            continue
+        seen.add(tid)
+        out.append(Session(thread_id=tid, user=_s(r[1]), host=_s(r[2]), db=_s(r[3]), command=_s(r[4]),
+                           state=_s(r[5]), time_s=_n(r[6]), statement=_sql(r[7])))
+    out.sort(key=lambda s: -(s.time_s or 0))
+    return out
+
+
+def session_states(rows: list[list[Any]] | None) -> list[SessionState]:
+    """Sessions per (command, state), most sessions first; idle connections last."""
+    out: list[SessionState] = []
+    for raw in rows or []:
+        r = _row(raw, 4)
+        if r is None:
+            continue
+        n = _id(r[2])
+        if not n:
+            continue
+        out.append(SessionState(command=_s(r[0], 64) or "", state=_s(r[1], 64) or "", sessions=n,
+                                longest_s=_n(r[3])))
+    out.sort(key=lambda g: (g.command == "Sleep", -g.sessions, -(g.longest_s or 0)))
+    return out
+
+
+# ---- --redact ---------------------------------------------------------------------------------------
+# Columns of the recorded rows (sources/locks.py) that hold statement text.
+SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,)}
+
+
+def without_statements(rows_by_field: dict[str, list[list[Any]] | None], mark: str) -> dict[str, list[list[Any]]]:
+    """The rows with every statement text replaced by `mark` (recording --redact)."""
+    out: dict[str, list[list[Any]]] = {}
+    for name, cols in SQL_COLUMNS.items():
+        rows = rows_by_field.get(name)
+        if rows is None:
+            continue
+        out[name] = [[mark if i in cols and v is not None else v for i, v in enumerate(r)]
+                     if isinstance(r, list) else r for r in rows]
+    return out

@@ -1,0 +1,158 @@
+"""Lock waits, transactions and busy sessions as plain lines: `snapshot` text and the TUI pane.
+
+Every user name, host and statement is the server's (written by other people): it goes through
+core.safe_text.visible and is cut; callers put these lines in Text objects, never in markup.
+"""
+
+from __future__ import annotations
+
+from mysqltop.core import units
+from mysqltop.core.frame import Frame
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
+from mysqltop.core.safe_text import visible
+
+TOP_BLOCKERS = 5
+TOP_WAITERS = 6
+TOP_TRANSACTIONS = 8
+TOP_SESSIONS = 8
+SQL_SHOWN = 120
+
+
+def _t(text: str | None, limit: int = 60) -> str:
+    """Untrusted one-line text, controls made visible, cut with …."""
+    if not text:
+        return ""
+    s = visible(" ".join(text.split()))
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def who(user: str | None, host: str | None) -> str:
+    if not user and not host:
+        return "?"
+    h = (host or "").rsplit(":", 1)[0]
+    return f"{_t(user, 24) or '?'}@{_t(h, 32) or '?'}"
+
+
+def _secs(s: float | None) -> str:
+    """The server counts these in whole seconds: 0 means under one."""
+    if s is None:
+        return units.NA
+    return "<1s" if s < 1 else units.duration(s)
+
+
+def kill_line(frame: Frame) -> str | None:
+    """The hottest blocker as a ready-to-copy statement, or None. mysqltop never runs it."""
+    top = next((b for b in frame.blocking if b.kill), None)
+    return f"{top.kill};" if top is not None else None
+
+
+def blocker_line(b: Blocker) -> str:
+    idle = " (idle in transaction)" if (b.command or "") == "Sleep" else ""
+    head = (f"thread {b.thread_id if b.thread_id is not None else '?'} {who(b.user, b.host)} "
+            f"trx {_secs(b.trx_age_s)} {_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
+            f"blocks {b.blocked} (longest wait {_secs(b.longest_wait_s)}")
+    head += f", chain {b.depth} deep)" if b.depth > 1 else ")"
+    if b.statement:
+        head += f"  {_t(b.statement, SQL_SHOWN)}"
+    return head
+
+
+def waiter_line(w: LockWaiter) -> str:
+    lock = " ".join(x for x in (_t(w.lock_mode, 24), _t(w.lock_index, 40), _t(w.lock_table, 60)) if x)
+    line = (f"thread {w.thread_id if w.thread_id is not None else '?'} {who(w.user, w.host)} "
+            f"waits {_secs(w.waiting_s)}" + (f" for {lock}" if lock else ""))
+    if w.statement:
+        line += f": {_t(w.statement, SQL_SHOWN)}"
+    return line
+
+
+def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAITERS) -> list[str]:
+    """The blocking trees, indented: root blocker, then who waits behind it."""
+    out: list[str] = []
+    for b in frame.blocking[:top]:
+        out.append(blocker_line(b))
+        shown = 0
+
+        def walk(nodes: list[LockWaiter], depth: int) -> None:
+            nonlocal shown
+            for n in nodes:
+                if shown >= waiters:
+                    return
+                out.append("  " * depth + "└ " + waiter_line(n))
+                shown += 1
+                walk(n.waiters, depth + 1)
+        walk(b.waiters, 1)
+        if b.blocked > shown:
+            out.append(f"    … {b.blocked - shown} more waiting")
+    if len(frame.blocking) > top:
+        out.append(f"… {len(frame.blocking) - top} more blockers")
+    return out
+
+
+def transaction_line(t: Transaction) -> str:
+    parts = [f"{_secs(t.age_s):>6}", f"thread {t.thread_id if t.thread_id is not None else '?'}",
+             who(t.user, t.host) if (t.user or t.host) else "", _t(t.state, 16)]
+    if t.command == "Sleep":
+        parts.append("idle")
+    if t.read_view:
+        parts.append("read view")
+    parts.append(f"rows locked {units.num(t.rows_locked)} modified {units.num(t.rows_modified)}")
+    if t.waiting_s is not None:
+        parts.append(f"waiting {_secs(t.waiting_s)}")
+    line = "  ".join(p for p in parts if p)
+    if t.statement:
+        line += f"  {_t(t.statement, SQL_SHOWN)}"
+    return line
+
+
+def states_summary(groups: list[SessionState], top: int = 6) -> str:
+    def label(g: SessionState) -> str:
+        return _t(g.label, 32) or "(no state)"
+    busy = [g for g in groups if g.command != "Sleep"]
+    idle = sum(g.sessions for g in groups if g.command == "Sleep")
+    parts = [f"{g.sessions} in {label(g)}" for g in busy[:top]]
+    if len(busy) > top:
+        parts.append(f"{sum(g.sessions for g in busy[top:])} other")
+    if idle:
+        parts.append(f"{idle} idle")
+    return ", ".join(parts) or "no sessions"
+
+
+def session_line(s: Session) -> str:
+    line = (f"{_secs(s.time_s):>6}  thread {s.thread_id if s.thread_id is not None else '?'}  "
+            f"{who(s.user, s.host)}  {_t(s.command, 16)}  {_t(s.state, 32) or '-'}")
+    if s.statement:
+        line += f"  {_t(s.statement, SQL_SHOWN)}"
+    return line
+
+
+def not_read(frame: Frame, key: str) -> str | None:
+    err = frame.errors.get(key)
+    return _t(err.removeprefix("skipped: "), 300) if err else None
+
+
+def text_lines(frame: Frame, top: int = TOP_TRANSACTIONS) -> list[str]:
+    """`snapshot` text: LOCK WAITS / TRANSACTIONS / SESSIONS groups (nothing for a server that was
+    not asked, e.g. an old recording)."""
+    out: list[str] = []
+    lk = frame.locks
+    if lk.blocked_sessions is not None or not_read(frame, "lock_waits"):
+        if frame.blocking:
+            out.append(f"LOCK WAITS  {lk.blocked_sessions} session(s) blocked; hottest blocker: {kill_line(frame)}")
+            out += ["  " + line for line in blocking_lines(frame)]
+        elif (why := not_read(frame, "lock_waits")) is not None:
+            out.append(f"LOCK WAITS  not read: {why}")
+        else:
+            out.append("LOCK WAITS  none")
+    if frame.transactions or not_read(frame, "transactions"):
+        if (why := not_read(frame, "transactions")) is not None:
+            out.append(f"TRANSACTIONS not read: {why}")
+        if frame.transactions:
+            out.append(f"TRANSACTIONS longest first ({len(frame.transactions)} listed)")
+            out += ["  " + transaction_line(t) for t in frame.transactions[:top]]
+    if frame.session_states or frame.sessions or not_read(frame, "sessions"):
+        out.append(f"SESSIONS    {states_summary(frame.session_states)}")
+        if (why := not_read(frame, "sessions")) is not None:
+            out.append(f"  not read: {why}")
+        out += ["  " + session_line(s) for s in frame.sessions[:top]]
+    return out

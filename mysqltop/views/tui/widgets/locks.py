@@ -1,0 +1,81 @@
+"""Locks & transactions: who blocks whom, the longest transactions, busy sessions by state.
+
+The hottest blocker's `KILL <id>;` is on the pane's first line and one key (k) away as a
+ready-to-copy line; mysqltop never runs it. Server text (statements, users, hosts) comes
+through views/locks_text (controls made visible) and is only ever put in Text, never in markup.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.style import StyleType
+from rich.text import Text
+
+from mysqltop.core import units
+from mysqltop.core.frame import Frame
+from mysqltop.views import locks_text as lt
+from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.render import kv_lines, sparkline
+
+TREND_W = 12
+
+
+def _fit(line: str, width: int, style: StyleType = "") -> Text:
+    return Text(line if len(line) <= width else line[:max(1, width - 1)] + "…", style=style)
+
+
+class LocksPane(Pane):
+    TITLE = "Locks & transactions"
+
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+        lk = frame.locks
+        p = self.palette
+        lines: list[Text | str] = []
+        many = 4 if self.zoomed else 1          # a zoomed pane lists more of everything
+
+        def with_trend(value: float | None, history: list[float | None], style: StyleType) -> Text:
+            spark = sparkline(history, TREND_W) if sum(v is not None for v in history) >= 2 else ""
+            return Text.assemble(units.num(value), " " if spark else "", (spark, style))
+
+        lines += kv_lines([
+            ("row lock waits/s", with_trend(lk.row_lock_waits_per_s,
+                                            [f.locks.row_lock_waits_per_s for f in trend], p.warm)),
+            ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s, [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
+            ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
+                                  else lk.row_lock_current_waits)),
+            ("oldest trx", units.duration(lk.longest_transaction_s)),
+            ("deadlocks/s", units.num(lk.deadlocks_per_s)),
+        ], width)
+        kill = lt.kill_line(frame)
+        if kill:
+            lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot), ("  (k: copy; mysqltop never kills)", p.dim)))
+            lines += [_fit(line, width) for line in lt.blocking_lines(frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many)]
+        elif (why := lt.not_read(frame, "lock_waits")) is not None:
+            lines.append(_fit(f"lock waits not read: {why}", width, p.note))
+        elif lk.blocked_sessions is not None:
+            lines.append(Text("no session waits for a lock", style=p.dim))
+        lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
+        if (why := lt.not_read(frame, "sessions")) is not None:
+            lines.append(_fit(f"sessions not read: {why}", width, p.note))
+        lines += [_fit(lt.session_line(s), width) for s in frame.sessions[:lt.TOP_SESSIONS * many]]
+        if frame.transactions:
+            lines.append(Text("transactions, longest first", style=p.header))
+            lines += [_fit(lt.transaction_line(t), width) for t in frame.transactions[:lt.TOP_TRANSACTIONS * many]]
+        if (why := lt.not_read(frame, "transactions")) is not None:
+            lines.append(_fit(f"transactions not read: {why}", width, p.note))
+        return join(lines)
+
+
+def copy_kill_line(app: object, frame: Frame | None) -> None:
+    """The `k` key: show the hottest blocker's KILL line in a toast and put it on the clipboard."""
+    line = lt.kill_line(frame) if frame is not None else None
+    notify = getattr(app, "notify")
+    if line is None:
+        notify("no session is blocking another right now", timeout=3, markup=False)
+        return
+    try:
+        getattr(app, "copy_to_clipboard")(line)
+    except Exception:  # noqa: BLE001 - a terminal without OSC 52 still shows the line
+        pass
+    notify(f"{line}   (copied; mysqltop never kills)", title="hottest blocker", timeout=15, markup=False)

@@ -1,0 +1,172 @@
+"""Lock waits, transactions and sessions against the throwaway MariaDB: the blocking tree names the
+blocker the server's own lock tables name, an open read view shows with its age, and a monitor
+user without SELECT on performance_schema gets the GRANT, with the rest still working."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any, Callable
+
+import pymysql
+import pytest
+
+from mysqltop.config import ConnectionOptions
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.frame import Frame
+from mysqltop.sources.mysql import MySQLSource
+from mysqltop.views.headless import json_frame, text_frame
+from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
+
+pytestmark = pytest.mark.live
+
+TABLE = f"{TEST_DB}.lockrow"
+
+
+def _wait_for(cond: Callable[[], Any], timeout: float = 60.0, step: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(step)
+
+
+def _conn(db: ThrowawayMariaDB) -> Any:
+    return pymysql.connect(**db.root_kwargs(), autocommit=True)
+
+
+@pytest.fixture
+def hot_row(mariadb: ThrowawayMariaDB):
+    """One session holds row 1 (idle in its transaction), three more wait for it."""
+    setup = _conn(mariadb)
+    with setup.cursor() as c:
+        c.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+        c.execute(f"REPLACE INTO {TABLE} VALUES (1, 0), (2, 0)")
+    holder = _conn(mariadb)
+    with holder.cursor() as c:
+        c.execute("SET SESSION innodb_lock_wait_timeout = 120")
+        c.execute("BEGIN")
+        c.execute(f"UPDATE {TABLE} SET v = v + 1 WHERE id = 1")
+        c.execute("SELECT CONNECTION_ID()")
+        holder_id = c.fetchone()[0]
+    waiters, threads = [], []
+    for _ in range(3):
+        w = _conn(mariadb)
+        with w.cursor() as c:
+            c.execute("SET SESSION innodb_lock_wait_timeout = 120")
+        waiters.append(w)
+
+        def run(conn: Any = w) -> None:
+            try:
+                with conn.cursor() as c:
+                    c.execute("BEGIN")
+                    c.execute(f"UPDATE {TABLE} SET v = v + 1 WHERE id = 1 /* \x1b[2J\x1b[31m[b]evil[/b] */")
+                    c.execute("ROLLBACK")
+            except pymysql.MySQLError:
+                pass
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        threads.append(t)
+    try:
+        yield holder_id, setup
+    finally:
+        with holder.cursor() as c:
+            c.execute("ROLLBACK")
+        for t in threads:
+            t.join(timeout=60)
+        for c_ in (holder, setup, *waiters):
+            c_.close()
+
+
+def _frames(src: MySQLSource) -> Callable[[], Frame]:
+    pipe = FramePipeline()
+    return lambda: pipe.push(src.read())
+
+
+def test_hot_row_blocking_tree_names_the_servers_blocker(mariadb: ThrowawayMariaDB, hot_row) -> None:
+    holder_id, setup = hot_row
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    try:
+        push = _frames(src)
+        frame = _wait_for(lambda: (f := push()).blocking and f.blocking[0].blocked >= 3 and f)
+    finally:
+        src.close()
+    with setup.cursor() as c:        # the server's own answer, independently
+        # blockers that are not waiting themselves (later waiters also queue behind earlier ones)
+        c.execute("SELECT DISTINCT b.trx_mysql_thread_id FROM information_schema.INNODB_LOCK_WAITS w "
+                  "JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id "
+                  "WHERE b.trx_state <> 'LOCK WAIT'")
+        server_roots = {r[0] for r in c.fetchall()}
+    top = frame.blocking[0]
+    print(frame.blocking)
+    assert server_roots == {holder_id} and len(frame.blocking) == 1
+    assert top.thread_id == holder_id and top.kill == f"KILL {holder_id}"
+    assert top.command == "Sleep" and top.user == "root"
+    assert top.blocked == 3 and frame.locks.blocked_sessions == 3
+    w = top.waiters[0]
+    assert w.lock_table == f"`{TEST_DB}`.`lockrow`" and w.lock_index == "PRIMARY" and w.lock_mode == "X"
+    assert w.waiting_s is not None and w.waiting_s >= 0 and "evil" in (w.statement or "")
+    assert any(s.state == "Updating" or "Updat" in (s.state or "") for s in frame.sessions)
+    assert any(g.sessions >= 3 for g in frame.session_states)
+    assert not {k: v for k, v in frame.errors.items() if k in ("lock_waits", "transactions", "sessions")}
+    text = text_frame(frame)             # snapshot text: the KILL line, hostile text made visible
+    print(text)
+    assert f"hottest blocker: KILL {holder_id};" in text and "\x1b" not in text and "\\x1b[2J" in text
+    assert json.loads(json_frame(frame))["blocking"][0]["kill"] == f"KILL {holder_id}"
+
+
+def test_open_read_view_shows_with_its_age(mariadb: ThrowawayMariaDB) -> None:
+    reader = _conn(mariadb)
+    with reader.cursor() as c:
+        c.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+        c.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        c.execute(f"SELECT COUNT(*) FROM {TABLE}")
+        c.execute("SELECT CONNECTION_ID()")
+        reader_id = c.fetchone()[0]
+    opened = time.monotonic()
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    try:
+        push = _frames(src)
+
+        def aged() -> Any:
+            f = push()
+            t = next((t for t in f.transactions if t.thread_id == reader_id), None)
+            return t is not None and (t.age_s or 0) >= 2 and (f, t)
+        frame, trx = _wait_for(aged)
+    finally:
+        src.close()
+        reader.close()
+    assert trx.age_s <= time.monotonic() - opened + 1.5
+    assert trx.read_view is True and trx.command == "Sleep" and trx.rows_modified == 0
+    assert frame.locks.longest_transaction_s is not None and frame.locks.longest_transaction_s >= trx.age_s
+
+
+def test_process_without_performance_schema_names_the_grant(mariadb: ThrowawayMariaDB) -> None:
+    other = _conn(mariadb)           # a session for the process list to show
+    with other.cursor() as c:
+        c.execute("CREATE USER IF NOT EXISTS 'proconly'@'%' IDENTIFIED BY 'proconly-pw'")
+        c.execute("CREATE USER IF NOT EXISTS 'proconly'@'localhost' IDENTIFIED BY 'proconly-pw'")
+        c.execute("GRANT PROCESS ON *.* TO 'proconly'@'%'")
+        c.execute("GRANT PROCESS ON *.* TO 'proconly'@'localhost'")
+    opts = ConnectionOptions(host="127.0.0.1", port=mariadb.port, user="proconly", password="proconly-pw")
+    src = MySQLSource(opts, interval=1.0)
+    src.open()
+    try:
+        push = _frames(src)
+        push()
+        frame = push()
+    finally:
+        src.close()
+        other.close()
+    note = next(n for n in frame.notes if "performance_schema" in n)
+    assert "GRANT SELECT ON performance_schema.* TO 'proconly'@" in note
+    assert "performance_schema=ON" not in note
+    assert frame.throughput.tps is not None              # the rest still works
+    assert frame.session_states                           # sessions fall back to the process list
+    assert not {k for k in frame.errors if k in ("lock_waits", "transactions", "sessions", "session_states")}

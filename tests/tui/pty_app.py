@@ -1,0 +1,85 @@
+"""A command in a pseudo-terminal of a given size, its output drained and kept: the real
+`mysqltop` as a user on ssh runs it (bench/tui and the end-to-end terminal tests)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import termios
+import time
+
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\x1b\][^\x07]*\x07")
+
+
+class PtyApp:
+    def __init__(self, argv: list[str], size: tuple[int, int], keep: bool = True) -> None:
+        self.started = time.monotonic()
+        pid, fd = pty.fork()
+        if pid == 0:
+            env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(size[0]), LINES=str(size[1]))
+            try:
+                os.execvpe(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.bytes = 0
+        self.keep = keep
+        self.raw = b""                 # everything written to the terminal (when keep)
+
+    def drain(self, seconds: float) -> bytes:
+        """Read output for `seconds`; returns what arrived with ANSI codes stripped."""
+        end = time.monotonic() + seconds
+        got = b""
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            got += chunk
+        if self.keep:
+            self.raw += got
+        return ANSI.sub(b"", got)
+
+    def wait_for(self, pattern: re.Pattern[bytes], timeout: float, raw: bool = False) -> float | None:
+        """Seconds since spawn when `pattern` first shows on screen, or None."""
+        end = time.monotonic() + timeout
+        window = b""
+        while time.monotonic() < end:
+            window = (window + self.drain(0.01))[-20000:]
+            if pattern.search(window):
+                return time.monotonic() - self.started
+        return None
+
+    def quit(self) -> None:
+        try:
+            os.write(self.fd, b"q")
+            for _ in range(40):
+                self.drain(0.05)
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    return
+            os.kill(self.pid, signal.SIGTERM)
+            for _ in range(40):
+                time.sleep(0.05)
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    return
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (OSError, ChildProcessError):
+            pass
+        finally:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass

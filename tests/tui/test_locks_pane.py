@@ -1,0 +1,65 @@
+"""The locks & transactions pane: blocking tree, KILL line one key away, hostile text inert."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mysqltop.core.frame import Frame, Locks
+from mysqltop.core.locks import blocking_tree, session_states, sessions, transactions
+from mysqltop.views.tui.widgets.locks import LocksPane
+
+from .conftest import pilot, replay_app, screen_text, wait_for
+from .samples import samples
+
+EVIL = "UPDATE t SET v=1 /* \x1b]0;owned\x07 [bold red]x[/] \x1b[2J */"
+
+
+def wait_row(w_trx, w_thr, b_trx, b_thr, wait_s=4):
+    return [w_trx, w_thr, "app\x1b[31m", "10.0.0.5:1", wait_s, EVIL, b_trx, b_thr, "batch", "10.0.0.9:2", 40,
+            "RUNNING", "Sleep", None, "`db`.`t`", "PRIMARY", "X", "RECORD"]
+
+
+ROWS = [wait_row(301, 11, 300, 42), wait_row(302, 12, 300, 42, 2)]
+
+
+def locks_frame() -> Frame:
+    return Frame(time=0.0, elapsed=1.0, locks=Locks(row_lock_waits_per_s=46.0, row_lock_wait_ms_per_s=236.0,
+                                                    blocked_sessions=2, longest_transaction_s=40),
+                 blocking=blocking_tree(ROWS),
+                 transactions=transactions([[300, 42, "batch", "h", "RUNNING", 40, 1, 1, 2, "RR", "Sleep", None, None]],
+                                           None),
+                 sessions=sessions([[11, "app", "h", "db", "Query", "Updating", 4, EVIL]]),
+                 session_states=session_states([["Query", "Commit", 16, 2], ["Sleep", "", 40, 100]]))
+
+
+def test_pane_shows_tree_kill_line_states_and_inert_text() -> None:
+    body = LocksPane(7).body(locks_frame(), [], 120)
+    text = body.plain
+    assert "hottest blocker: KILL 42;" in text
+    assert "thread 42 batch@10.0.0.9" in text and "blocks 2" in text and "idle in transaction" in text
+    assert "└ thread 11 app\\x1b[31m@10.0.0.5 waits 4.0s for X PRIMARY `db`.`t`" in text
+    assert "sessions: 16 in Commit, 40 idle" in text
+    assert "\x1b" not in text and "\x07" not in text and "[bold red]x[/]" in text   # shown, not interpreted
+    assert "40s" in text and "row lock waits/s 46" in text
+
+
+def test_pane_says_why_lock_waits_were_not_read() -> None:
+    f = dataclasses.replace(locks_frame(), blocking=[], errors={
+        "lock_waits": "Access denied; you need the PROCESS privilege: run GRANT PROCESS ON *.* TO 'm'@'%';"})
+    f.locks.blocked_sessions = None
+    text = LocksPane(7).body(f, [], 200).plain
+    assert "lock waits not read: Access denied" in text and "GRANT PROCESS ON *.* TO 'm'@'%'" in text
+    assert "sessions: 16 in Commit" in text           # the rest of the pane still works
+
+
+@pilot
+async def test_k_shows_the_kill_line_of_the_hottest_blocker() -> None:
+    raws = [dataclasses.replace(s, lock_waits=ROWS) for s in samples(3)]
+    app = replay_app(raws, start=1)
+    async with app.run_test(size=(160, 48)) as p:
+        await wait_for(p, lambda: app.frame is not None and bool(app.frame.blocking))
+        await p.press("k")
+        await wait_for(p, lambda: any("KILL 42;" in str(n.message) for n in app._notifications))
+        assert app.clipboard == "KILL 42;"
+        await p.press("7")
+        await wait_for(p, lambda: "hottest blocker: KILL 42;" in screen_text(app))
