@@ -16,7 +16,7 @@ from mysqltop import __version__
 from mysqltop.errors import UserError
 
 # Order is the order shown in --help. "live" is the default when no command is named.
-COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse")
+COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse", "serve")
 DEFAULT_COMMAND = "live"
 
 

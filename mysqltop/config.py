@@ -133,6 +133,11 @@ def _option_file(args: argparse.Namespace) -> dict[str, str | None]:
     return read_option_file(p) if p.is_file() else {}
 
 
+def option_file_values(args: argparse.Namespace) -> dict[str, str | None]:
+    """Every key of the option file's [client] and [mysqltop] sections (e.g. `hosts` for a fleet)."""
+    return _option_file(args)
+
+
 def _prompt_password(user: str) -> str:
     if not sys.stdin.isatty():
         raise UserError("-p without a value prompts for the password, but stdin is not a terminal: "

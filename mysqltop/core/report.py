@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.frame import Advice, Frame, iso_utc
+from mysqltop.core.lock_report import ChainSummary, TransactionSummary
 
 TOP_HOTSPOTS = 10
 
@@ -92,6 +93,8 @@ class Report:
     errors: dict[str, int] = field(default_factory=dict)
     bookmarks: list[dict[str, Any]] = field(default_factory=list)   # {time, trigger, value, note} in range
     variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
+    blocking_chains: list[ChainSummary] = field(default_factory=list)          # core/lock_report.py
+    long_transactions: list[TransactionSummary] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Hotspot
+from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
                                   TOP_HOTSPOTS)
 from mysqltop.core.rules import KNOBS, signals
@@ -118,6 +119,7 @@ class ReportBuilder:
         self._sample: list[Frame] = []
         self._sample_max = max(2, advice_sample_max)
         self._stride = 1
+        self.lock_window = LockWindow()
 
     def add(self, f: Frame) -> None:
         i = self.frames
@@ -132,6 +134,7 @@ class ReportBuilder:
         if f.stale:
             self.stale += 1
             return
+        self.lock_window.add(f)                 # a snapshot: the first frame (no rates yet) counts too
         if f.elapsed is None:
             return
         self.live += 1
@@ -241,4 +244,6 @@ class ReportBuilder:
             notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
             bookmarks=[dict(b) for b in bookmarks
                        if start is not None and end is not None and start <= b["time"] <= end],
-            variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS})
+            variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},
+            blocking_chains=self.lock_window.longest_chains(),
+            long_transactions=self.lock_window.longest_transactions())

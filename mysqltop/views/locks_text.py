@@ -9,6 +9,7 @@ from __future__ import annotations
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
+from mysqltop.core.report import Report
 from mysqltop.core.safe_text import visible
 
 TOP_BLOCKERS = 5
@@ -155,4 +156,43 @@ def text_lines(frame: Frame, top: int = TOP_TRANSACTIONS) -> list[str]:
         if (why := not_read(frame, "sessions")) is not None:
             out.append(f"  not read: {why}")
         out += ["  " + session_line(s) for s in frame.sessions[:top]]
+    return out
+
+
+# ---- report -----------------------------------------------------------------------------------------
+def _when(epoch: float) -> str:
+    import time as _time
+    return _time.strftime("%H:%M:%S", _time.gmtime(epoch))
+
+
+def report_blocks(r: Report, block: type) -> list:
+    """`report`: the longest blocking chains and the longest transactions of the window, as blocks
+    of report_text (its Block class is passed in: it owns the layout)."""
+    out = []
+    if r.blocking_chains:
+        b = block("Longest blocking chains (most sessions blocked at once)")
+        for c in r.blocking_chains:
+            span = _when(c.first) if c.first == c.last else f"{_when(c.first)}–{_when(c.last)}"
+            line = (f"thread {c.thread_id if c.thread_id is not None else '?'} {who(c.user, c.host)}: blocked "
+                    f"{c.max_blocked} at once (chain {c.max_depth} deep), longest wait {_secs(c.longest_wait_s)}, "
+                    f"{span} UTC in {c.frames} sample(s)")
+            if c.command == "Sleep":
+                line += ", idle in transaction"
+            b.lines.append(line)
+            if c.statement:
+                b.lines.append(f"  {_t(c.statement, SQL_SHOWN)}")
+            if c.kill:
+                b.lines.append(f"  {c.kill};   (if it is still running; mysqltop never kills)")
+        out.append(b)
+    if r.long_transactions:
+        b = block("Longest transactions")
+        for t in r.long_transactions:
+            parts = [f"{_secs(t.max_age_s)} at {_when(t.at)} UTC",
+                     f"thread {t.thread_id if t.thread_id is not None else '?'}", who(t.user, t.host) if (t.user or t.host) else "",
+                     _t(t.state, 16), "read view" if t.read_view else "",
+                     f"rows locked {units.num(t.rows_locked)} modified {units.num(t.rows_modified)}"]
+            b.lines.append("  ".join(p for p in parts if p))
+            if t.statement:
+                b.lines.append(f"  {_t(t.statement, SQL_SHOWN)}")
+        out.append(b)
     return out

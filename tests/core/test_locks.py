@@ -163,3 +163,30 @@ def test_recording_keeps_the_rows_and_old_samples_read_as_none(tmp_path: Path) -
     reader.close()
     assert got.lock_waits is not None and got.lock_waits[0][5] == SQL_MARK and got.sessions[0][7] == SQL_MARK
     assert "secret" not in str(got)
+
+
+def test_report_keeps_the_longest_chains_and_transactions_of_the_window() -> None:
+    import json
+
+    from mysqltop.core.report import build_report
+    from mysqltop.views.report_text import render
+
+    frames = []
+    for i, (blocked_rows, age) in enumerate([([], 10), ([wait(301, 11, 5, 300, 10)], 11),
+                                             ([wait(301, 11, 6, 300, 10), wait(302, 12, 1, 300, 10)], 12),
+                                             ([wait(501, 31, 2, 500, 30)], 13)]):
+        raw = RawSample(wall=1000.0 + i, mono=10.0 + i, global_status={"Uptime": str(100 + i), "Com_commit": str(i)},
+                        lock_waits=blocked_rows,
+                        transactions=[[300, 10, "batch", "h", "RUNNING", age, 1, 4, 2, "RR", "Sleep", None, None],
+                                      [777, 77, "app", "h", "RUNNING", 2, 0, 0, 0, "RR", "Query", "SELECT \x1b[2J", None]])
+        prev = parse_sample(frames[-1][0]) if frames else None
+        frames.append((raw, derive(prev, parse_sample(raw))))
+    rep = build_report([f for _, f in frames])
+    assert [(c.thread_id, c.max_blocked, c.frames, c.longest_wait_s) for c in rep.blocking_chains] == \
+        [(10, 2, 2, 6), (30, 1, 1, 2)]
+    assert rep.long_transactions[0].thread_id == 10 and rep.long_transactions[0].max_age_s == 13
+    assert rep.long_transactions[0].rows_modified == 4
+    text = render(rep, "text")
+    assert "thread 10 batch@10.0.0.9: blocked 2 at once" in text and "KILL 10;" in text and "\x1b" not in text
+    assert "\x1b" not in render(rep, "md")
+    assert json.loads(render(rep, "json"))["blocking_chains"][0]["kill"] == "KILL 10"

@@ -5,6 +5,8 @@ user without SELECT on performance_schema gets the GRANT, with the rest still wo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -15,6 +17,7 @@ import pytest
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.frame import Frame
+from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
@@ -118,6 +121,34 @@ def test_hot_row_blocking_tree_names_the_servers_blocker(mariadb: ThrowawayMaria
     print(text)
     assert f"hottest blocker: KILL {holder_id};" in text and "\x1b" not in text and "\\x1b[2J" in text
     assert json.loads(json_frame(frame))["blocking"][0]["kill"] == f"KILL {holder_id}"
+
+
+def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, hot_row, tmp_path) -> None:
+    holder_id, _ = hot_row
+    path = tmp_path / "hot.mtrec"
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    writer = RecordingWriter(path, interval=1.0)
+    try:
+        def recorded() -> bool:
+            raw = src.read()
+            writer.append(raw)
+            return bool(raw.lock_waits) and len(raw.lock_waits) >= 3
+        _wait_for(recorded)
+        time.sleep(1.1)                      # a second sample after it: the report needs rates
+        writer.append(src.read())
+    finally:
+        writer.close()
+        src.close()
+    out = subprocess.run([sys.executable, "-m", "mysqltop", "report", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "LONGEST BLOCKING CHAINS" in out.stdout and f"KILL {holder_id};" in out.stdout
+    assert f"thread {holder_id} root@" in out.stdout and "blocked 3 at once" in out.stdout
+    assert "LONGEST TRANSACTIONS" in out.stdout and "\x1b" not in out.stdout
+    js = subprocess.run([sys.executable, "-m", "mysqltop", "report", "--format", "json", str(path)],
+                        capture_output=True, text=True, timeout=120)
+    assert json.loads(js.stdout)["blocking_chains"][0]["thread_id"] == holder_id
 
 
 def test_open_read_view_shows_with_its_age(mariadb: ThrowawayMariaDB) -> None:

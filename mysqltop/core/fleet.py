@@ -1,0 +1,69 @@
+"""What one frame says at fleet level: its hottest latch, its worst finding, the trouble rank.
+
+Pure: the overview sorts its rows with `trouble_key` and the Prometheus endpoint ranks latches
+with `latch_totals`, so both agree on what "hottest" means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mysqltop.core.frame import Advice, Frame, Hotspot
+
+SEVERITY_RANK = {"critical": 3, "warning": 2, "info": 1}
+
+
+@dataclass(frozen=True)
+class LatchTotal:
+    """One latch (name within a source) summed over its rows (several created-at sites)."""
+
+    name: str
+    source: str
+    waits_per_s: float | None = None
+    wait_ms_per_s: float | None = None
+    waiting_threads: float | None = None
+
+    @property
+    def heat(self) -> tuple[float, float, float]:
+        """Ordering: wait time first, then waits, then threads waiting now (semaphores)."""
+        return (self.wait_ms_per_s or 0.0, self.waits_per_s or 0.0, self.waiting_threads or 0.0)
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else a + b
+
+
+def latch_totals(hotspots: list[Hotspot]) -> list[LatchTotal]:
+    """Hotspots merged by (name, source), hottest first."""
+    merged: dict[tuple[str, str], LatchTotal] = {}
+    for h in hotspots:
+        key = (h.name, h.source)
+        t = merged.get(key) or LatchTotal(h.name, h.source)
+        merged[key] = LatchTotal(h.name, h.source, _add(t.waits_per_s, h.waits_per_s),
+                                 _add(t.wait_ms_per_s, h.wait_ms_per_s),
+                                 _add(t.waiting_threads, h.waiting_threads))
+    return sorted(merged.values(), key=lambda t: t.heat, reverse=True)
+
+
+def hottest_latch(frame: Frame | None) -> LatchTotal | None:
+    if frame is None or frame.stale:
+        return None
+    totals = latch_totals(frame.hotspots)
+    return totals[0] if totals and any(totals[0].heat) else None
+
+
+def worst_finding(frame: Frame | None) -> Advice | None:
+    if frame is None or not frame.advice:
+        return None
+    return max(frame.advice, key=lambda a: SEVERITY_RANK.get(a.severity, 0))
+
+
+def trouble_key(frame: Frame | None, not_answering: bool) -> tuple[int, float]:
+    """Sort key, most troubled first when sorted descending: a server that does not answer, then
+    by the severity of its worst finding, then by its hottest latch's wait time."""
+    if not_answering:
+        return (9, 0.0)
+    finding = worst_finding(frame)
+    latch = hottest_latch(frame)
+    return (SEVERITY_RANK.get(finding.severity, 0) if finding else 0,
+            (latch.wait_ms_per_s or 0.0) if latch else 0.0)

@@ -1,0 +1,140 @@
+"""FleetPoller: one engine thread per server, the newest frame of each kept for the views.
+
+Each server has its own Engine (source → optional recorder → FramePipeline) running its own paced
+loop on its own daemon thread, so a server whose poll hangs delays only its own row: the others
+keep their one poll per interval. Views (the fleet overview, the Prometheus collector) read
+`states()` whenever they like; it copies under a lock and never waits on a poll.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from mysqltop.core.frame import Frame
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.engine import Engine
+from mysqltop.sources.fleet import Member, recording_file_name
+
+TREND = 120                 # frames kept per server for the drill-down charts
+LATE_AFTER = 1.5            # intervals without a frame before a server counts as late
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """A copy of what the fleet knows about one server at one moment."""
+
+    name: str
+    frame: Frame | None = None            # newest frame (may be stale)
+    good: Frame | None = None             # newest fresh frame
+    arrived: float | None = None          # monotonic time of the newest frame
+    good_at: float | None = None          # … of the newest fresh frame
+    started: float = 0.0                  # monotonic time the poller started
+    polls: int = 0
+    stale: int = 0                        # polls that gave no fresh data
+    late: int = 0                         # frames that came more than LATE_AFTER intervals apart
+    poll_s: float | None = None           # wall time of the last poll (read from the server)
+    open_error: str | None = None         # why the first connect failed
+    recording: str | None = None          # file this server is recorded to
+    recording_error: str | None = None
+    trend: tuple[Frame, ...] = ()
+
+    def silent_for(self, now: float) -> float:
+        """Seconds since the newest frame arrived (since the start when none did)."""
+        return now - (self.arrived if self.arrived is not None else self.started)
+
+
+@dataclass
+class _Slot:
+    member: Member
+    engine: Engine
+    state: ServerState
+    trend: deque[Frame] = field(default_factory=lambda: deque(maxlen=TREND))
+    thread: threading.Thread | None = None
+
+
+class FleetPoller:
+    def __init__(self, members: Sequence[Member], interval: float, *,
+                 record_dir: str | None = None,
+                 open_recorder: Callable[[str], Any] | None = None,
+                 on_frame: Callable[[str, Frame], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.on_frame = on_frame
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        now = clock()
+        self._slots: list[_Slot] = []
+        for m in members:
+            recorder, path, error = None, None, None
+            if record_dir is not None and open_recorder is not None:
+                path = str(Path(record_dir) / recording_file_name(m.name))
+                try:
+                    recorder = open_recorder(path)
+                except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
+                    path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
+            engine = Engine(m.source, FramePipeline(), recorder)
+            self._slots.append(_Slot(m, engine, ServerState(
+                name=m.name, started=now, open_error=m.error, recording=path, recording_error=error)))
+
+    @property
+    def names(self) -> list[str]:
+        return [s.member.name for s in self._slots]
+
+    def start(self) -> None:
+        for slot in self._slots:
+            slot.thread = threading.Thread(target=self._run, args=(slot,), daemon=True,
+                                           name=f"mysqltop-fleet-{slot.member.name}")
+            slot.thread.start()
+
+    def _run(self, slot: _Slot) -> None:
+        def on_frame(frame: Frame) -> None:
+            self._accept(slot, frame)
+
+        try:
+            slot.engine.run(self.interval, on_frame=on_frame, stop_event=self._stop, pace=True)
+        except Exception as exc:  # noqa: BLE001 - one member's crash must not end the fleet
+            with self._lock:
+                slot.state = replace(slot.state, recording_error=f"poller stopped: {type(exc).__name__}: {exc}")
+
+    def _accept(self, slot: _Slot, frame: Frame) -> None:
+        now = self._clock()
+        engine = slot.engine
+        with self._lock:
+            st = slot.state
+            slot.trend.append(frame)
+            late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
+            fresh = not frame.stale
+            slot.state = replace(
+                st, frame=frame, good=frame if fresh else st.good, arrived=now,
+                good_at=now if fresh else st.good_at, polls=st.polls + 1,
+                stale=st.stale + (not fresh), late=st.late + late,
+                poll_s=engine.stats.last_read_ms / 1000.0,
+                recording=st.recording if engine.recorder is not None else None,
+                recording_error=engine.recording_error or st.recording_error,
+                trend=tuple(slot.trend))
+        if self.on_frame is not None:
+            self.on_frame(slot.member.name, frame)
+
+    def states(self) -> list[ServerState]:
+        with self._lock:
+            return [s.state for s in self._slots]
+
+    def stop(self, timeout: float = 1.0) -> None:
+        """Stop every loop; wait briefly (a hung poll must not hold up quitting), then close."""
+        self._stop.set()
+        deadline = self._clock() + timeout
+        for slot in self._slots:
+            if slot.thread is not None:
+                slot.thread.join(max(0.0, deadline - self._clock()))
+        for slot in self._slots:
+            if slot.thread is None or not slot.thread.is_alive():
+                try:
+                    slot.engine.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection or full disk
+                    pass
