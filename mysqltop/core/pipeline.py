@@ -8,6 +8,7 @@ views and the advice rules.
 from __future__ import annotations
 
 from collections import deque
+from typing import Mapping
 
 from mysqltop.core import advice as _advice
 from mysqltop.core.derive import derive
@@ -47,10 +48,14 @@ class FramePipeline:
         if raw.error is None:
             self._prev = cur
         self._window.append(frame)
-        if not advise:
-            return frame
-        try:
-            frame.advice = _advice.advise(list(self._window), raw.variables)
-        except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
-            frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]
+        if advise:
+            advise_into(frame, list(self._window), raw.variables)
         return frame
+
+
+def advise_into(frame: Frame, window: list[Frame], variables: Mapping[str, str]) -> None:
+    """frame.advice over `window` (oldest first, ending with `frame`), as push() computes it."""
+    try:
+        frame.advice = _advice.advise(window, variables)
+    except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
+        frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -5,9 +5,9 @@ recording gives the same frame — numbers *and* advice — however it was reach
 
 - `frame_at(i)` derives sample i with the pipeline warmed up on the `window` samples before it
   (the frames the advice rules judge), so after any seek, step or bookmark jump the advice is
-  what a replay played from the start, and `report`, show for that moment. Frames made that
-  way are cached; frames made only on the way (warm-up) keep their numbers for charts
-  (`history`) but are derived again if shown, since their advice saw a shorter window.
+  what a replay played from the start, and `report`, show for that moment. Frames are cached;
+  frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
+  before them when shown (stepping back costs no derive).
 - `prime(pipeline, i)` is the same warm-up for callers that push samples themselves: rates on
   the first frame of a range and an advice window as long as live had.
 - `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
@@ -56,7 +56,6 @@ class ReplayCursor:
         self._warm: OrderedDict[int, Frame] = OrderedDict()
         self._pipe: Pipeline | None = None
         self._pipe_at = -2        # last index pushed (or stepped over) in _pipe
-        self._pipe_from = 0       # first index pushed in _pipe: frames from here + window are exact
 
     def __len__(self) -> int:
         return len(self.reader)
@@ -180,10 +179,12 @@ class ReplayCursor:
         if hit is not None:
             self._exact.move_to_end(i)
             return hit
+        hit = self._advised_from_cache(i)
+        if hit is not None:
+            return hit
         if self._pipe is None or self._pipe_at != i - 1:
             self._pipe = self.new_pipeline()
-            self._pipe_from = self._warm_from(i)
-            for j in range(self._pipe_from, i):
+            for j in range(self._warm_from(i), i):
                 self._push(j, exact=False)
         return self._push(i, exact=True)
 
@@ -211,16 +212,42 @@ class ReplayCursor:
         raw = self.sample(j)
         if raw is None:
             frame = hit or self._damaged_frame(j)
+            exact = True
         else:
-            # The warm-up frames' numbers are exact; their advice is too once a full window is behind.
-            full = exact or self._pipe_from == self._warm_from(0) or j - self._pipe_from >= self.window
-            frame = self._pipe.push(raw, advise=full)
-            exact = full
+            # Warm-up frames: numbers exact, advice left out (worked out from the cache if shown).
+            frame = self._pipe.push(raw, advise=exact)
         self._pipe_at = j
-        store = self._exact if exact or raw is None else self._warm
+        self._store(j, frame, exact)
+        return frame
+
+    def _store(self, j: int, frame: Frame, exact: bool) -> None:
+        store = self._exact if exact else self._warm
         store[j] = frame
         if len(store) > self.cache_size:
             store.popitem(last=False)
+
+    def _advised_from_cache(self, i: int) -> Frame | None:
+        """A warm-up frame made exact: its advice over the cached frames before it (the window
+        the pipeline held), without deriving anything again. None when some are not cached."""
+        frame = self._warm.get(i)
+        raw = self.sample(i) if frame is not None else None
+        if frame is None or raw is None:
+            return None
+        window = [frame]
+        j, stop = i - 1, self._warm_from(0)
+        while len(window) < self.window and j >= stop:
+            f = self._exact.get(j) or self._warm.get(j)
+            if f is None:
+                return None
+            if not _damaged(f):
+                window.append(f)
+            j -= 1
+        window.reverse()
+        from mysqltop.core.pipeline import advise_into
+
+        advise_into(frame, window, raw.variables)
+        del self._warm[i]
+        self._store(i, frame, True)
         return frame
 
     def _damaged_frame(self, i: int) -> Frame:
