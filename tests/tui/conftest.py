@@ -67,7 +67,7 @@ def screen_text(app: MysqltopApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
-async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
     """Let the app run until `predicate()` holds (frames come from another thread)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout

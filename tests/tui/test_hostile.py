@@ -126,7 +126,7 @@ def test_a_hostile_statement_on_a_real_server_does_not_reach_the_terminal(mariad
     try:
         assert app.wait_for(re.compile(rb"running \d"), timeout=30, raw=False) is not None
         app.drain(4)
-        for key in (b"6", b"1"):          # zoomed views draw more
+        for key in (b"7", b"7", b"6", b"1"):          # zoomed views draw more; 7: locks
             os.write(app.fd, key)
             app.drain(1.5)
     finally:
@@ -139,3 +139,4 @@ def test_a_hostile_statement_on_a_real_server_does_not_reach_the_terminal(mariad
     raw = app.raw
     assert b"PWNED-TITLE" not in raw.split(b"\x1b]0;")[-1][:40] if b"\x1b]0;" in raw else True
     assert b"\x1b]0;PWNED" not in raw and b"\x1b[31mPWNED" not in raw and b"\x1b[2J\x1b[31m" not in raw
+    assert b"\\x1b]0;PWNED-TITLE" in raw          # the statement is on screen, its escapes visible
