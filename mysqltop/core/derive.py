@@ -12,8 +12,8 @@ from __future__ import annotations
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
-                                 Throughput)
+from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
+                                 TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
@@ -36,6 +36,10 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
     "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", *HANDLER_READS,
+    "Binlog_commits", "Binlog_group_commits", "Innodb_os_log_fsyncs",
+    "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
+    "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
+    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
@@ -81,6 +85,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
     frame.locks = _locks(prev, cur, server_dt)
+    frame.table_cache = _table_cache(prev, cur, server_dt)
+    frame.ahi = _ahi(prev, cur, server_dt)
     _lock_activity(cur, frame)
     frame.host = _host(prev, cur, dt)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
@@ -163,7 +169,35 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
         _sum_pair([_stat_pair(prev, cur, f"Handler_{k}") for k in ("write", "update", "delete")]),
     ], dt)
     t.threads_running = cur.stat("Threads_running")
+    t.binlog_commits_per_s = rate(*_stat_pair(prev, cur, "Binlog_commits"), dt)
+    t.binlog_group_commits_per_s = rate(*_stat_pair(prev, cur, "Binlog_group_commits"), dt)
+    t.redo_fsyncs_per_s = rate(*_stat_pair(prev, cur, "Innodb_os_log_fsyncs"), dt)
     return t
+
+
+def _table_cache(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> TableCache:
+    tc = TableCache()
+    tc.hits_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_hits"), dt)
+    tc.misses_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_misses"), dt)
+    tc.overflows_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_overflows"), dt)
+    tc.opened_tables_per_s = rate(*_stat_pair(prev, cur, "Opened_tables"), dt)
+    tc.open_tables = cur.stat("Open_tables")
+    tc.active_instances = cur.stat("Table_open_cache_active_instances")
+    return tc
+
+
+def _ahi(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Ahi:
+    """MariaDB counts AHI searches in status variables; MySQL 5.7+/8.x in INNODB_METRICS
+    (adaptive_hash_searches / adaptive_hash_searches_btree, enabled by default)."""
+    m0 = (prev.raw.innodb_metrics or {}) if prev is not None else {}
+    m1 = cur.raw.innodb_metrics or {}
+    a = Ahi()
+    a.hash_searches_per_s = first_rate([_stat_pair(prev, cur, "Innodb_adaptive_hash_hash_searches"),
+                                        (m0.get("adaptive_hash_searches"), m1.get("adaptive_hash_searches"))], dt)
+    a.btree_searches_per_s = first_rate([_stat_pair(prev, cur, "Innodb_adaptive_hash_non_hash_searches"),
+                                         (m0.get("adaptive_hash_searches_btree"),
+                                          m1.get("adaptive_hash_searches_btree"))], dt)
+    return a
 
 
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
