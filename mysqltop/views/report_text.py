@@ -193,9 +193,10 @@ def _compare_blocks(c: Comparison) -> list[Block]:
 def _change(pct: float | None) -> str:
     if pct is None:
         return u.NA
-    if pct >= 900:                      # "+287963 %" reads worse than "×2.9k"
-        return "×" + u.num(1 + pct / 100)
-    return "0 %" if abs(pct) < 0.5 else f"{pct:+.0f} %"
+    # One notation for every change, small or huge: "+12 %", "-40 %", "+4.6k %" (not "×47" next to "+600 %").
+    if abs(pct) < 0.5:
+        return "0 %"
+    return ("+" if pct > 0 else "-") + (f"{abs(pct):.0f}" if abs(pct) < 1000 else u.num(abs(pct))) + " %"
 
 
 # --- formats -------------------------------------------------------------------------------------
