@@ -11,12 +11,12 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import math
 import re
 from typing import Any, Callable, Iterable
 
 from mysqltop.core import units
+from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 
@@ -183,7 +183,8 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
         out.append(f"note: {n}")
     for stmt, err in f.errors.items():
         out.append(f"error: {stmt}: {err}")
-    return "\n".join(out) + "\n\n"
+    # every value above may carry server or recording text: one rule for all of it
+    return "\n".join(visible(line) for line in "\n".join(out).split("\n")) + "\n\n"
 
 
 # ---- JSON lines -----------------------------------------------------------------------------
@@ -196,7 +197,7 @@ def _clean(o: Any) -> Any:
 
 
 def json_frame(f: Frame) -> str:
-    return json.dumps(_clean(f.to_dict()), separators=(",", ":"), ensure_ascii=False) + "\n"
+    return json_text(_clean(f.to_dict()), separators=(",", ":")) + "\n"
 
 
 # ---- CSV ------------------------------------------------------------------------------------
@@ -216,6 +217,8 @@ def _csv_cell(v: Any) -> Any:
     v = _finite(v)
     if v is None:
         return ""
+    if isinstance(v, str):
+        return visible(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -248,7 +251,9 @@ _HOTSPOT_METRICS = (("waits_per_s", "lock waits per second"),
 
 
 def _om_label(v: str) -> str:
-    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """A label value: control characters shown (`\\x1b`), then escaped as OpenMetrics says
+    (backslash, double quote, line feed)."""
+    return visible(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def _om_value(v: float | int | bool) -> str:
