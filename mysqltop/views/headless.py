@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from mysqltop.core import units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
-from mysqltop.core.frame import Flush, Frame, Host, Io, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 
 FORMATS = ("text", "json", "csv", "openmetrics")
 TOP_HOTSPOTS = 10
@@ -52,10 +52,10 @@ def fmt_pct(v: float | None, *, share: bool = False) -> str:
     return units.share(v) if share else units.pct(v)
 
 
-def _io_busy(state: str) -> bool:
+def _io_busy(thread: IoThread) -> bool:
     """'waiting for i/o request' is idle; MariaDB 10.6+ pool slots have no per-thread state."""
-    s = state.lower()
-    return bool(s) and "wait" not in s and "no per-thread" not in s
+    s = thread.state.lower()
+    return not thread.pool_slot and bool(s) and "wait" not in s
 
 
 # ---- text ---------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
                                 ("reads/s", fmt_num(i.reads_per_s)), ("writes/s", fmt_num(i.writes_per_s)),
                                 ("fsyncs/s", fmt_num(i.fsyncs_per_s))])
     if i.threads:
-        busy = [t_ for t_ in i.threads if _io_busy(t_.state)]
+        busy = [t_ for t_ in i.threads if _io_busy(t_)]
         roles: dict[str, int] = {}
         for t_ in i.threads:
             roles[t_.role] = roles.get(t_.role, 0) + 1
