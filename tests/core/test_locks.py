@@ -128,7 +128,7 @@ def test_sessions_and_states() -> None:
 
 
 def _raw(**kw) -> RawSample:
-    return RawSample(wall=1000.0, mono=10.0, global_status={"Uptime": "100"}, **kw)
+    return RawSample(wall=1_795_000_000.0, mono=10.0, global_status={"Uptime": "100"}, **kw)
 
 
 def test_derive_fills_the_frame_and_json_keys() -> None:
