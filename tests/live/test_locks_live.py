@@ -171,12 +171,16 @@ def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, h
     src = MySQLSource(mariadb.options(), interval=1.0)
     src.open()
     writer = RecordingWriter(path, interval=1.0)
+    edges: list[int] = []
     try:
         def recorded() -> bool:
             raw = src.read()
             writer.append(raw)
-            return bool(raw.lock_waits) and len(raw.lock_waits) >= 3
+            edges.append(len(raw.lock_waits or []))
+            return bool(raw.lock_waits) and _blocked(raw) >= 3
         _wait_for(recorded)
+        # one edge per waiter: the queue's waiter-behind-waiter edges (3 more here, n² for n) are left out
+        assert edges[-1] == 3
         time.sleep(1.1)                      # a second sample after it: the report needs rates
         writer.append(src.read())
     finally:
@@ -191,6 +195,10 @@ def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, h
     js = subprocess.run([sys.executable, "-m", "mysqltop", "report", "--format", "json", str(path)],
                         capture_output=True, text=True, timeout=120)
     assert json.loads(js.stdout)["blocking_chains"][0]["thread_id"] == holder_id
+
+
+def _blocked(raw: Any) -> int:
+    return sum(b.blocked for b in blocking_tree(raw.lock_waits))
 
 
 def test_open_read_view_shows_with_its_age(mariadb: ThrowawayMariaDB) -> None:
