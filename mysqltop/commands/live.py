@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.commands.fleet import add_fleet_arguments
 
 HELP = "live TUI against a server (the default command)"
 
@@ -13,7 +14,9 @@ HELP = "live TUI against a server (the default command)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
-    p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE")
+    p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
+                   "a directory, one file per server)")
+    add_fleet_arguments(p)
 
 
 def check_record_path(path: str) -> None:
@@ -28,13 +31,13 @@ def check_record_path(path: str) -> None:
         raise UserError(f"--record {path}: {exc.message}", exc.code) from None
 
 
-# Errors that mean "no server to talk to" (a newcomer without one may want the demo); an access
-# or privilege error needs the fix in the message, not a suggestion to look elsewhere.
-_UNREACHABLE = ("cannot connect", "no answer from", "no such file", "socket")
+def _with_demo_hint(exc: BaseException, message: str) -> str:
+    """No server to talk to: a newcomer without one may want the demo. An access or privilege
+    error needs the fix in the message, not a suggestion to look elsewhere."""
+    from mysqltop.core.sample import Failure
+    from mysqltop.sources.failure import classify
 
-
-def _with_demo_hint(message: str) -> str:
-    if "demo" in message or not any(w in message.lower() for w in _UNREACHABLE):
+    if "demo" in message or classify(exc) not in (Failure.UNREACHABLE, Failure.TIMEOUT):
         return message
     return message.rstrip(" ;.") + "; or try `mysqltop demo` to see the TUI on a recorded incident"
 
@@ -43,6 +46,13 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.commands.checks import check_interval, check_terminal
     from mysqltop.errors import UserError
 
+    from mysqltop.sources.fleet import host_list
+
+    hosts = host_list(args)           # -h db1,db2 / --hosts-file / hosts=: the fleet overview
+    if hosts is not None:
+        from mysqltop.commands.fleet import run_fleet
+
+        return run_fleet(args, hosts)
     check_interval(args.interval)
     if args.record:
         check_record_path(args.record)
@@ -51,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source, caps = open_live_source(args)   # connects now: no TUI without a server
     except UserError as exc:
-        raise UserError(_with_demo_hint(exc.message), exc.code) from None
+        raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:
         check_terminal("")
     except UserError:

@@ -16,6 +16,7 @@ import os
 import sys
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.core.frame import Frame
 
 HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
 
@@ -115,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(source, pipeline, on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     primer = getattr(source, "primer", None)
     try:
-        if primer is not None:
+        prime = getattr(source, "prime", None)
+        if primer is not None and prime is not None:
+            prime(pipeline)                    # not printed: rates and advice window for frame one
+            baseline = pipeline.last
+        elif primer is not None:
             baseline = pipeline.push(primer)   # not printed: it only gives the first frame rates
         polls = None if args.count is None and not is_live else (args.count or 1) + (baseline is None)
         engine.run(args.interval, count=polls, on_frame=on_frame)
@@ -144,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _why(frame) -> str:  # type: ignore[no-untyped-def]
-    return frame.errors.get("poll") or next(iter(frame.errors.values()), "the server did not answer in time")
+def _why(frame: Frame) -> str:
+    return frame.why_stale()
 
 
 def _clock(epoch: float) -> str:

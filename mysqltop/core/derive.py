@@ -17,7 +17,7 @@ from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread,
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import own_statements
+from mysqltop.core.sample import Failure, own_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -69,6 +69,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     if raw.error:
         frame.stale = True
         frame.errors["poll"] = raw.error
+        frame.failure = (raw.failure or Failure.OTHER).value   # recordings before the typed field: other
         return frame
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
@@ -140,7 +141,7 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
-    """Questions without mysqltop's own 4–5 statements per poll (40 % of the qps of a server doing
+    """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected."""
     q_prev, q_cur = _stat_pair(prev, cur, "Questions")
     if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:
@@ -283,7 +284,8 @@ def _pool_threads(cur: ParsedSample) -> list[IoThread]:
     for role in ("read", "write"):
         n = cur.var_int(f"innodb_{role}_io_threads") or 0
         base = len(out)                 # each slot its own id: 0-3 read, 4-7 write (not 0,0,0,0 / 4,4,4,4)
-        out += [IoThread(base + i, role, "pool slot (no per-thread state)") for i in range(min(n, 64))]
+        out += [IoThread(base + i, role, "pool slot (no per-thread state)", pool_slot=True)
+                for i in range(min(n, 64))]
     return out
 
 

@@ -70,6 +70,7 @@ class IoThread:
     id: int
     role: str                 # read | write | log | insert buffer | ...
     state: str
+    pool_slot: bool = False   # a task-pool slot (MariaDB 10.6+): the server keeps no state for it
 
 
 @dataclass
@@ -180,10 +181,22 @@ class Frame:
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
 
+    def why_stale(self) -> str:
+        """Why this frame holds no fresh data, in one line (empty for a fresh frame)."""
+        if not self.stale:
+            return ""
+        return (self.errors.get("poll") or self.errors.get("recording")
+                or next(iter(self.errors.values()), None) or _NO_DATA.get(self.failure or "", "no data"))
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["time"] = iso_utc(self.time)
         return d
+
+
+# What a stale frame says when the source gave no message (kinds are core.sample.Failure values).
+_NO_DATA = {"timeout": "the server did not answer in time", "unreachable": "no connection to the server",
+            "lost": "the connection to the server was lost", "denied": "the server refused the monitor's account"}
 
 
 def iso_utc(epoch: float) -> str:

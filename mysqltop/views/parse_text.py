@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 from mysqltop.core import units
 from mysqltop.core.derive import dirty_pct
+from mysqltop.core.safe_text import visible
 
 TOP = 15
 _TITLES = {"innodb_status": "SHOW ENGINE INNODB STATUS", "innodb_mutex": "SHOW ENGINE INNODB MUTEX",
@@ -178,4 +179,4 @@ def render(path: str, d: dict[str, Any]) -> str:
         lines += _waits_lines(d)
     else:
         lines += _vars_lines(d, _KEY_STATUS if kind == "global_status" else _KEY_VARIABLES)
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)

@@ -6,11 +6,12 @@ tables; each format only decides how a block looks.
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from mysqltop.core import units as u
+from mysqltop.core.safe_text import json_text, visible
 from mysqltop.core.report import Comparison, Report, Stat
 from mysqltop.views import locks_text
 
@@ -29,7 +30,7 @@ class Block:
 
 def render(obj: Report | Comparison, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(obj.to_dict(), ensure_ascii=False, sort_keys=False) + "\n"
+        return json_text(obj.to_dict()) + "\n"
     blocks = _compare_blocks(obj) if isinstance(obj, Comparison) else _report_blocks(obj)
     return (_markdown if fmt == "md" else _text)(blocks)
 
@@ -209,7 +210,16 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [fmt(header), *(fmt(r) for r in rows)]
 
 
+def _visible(blocks: list[Block]) -> list[Block]:
+    """Every line, cell and title as one line with control characters shown (statement text,
+    identifiers and notes come from the server or the recording)."""
+    return [dataclasses.replace(
+        b, title=visible(b.title), lines=[visible(x) for x in b.lines], pre=[visible(x) for x in b.pre],
+        header=None if b.header is None else [visible(x) for x in b.header], rows=[[visible(c) for c in r] for r in b.rows]) for b in blocks]
+
+
 def _text(blocks: list[Block]) -> str:
+    blocks = _visible(blocks)
     out: list[str] = []
     for i, b in enumerate(blocks):
         out.append(b.title if i == 0 else f"\n{b.title.upper()}")
@@ -225,6 +235,7 @@ def _md_cell(x: str) -> str:
 
 
 def _markdown(blocks: list[Block]) -> str:
+    blocks = _visible(blocks)
     out: list[str] = []
     for i, b in enumerate(blocks):
         out += [f"{'#' if i == 0 else '##'} {b.title}", ""]
