@@ -11,6 +11,7 @@ prometheus_client escapes backslash, quote and newline in both exposition format
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable, Iterable, Iterator
 
@@ -76,7 +77,7 @@ def _number(v: object) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     f = float(v)
-    return f if f == f and f not in (float("inf"), float("-inf")) else None
+    return f if math.isfinite(f) else None
 
 
 def _label(v: object) -> str:
