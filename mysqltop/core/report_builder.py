@@ -16,7 +16,7 @@ from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
                                   TOP_HOTSPOTS)
-from mysqltop.core.rules import KNOBS, signals
+from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import cpu_busy_pct
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
@@ -232,6 +232,7 @@ class ReportBuilder:
         server = self.last.server if self.last else None
         episodes = self._done + [ep for ep, _ in self._open.values()]
         episodes.sort(key=lambda e: (e.first, -_SEVERITY_RANK.get(e.severity, 0), e.id))
+        window_advice = advise(self._sample, variables or {}, span_s=None)
         return Report(
             start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
             frames=self.frames, live_frames=self.live, stale_frames=self.stale,
@@ -244,10 +245,11 @@ class ReportBuilder:
                   "saturated_pct": 100.0 * self.saturated / self.host_frames if self.host_frames and self.cpus else None,
                   **sections["host"]},
             locks=sections["locks"], advice=episodes,
-            window_advice=advise(self._sample, variables or {}, span_s=None),
+            window_advice=window_advice,
             notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
             bookmarks=[dict(b) for b in bookmarks
                        if start is not None and end is not None and start <= b["time"] <= end],
             variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},
             blocking_chains=self.lock_window.longest_chains(),
-            long_transactions=self.lock_window.longest_transactions())
+            long_transactions=self.lock_window.longest_transactions(),
+            finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None})
