@@ -52,7 +52,7 @@ class HotspotSummary:
     source: str
     site: str | None
     share: float                       # part of all waiting its source measured over the window
-    waits_per_s: float | None          # mean over frames where it appeared
+    waits_per_s: float | None          # time-weighted mean over frames where it appeared
     wait_ms_per_s: float | None
     peak_waits_per_s: float | None
     peak_time: float | None
