@@ -15,6 +15,7 @@ samples. Durations are sample counts, not sleeps: a slow poll on a busy box stre
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -74,11 +75,16 @@ class Result:
 
     @property
     def first_remedy(self) -> str:
+        """The action the finding names first: a KILL, a SET GLOBAL, a `knob = value`, else its words."""
         a = self.finding
         if a is None:
             return "-"
-        head = a.message.split(" — ", 1)[-1] if " — " in a.message else a.message.split(": ", 1)[-1]
-        return head.split(";")[0].split(" (")[0][:60]
+        head = a.message.split(": ", 1)[-1].split(";")[0]
+        for pattern in (r"KILL \d+", r"SET GLOBAL \w+ = \w+", r"\b[a-z_]+ = [\w.]+(?! —)"):
+            m = re.search(pattern, head)
+            if m is not None:
+                return m.group(0)
+        return head.split(" — ")[-1].split(" (")[0][:60]
 
 
 def _ps(db: Any) -> tuple[float, dict[str, tuple[int, int]]]:
