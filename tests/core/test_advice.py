@@ -369,7 +369,7 @@ def test_purge_silent_without_growth_or_without_drops() -> None:
 
 def _commit_frames(server: ServerInfo, binlog: bool, latches: list[tuple[str, float, float]],
                    trx_per_s: float = 5_674, groups: float | None = 2_166, redo_fsyncs: float | None = None,
-                   running: float = 5) -> list[Frame]:
+                   running: float = 2) -> list[Frame]:
     """Commit-path frames with figures measured on MariaDB 10.11 (4 autocommit INSERT threads,
     log_bin, sync_binlog = 1, innodb_flush_log_at_trx_commit = 1): 2,837 binlog commits/s in
     2,166 groups, LOG::LOCK_log 97.7 % of wait time (397 ms/s, 2,163 waits/s)."""

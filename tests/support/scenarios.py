@@ -42,7 +42,7 @@ class Scenario:
     observe: int = 14
     after: int = 8
     warmup_s: float = 2.0
-    # When set, the proof alternates remedy and revert (2 × `after`/2 samples each) and compares
+    # When set, the proof alternates remedy and revert (3 × `after`/2 samples each) and compares
     # the remedy's phases with the reverted ones: a shared busy host's own swings cancel out.
     revert: str | None = None
 
@@ -162,7 +162,7 @@ def run(db: Any, sc: Scenario) -> Result:
         if sc.remedy is not None and sc.revert is not None:
             with_remedy: list[Frame] = []
             without: list[Frame] = []
-            for _ in range(2):
+            for _ in range(3):
                 for sql, into in ((sc.remedy, with_remedy), (sc.revert, without)):
                     db.query(sql)
                     watcher.poll(1)                         # the sample spanning the change
@@ -192,10 +192,10 @@ DURABLE = ["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("commit (autocommit inserts)", DURABLE, _spec(mode="insert", threads=2), "commit_path",
-             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=12, after=10,
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=10, after=8,
              revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
     Scenario("commit (transactions)", DURABLE, _spec(mode="oltp", threads=2), "commit_path",
-             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=12, after=10,
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=10, after=8,
              revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
     Scenario("table cache", ["--table-open-cache=64"], _spec(mode="tables", threads=16, tables=200),
              "table_cache_misses", "SET GLOBAL table_open_cache = 2000", "misses/s", observe=20),

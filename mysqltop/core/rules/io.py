@@ -7,7 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    SUSTAINED, LatchFamily, Vars, Window, advice, num, pct, running_sessions, size_text, time_severity,
+    LOST_WARNING_SHARE, SUSTAINED, LatchFamily, Vars, Window, advice, num, pct, running_sessions, size_text, time_severity,
 )
 from mysqltop.core.rules.server import is_mariadb
 
@@ -124,6 +124,9 @@ def commit_path(w: Window, v: Vars) -> Iterator[Advice]:
     held = sum(1 for i, f in enumerate(w.frames) if waiting(i, f)) / len(w.frames)
     if held < SUSTAINED:
         return
+    lost, running = s.lost_threads(), w.avg(running_sessions)
+    if lost is not None and lost < LOST_WARNING_SHARE * max(running or 0.0, 1.0):
+        return   # commits wait on the logs, but for a sliver of the sessions' time: not what bounds them
     writes = w.avg(_writes) or 0.0
     groups = w.avg(lambda f: f.throughput.binlog_group_commits_per_s)
     redo = w.avg(_redo_fsyncs)
@@ -161,13 +164,10 @@ def commit_path(w: Window, v: Vars) -> Iterator[Advice]:
         parts.append(" + ".join(fs) + " fsyncs per commit")
     if s.members:
         parts.append("commit latches: " + s.describe(len(s.shares)))
-    lost = s.lost_threads()
-    running = w.avg(running_sessions)
     if lost is not None and running is not None:
         parts.append(f"{num(lost)} thread-equivalents waiting of {num(running)} sessions running")
     evidence = ", ".join(parts) + f"; in {pct(held)} of samples {w.label}"
-    sev = time_severity(lost, running) if lost is not None else "warning"
-    yield advice("commit_path", "warning" if sev == "info" else sev, msg, evidence)
+    yield advice("commit_path", time_severity(lost, running) if lost is not None else "warning", msg, evidence)
 
 
 def _bytes(n: int | None) -> str:
