@@ -117,10 +117,18 @@ class Locks:
     longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
 
 
+SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
+
+
+def severity_rank(severity: str) -> int:
+    """info 1 < warning 2 < critical 3; 0 for anything else."""
+    return SEVERITIES.index(severity) + 1 if severity in SEVERITIES else 0
+
+
 @dataclass
 class Advice:
     id: str
-    severity: str             # info | warning | critical
+    severity: str             # one of SEVERITIES
     message: str
     evidence: str
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mysqltop.core.frame import Advice, Frame, Hotspot
+from mysqltop.core.frame import SEVERITIES, Advice, Frame, Hotspot
 
 Getter = Callable[[Frame], "float | None"]
 
@@ -240,7 +240,7 @@ class Vars:
 
 
 def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
-    assert severity in ("info", "warning", "critical")
+    assert severity in SEVERITIES
     return Advice(id=id, severity=severity, message=message, evidence=evidence)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules import signals
+import mysqltop.core.rules.signals as signals   # the submodule, not the package (__init__ imports this module)
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct
 from mysqltop.core.rules.base import cpu_busy_pct as _busy
 from mysqltop.core.rules.server import is_mariadb_at_least
