@@ -165,11 +165,12 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
     if hs is not None:
         out.append(_wrap("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
                                          ("load1", f"{hs.load1:.2f}" if hs.load1 is not None else units.NA),
-                                         ("cpu usr/sys/iowait/steal", "/".join(fmt_pct(x) for x in (
+                                         ("cpu usr/sys/iowait/steal of all cores", "/".join(fmt_pct(x) for x in (
                                              hs.cpu_user_pct, hs.cpu_system_pct, hs.cpu_iowait_pct,
                                              hs.cpu_steal_pct))),
                                          ("ctx switches/s", fmt_num(hs.ctx_switches_per_s)),
-                                         ("mysqld cpu", fmt_pct(hs.mysqld_cpu_pct))]), width))
+                                         ("mysqld cpu of all cores", fmt_pct(hs.mysqld_pct_of_host()))]),
+                         width))
     else:
         out.append("HOST        (not measured)")
     if f.advice:
