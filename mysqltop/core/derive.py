@@ -1,4 +1,4 @@
-"""derive(prev, cur) → Frame: the one path from samples to what every view shows (DESIGN §2, §4).
+"""derive(prev, cur) → Frame: the one path from samples to what every view shows (docs/json.md).
 
 Pure and cheap (runs every second): both samples are already parsed (ParsedSample), nothing is
 re-parsed here. Each number uses the best source the sample has — the InnoDB status text first

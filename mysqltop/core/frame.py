@@ -1,4 +1,4 @@
-"""Frame: what the views show, derived from two RawSamples. Keys follow DESIGN §4 (contract).
+"""Frame: what the views show, derived from two RawSamples. Keys follow docs/json.md (contract).
 
 Every number that may be missing is Optional: None means "the server or the moment gives no
 value" and is printed as JSON null. Rates are None on the first sample, on Δt ≤ 0 and on

@@ -1,7 +1,7 @@
 """RawSample: exactly what one poll read. The unit that is recorded and replayed.
 
 Nothing here is derived: texts and rows are kept as the server returned them, so a parser
-fix later improves old recordings too (DESIGN §2). All fields are plain data (str, int,
+fix later improves old recordings too (docs/architecture.md). All fields are plain data (str, int,
 float, lists, dicts) so a recording can store them without knowing this class.
 """
 

@@ -44,7 +44,7 @@ class LiveSource:
             caps = self.mysql.capabilities
             host = self._host(caps)
         if caps is None or not caps.local:
-            return sample                  # DESIGN §4: host is null when the server is elsewhere
+            return sample                  # docs/json.md: host is null when the server is elsewhere
         return replace(sample, host=host)
 
     def _host(self, caps: Capabilities | None) -> HostSample | None:

@@ -42,7 +42,7 @@ from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 
-# Pane number (zoom key) → widget, in the order the issue names them; the grid places them.
+# Pane number (its zoom key, 1–7) → widget; GRID_ORDER places them on the screen.
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
 GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
