@@ -45,7 +45,7 @@ class LocksPane(Pane):
                                      [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
             ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
                                   else lk.row_lock_current_waits)),
-            ("oldest trx", units.duration(lk.longest_transaction_s)),
+            ("oldest trx", lt.secs(lk.longest_transaction_s)),
             ("deadlocks/s", units.num(lk.deadlocks_per_s)),
         ], width)
         if frame.session_states:             # "16 in Commit" at a glance, above the detail
