@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 
 HELP = "live TUI against a server (the default command)"
@@ -13,6 +14,7 @@ HELP = "live TUI against a server (the default command)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE")
 
 
@@ -40,10 +42,11 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_interval, check_terminal
+    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
     from mysqltop.errors import UserError
 
     check_interval(args.interval)
+    check_answer_timeout(args.answer_timeout)
     if args.record:
         check_record_path(args.record)
     from mysqltop.sources.live import open_live_source
