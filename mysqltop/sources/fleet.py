@@ -63,12 +63,6 @@ def _split_port(item: str, where: str) -> Host:
     return host, int(port_text)
 
 
-def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hosts-file", metavar="FILE",
-                        help="servers to watch, one host[:port] per line (also -h db1,db2:3307 "
-                             "or hosts= in the [mysqltop] option-file section)")
-
-
 def host_list(args: argparse.Namespace) -> list[Host] | None:
     """The servers named for a fleet view, or None when a single server was meant."""
     host = getattr(args, "host", None)

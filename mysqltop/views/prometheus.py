@@ -23,7 +23,6 @@ from mysqltop.core.safe_text import visible
 from mysqltop.views.fleet_poll import ServerState
 
 PREFIX = "mysqltop"
-DEFAULT_TOP_LATCHES = 10
 OTHER = "other"
 FRESH_INTERVALS = 3.0         # a fresh frame older than this many intervals is not exported
 
@@ -88,7 +87,7 @@ class FleetCollector(Collector):
     """Collects on every scrape from `states()` (the poller's copies; never waits on a poll)."""
 
     def __init__(self, states: Callable[[], list[ServerState]], interval: float,
-                 top: int = DEFAULT_TOP_LATCHES, clock: Callable[[], float] = time.monotonic) -> None:
+                 top: int = 10, clock: Callable[[], float] = time.monotonic) -> None:
         self.states = states
         self.interval = interval
         self.top = max(0, top)
