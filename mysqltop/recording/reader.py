@@ -32,6 +32,7 @@ from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_readonly
 from mysqltop.recording.format import parse_sample_text, parse_state_json
+from mysqltop.recording.recover import recover, truncation
 
 _CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
 # Fields are checked on read: a recording is a file anyone may have edited. A time outside
@@ -114,7 +115,26 @@ class RecordingReader:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._lock = threading.RLock()
         self.path = Path(path)
-        self._conn = open_readonly(self.path)
+        # A truncated file (a partial copy) opens read-only with the samples of its readable
+        # prefix, recovered into a temporary file; `notice` says how much is missing.
+        self.notice: str | None = None
+        self._recovered: Path | None = None
+        cut = truncation(self.path) if self.path.is_file() else None
+        if cut is None:
+            self._conn = open_readonly(self.path)
+        else:
+            self._recovered, n = recover(self.path)
+            try:
+                if n == 0:
+                    raise UserError("nothing recovered", 1)
+                self._conn = open_readonly(self._recovered)
+            except UserError:
+                self._drop_recovered()
+                raise UserError(f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes; a partial "
+                                "copy?) and nothing in it is readable: copy the whole file again", 1) from None
+            missing = 100.0 * (cut.expected - cut.size) / cut.expected
+            self.notice = (f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes, {missing:.0f} % "
+                           f"missing): read-only, the {n} sample{'s' if n != 1 else ''} of its readable prefix")
         self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
         self._samples: OrderedDict[int, RawSample] = OrderedDict()
         self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
@@ -267,6 +287,12 @@ class RecordingReader:
 
     def close(self) -> None:
         self._conn.close()
+        self._drop_recovered()
+
+    def _drop_recovered(self) -> None:
+        if self._recovered is not None:
+            self._recovered.unlink(missing_ok=True)
+            self._recovered = None
 
     def __enter__(self) -> "RecordingReader":
         return self

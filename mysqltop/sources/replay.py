@@ -47,6 +47,8 @@ class ReplaySource:
             self.reader.close()
             raise
         self._pending: int | None = None     # first index of a damaged run not yet reported
+        if self.reader.notice and on_damage is not None:
+            on_damage(self.reader.notice)
 
     def _resolve(self, start: str | float | None, end: str | float | None, tz: tzinfo | None) -> None:
         r = self.reader

@@ -60,6 +60,9 @@ class ReplayFeed(Feed):
             self._post(FeedNotice("the recording holds no samples", "error"))
             return
         self.bookmarks = bookmark_list(self.reader)
+        notice = getattr(self.reader, "notice", None)
+        if notice:
+            self._post(FeedNotice(notice, "warning"))
         meta = getattr(self.reader, "meta", None)
         self._post(FeedOpened(ReplayInfo(
             count=self.count, start=_get(meta, "start") or cur.clock_at(0),
