@@ -18,6 +18,7 @@ Each failure is classified (sources/failure.py) into RawSample.failure. Only the
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -157,7 +158,7 @@ class MySQLSource:
                                   interval)
         self.read_timeout = max(HARD_CAP_S, 10 * self.answer_timeout)
         # Short, so a refused or frozen connect costs less than an interval while retrying.
-        self.retry_connect_timeout = min(self.opts.connect_timeout, max(1.0, interval))
+        self.retry_connect_timeout = min(self.opts.connect_timeout, max(2.0, interval))
         conn = getattr(self, "_conn", None)
         if conn is not None:
             conn._read_timeout = conn._write_timeout = self.read_timeout  # PyMySQL keeps them here
@@ -165,7 +166,9 @@ class MySQLSource:
     # ---- first connect ---------------------------------------------------------------------
     def open(self) -> Capabilities:
         """First connect: raises UserError (exit 2) for the documented problems."""
-        conn = connect(self.opts, self.read_timeout, self.opts.connect_timeout)
+        # The handshake and the first questions wait at most the answer timeout; only adopted
+        # connections get the long hard cap (PyMySQL reads the greeting with the read timeout).
+        conn = connect(self.opts, max(self.answer_timeout, self.opts.connect_timeout), self.opts.connect_timeout)
         try:
             caps = detect_capabilities(conn, self.opts, strict=True)
         except BaseException:
@@ -175,6 +178,7 @@ class MySQLSource:
         return caps
 
     def _adopt(self, conn: Any, caps: Capabilities) -> None:
+        conn._read_timeout = conn._write_timeout = self.read_timeout   # PyMySQL keeps them here
         self._conn = conn
         self._variables_at = None              # new connection (maybe a restarted server): reread settings
         self.capabilities = caps
@@ -342,8 +346,11 @@ class MySQLSource:
 
     # ---- reconnecting ------------------------------------------------------------------------
     def _drop(self, why: str, failure: Failure) -> None:
-        if self._conn is not None:
-            _force_close(self._conn)
+        if self._conn is not None:           # no poll is reading it any more
+            try:
+                self._conn._force_close()
+            except Exception:  # noqa: BLE001 - already broken
+                pass
         self._conn = None
         self._last_error = why
         self._last_failure = failure
@@ -377,7 +384,8 @@ class MySQLSource:
 
     def _reconnect(self) -> None:
         try:
-            conn = connect(self.opts, self.read_timeout, self.retry_connect_timeout)
+            conn = connect(self.opts, self.retry_connect_timeout, self.retry_connect_timeout)
+            conn._read_timeout = conn._write_timeout = self.answer_timeout
             try:
                 caps = detect_capabilities(conn, self.opts, strict=False)
             except BaseException:
@@ -438,10 +446,15 @@ class _Inflight:
 
 
 def _force_close(conn: Any) -> None:
-    """Close the socket without a goodbye (another thread may be reading it)."""
+    """End the connection without a goodbye while another thread may be reading it: shut the
+    socket down (the reader wakes with an error and PyMySQL closes it there). Closing it from
+    here would block on the buffered reader's lock the reading thread holds."""
+    sock = getattr(conn, "_sock", None)
+    if sock is None:
+        return
     try:
-        conn._force_close()
-    except Exception:  # noqa: BLE001 - already broken
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already broken
         pass
 
 
