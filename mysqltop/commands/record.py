@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
-    from mysqltop.commands.checks import check_answer_timeout, check_interval
+    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_writable
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.
@@ -107,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine, Recorder
     from mysqltop.recording.rotate import RotatingWriter
+    from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     check_writable(args.file)
-    source, caps = open_live_source(args)
+    source, caps = open_live_source(live_options(args))
     try:
         check_same_server(args.file, caps.identity())
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
@@ -213,27 +214,3 @@ def trigger_value(value: float | None) -> str:
     return f"{value:.6g}"
 
 
-def check_writable(path: str) -> None:
-    """Fail before connecting when FILE cannot be a recording (bad dir, not ours, newer format)."""
-    import os
-    from pathlib import Path
-
-    from mysqltop.errors import UserError
-
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise UserError(f"{p} is a directory; give a file name for the recording", 2)
-    if not parent.is_dir():
-        raise UserError(f"cannot write recording {p}: directory {parent} does not exist", 2)
-    if p.exists() and p.stat().st_size > 0:
-        from mysqltop.recording.reader import RecordingReader
-
-        RecordingReader(p).close()       # raises "not a recording" / "newer format"
-        if not os.access(p, os.W_OK):
-            raise UserError(f"cannot write recording {p}: permission denied", 2)
-        from mysqltop.recording.writer import lock_recording
-
-        os.close(lock_recording(p))      # another recorder on it: say so before connecting
-    elif not os.access(parent, os.W_OK):
-        raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)
