@@ -1,4 +1,4 @@
-"""Frame: what the views show, derived from two RawSamples. Keys follow DESIGN §4 (contract).
+"""Frame: what the views show, derived from two RawSamples. Keys follow docs/json.md (contract).
 
 Every number that may be missing is Optional: None means "the server or the moment gives no
 value" and is printed as JSON null. Rates are None on the first sample, on Δt ≤ 0 and on
@@ -132,6 +132,14 @@ class Locks:
     longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
 
 
+SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
+
+
+def severity_rank(severity: str) -> int:
+    """info 1 < warning 2 < critical 3; 0 for anything else."""
+    return SEVERITIES.index(severity) + 1 if severity in SEVERITIES else 0
+
+
 @dataclass
 class TableCache:
     """Beyond the contract: the table open cache (Table_open_cache_*: MySQL 5.6+, MariaDB 10.1+)."""
@@ -153,7 +161,7 @@ class Ahi:
 @dataclass
 class Advice:
     id: str
-    severity: str             # info | warning | critical
+    severity: str             # one of SEVERITIES
     message: str
     evidence: str
 
@@ -182,6 +190,10 @@ class Frame:
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None
+    # The poll behind this frame: how long it took, and how much longer than the interval (a
+    # busy server's late answer, still delivered); None when unknown (replays of older recordings).
+    poll_s: Num = None
+    late_s: Num = None
     # Who blocks whom (core/locks.py; JSON keys are the dataclass fields): blocking trees,
     # hottest first, each with a ready-to-copy "KILL <id>"; the longest-running transactions;
     # busy sessions longest first; sessions grouped by command/state. Empty when not read.

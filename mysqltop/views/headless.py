@@ -19,9 +19,9 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.hotspots import SOURCE_SHORT, TOP_HOTSPOTS
 
 FORMATS = ("text", "json", "csv", "openmetrics")
-TOP_HOTSPOTS = 10
 
 # Scalar groups of a Frame, flattened as `<group>.<field>` in CSV and `mysqltop_<group>_<field>`
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
@@ -59,7 +59,6 @@ def _io_busy(thread: IoThread) -> bool:
 
 
 # ---- text ---------------------------------------------------------------------------------
-_SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "MUTEX", "semaphores": "SEMA"}
 
 
 LABEL_W = 12      # "THROUGHPUT  ": continuation lines of a wrapped group start under its values
@@ -109,7 +108,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
     if f.hotspots:
         rows = [("name", "src", "waits/s", "ms/s", "share", "site")]
         for h in f.hotspots[:top]:
-            rows.append((h.name, _SOURCE_SHORT.get(h.source, h.source), fmt_num(h.waits_per_s),
+            rows.append((h.name, SOURCE_SHORT[h.source].upper() if h.source in SOURCE_SHORT else h.source, fmt_num(h.waits_per_s),
                          fmt_num(h.wait_ms_per_s), fmt_pct(h.share, share=True), h.site or ""))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         for r in rows:
