@@ -92,7 +92,9 @@ _STRICT = re.compile(
     r"|------- TRX HAS BEEN WAITING \d+(?:\.\d+)? ?\w+ FOR THIS LOCK TO BE GRANTED:"
     r"|(?:LOCK WAIT )?\d+ lock struct\(s\), heap size \d+(?:, \d+ row lock\(s\))?(?:, undo log entries \d+)?"
     r"|mysql tables in use \d+, locked \d+|-{3,}|\*\*\* \(\d+\) [A-Z ():]+|\*\*\* WE ROLL BACK TRANSACTION \(\d+\)"
-    r"|[A-Z][A-Z /]+)$")
+    r"|Trx id counter [0-9A-Fa-f]+(?: \d+)?|Purge done for trx's n:o < [0-9A-Fa-f ]+undo n:o < [0-9A-Fa-f ]+(?: state: [a-z ]+)?"
+    r"|History list length \d+|Total number of lock structs in row lock hash table \d+"
+    r"|LIST OF TRANSACTIONS FOR EACH SESSION:|[A-Z][A-Z /]+)$")
 _FREE_SECTIONS = ("LATEST DETECTED DEADLOCK", "LATEST FOREIGN KEY ERROR")
 _LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
 
