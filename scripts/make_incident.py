@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record the bundled incident (recordings/incident.mtrec) from a real throwaway MariaDB.
+"""Record the bundled incident (mysqltop/data/incident.mtrec) from a real throwaway MariaDB.
 
 A contention storm that builds up and subsides, sampled at 1 s by the live source:
   calm      light OLTP (2 threads, paced)
@@ -11,7 +11,7 @@ A contention storm that builds up and subsides, sampled at 1 s by the live sourc
 The first frame where the trigger (default `throughput.threads_running>=16`) fires gets a bookmark;
 if it never fires, the start of the storm is bookmarked instead and the script says so.
 
-    .venv/bin/python scripts/make_incident.py [--out recordings/incident.mtrec] [--scale 1.0]
+    .venv/bin/python scripts/make_incident.py [--out mysqltop/data/incident.mtrec] [--scale 1.0]
     .venv/bin/python scripts/make_incident.py --reencode OLD.mtrec [--out …]
 
 --reencode rewrites an existing recording's samples (byte-identical RawSamples) in the current
@@ -40,6 +40,7 @@ from mysqltop.core.pipeline import FramePipeline  # noqa: E402
 from mysqltop.core.trigger import parse_trigger  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
+from mysqltop.config import live_options  # noqa: E402
 from mysqltop.sources.live import open_live_source  # noqa: E402
 from tests.support.load import LoadGenerator, LoadSpec  # noqa: E402
 from tests.support.mariadb import ThrowawayMariaDB  # noqa: E402
@@ -128,7 +129,7 @@ def reencode(old: Path, out: Path, trigger_text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(ROOT / "recordings" / "incident.mtrec"))
+    ap.add_argument("--out", default=str(ROOT / "mysqltop" / "data" / "incident.mtrec"))
     ap.add_argument("--scale", type=float, default=1.0, help="stretch or shrink every phase")
     ap.add_argument("--trigger", default="throughput.threads_running>=16")
     ap.add_argument("--reencode", metavar="OLD", help="rewrite OLD in the current format (no server)")
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         LoadGenerator(db.root_kwargs(), LoadSpec(table="sbtest1", rows=HOT_ROWS)).prepare()
         LoadGenerator(db.root_kwargs(), LoadSpec(table="sbtest2", rows=SCAN_ROWS)).prepare()
         args = build_parser().parse_args(["record", str(tmp), *db.cli_args(), "--interval", "1"])
-        source, _caps = open_live_source(args)
+        source, _caps = open_live_source(live_options(args))
         writer = RecordingWriter(tmp, interval=1.0, trigger=a.trigger)
         engine = Engine(source, FramePipeline(), recorder=writer)
         stop = threading.Event()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.commands.fleet import add_fleet_arguments
 
@@ -14,6 +15,7 @@ HELP = "live TUI against a server (the default command)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
     add_fleet_arguments(p)
@@ -22,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record_path(path: str) -> None:
     """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
     read-only directory, a directory, an existing file that is not a recording)."""
-    from mysqltop.commands.record import check_writable
+    from mysqltop.commands.checks import check_writable
     from mysqltop.errors import UserError
 
     try:
@@ -43,7 +45,7 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_interval, check_terminal
+    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
     from mysqltop.errors import UserError
 
     from mysqltop.sources.fleet import host_list
@@ -54,12 +56,14 @@ def run(args: argparse.Namespace) -> int:
 
         return run_fleet(args, hosts)
     check_interval(args.interval)
+    check_answer_timeout(args.answer_timeout)
     if args.record:
         check_record_path(args.record)
+    from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     try:
-        source, caps = open_live_source(args)   # connects now: no TUI without a server
+        source, caps = open_live_source(live_options(args))   # connects now: no TUI without a server
     except UserError as exc:
         raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:

@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--top must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
-    members = open_fleet(member_options(args, host_list(args)), args.interval)
+    # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
+    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False)
 
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry

@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.core.frame import Frame
 
@@ -34,15 +35,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "apart; replay default: all)")
     p.add_argument("--interval", type=float, help="seconds between polls (default 1; live only: a "
                    "recording keeps the interval it was recorded at)")
+    add_answer_timeout(p)
     p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
                    help="text (one screen per frame), json (one object per line), csv (header + one row "
                         "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
 
 
 def _check(args: argparse.Namespace) -> None:
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.commands.checks import check_answer_timeout, check_interval
     from mysqltop.errors import UserError
 
+    check_answer_timeout(args.answer_timeout)
     if args.count is not None and args.count < 1:
         raise UserError("--count must be 1 or more", 2)
     if args.interval is not None:
@@ -70,9 +73,10 @@ def _open_source(args: argparse.Namespace):
         if not os.path.exists(args.replay):
             raise UserError(f"no such recording: {args.replay}", 2)
         return ReplaySource(args.replay, start=args.start, end=args.end), False
+    from mysqltop.config import live_options
     from mysqltop.sources import live
 
-    source, caps = live.open_live_source(args)
+    source, caps = live.open_live_source(live_options(args))
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)
     return source, True
@@ -116,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(source, pipeline, on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     primer = getattr(source, "primer", None)
     try:
-        if primer is not None:
+        prime = getattr(source, "prime", None)
+        if primer is not None and prime is not None:
+            prime(pipeline)                    # not printed: rates and advice window for frame one
+            baseline = pipeline.last
+        elif primer is not None:
             baseline = pipeline.push(primer)   # not printed: it only gives the first frame rates
         polls = None if args.count is None and not is_live else (args.count or 1) + (baseline is None)
         engine.run(args.interval, count=polls, on_frame=on_frame)

@@ -1,4 +1,4 @@
-"""Frame: what the views show, derived from two RawSamples. Keys follow DESIGN §4 (contract).
+"""Frame: what the views show, derived from two RawSamples. Keys follow docs/json.md (contract).
 
 Every number that may be missing is Optional: None means "the server or the moment gives no
 value" and is printed as JSON null. Rates are None on the first sample, on Δt ≤ 0 and on
@@ -108,7 +108,16 @@ class Host:
     cpu_iowait_pct: Num = None
     cpu_steal_pct: Num = None
     ctx_switches_per_s: Num = None
-    mysqld_cpu_pct: Num = None   # None when the server is not on this host
+    # mysqld's CPU in % of ONE core (150 = one and a half cores busy, as top shows a process);
+    # None when the server is not on this host. Views show it in the host's unit (% of all
+    # cores, like cpu_user_pct / cpu_system_pct) through mysqld_pct_of_host().
+    mysqld_cpu_pct: Num = None
+
+    def mysqld_pct_of_host(self) -> float | None:
+        """mysqld's CPU as % of all the host's cores: the unit of cpu_user_pct/cpu_system_pct."""
+        if self.mysqld_cpu_pct is None or not self.cpus:
+            return None
+        return self.mysqld_cpu_pct / self.cpus
 
 
 @dataclass
@@ -121,6 +130,14 @@ class Locks:
     deadlocks_per_s: Num = None            # Δ Innodb_deadlocks (MariaDB) or INNODB_METRICS lock_deadlocks
     blocked_sessions: Num = None           # sessions behind the blocking trees (frame.blocking); None: not read
     longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
+
+
+SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
+
+
+def severity_rank(severity: str) -> int:
+    """info 1 < warning 2 < critical 3; 0 for anything else."""
+    return SEVERITIES.index(severity) + 1 if severity in SEVERITIES else 0
 
 
 @dataclass
@@ -144,7 +161,7 @@ class Ahi:
 @dataclass
 class Advice:
     id: str
-    severity: str             # info | warning | critical
+    severity: str             # one of SEVERITIES
     message: str
     evidence: str
 
@@ -173,6 +190,10 @@ class Frame:
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None
+    # The poll behind this frame: how long it took, and how much longer than the interval (a
+    # busy server's late answer, still delivered); None when unknown (replays of older recordings).
+    poll_s: Num = None
+    late_s: Num = None
     # Who blocks whom (core/locks.py; JSON keys are the dataclass fields): blocking trees,
     # hottest first, each with a ready-to-copy "KILL <id>"; the longest-running transactions;
     # busy sessions longest first; sessions grouped by command/state. Empty when not read.

@@ -1,7 +1,7 @@
 """Incident report of a window of frames: what happened, where InnoDB waited, what to change. Pure.
 
-`build_report(frames, variables)` summarises frames already derived by the FramePipeline (so
-each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
+`report_builder.build_report(frames, variables)` summarises frames already derived by the
+FramePipeline (so each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
 marked, the top hotspots over the window with their share, IO/flush peaks, host saturation,
 every advice episode (first–last time, evidence), and the advice that holds over the whole
 window. `compare(a, b)` puts two reports side by side with the change of each headline figure.
@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
-from mysqltop.core.frame import Advice, Frame, iso_utc
+from mysqltop.core.frame import Advice, iso_utc
 from mysqltop.core.lock_report import ChainSummary, TransactionSummary
-
-TOP_HOTSPOTS = 10
 
 
 @dataclass
@@ -52,7 +50,7 @@ class HotspotSummary:
     source: str
     site: str | None
     share: float                       # part of all waiting its source measured over the window
-    waits_per_s: float | None          # mean over frames where it appeared
+    waits_per_s: float | None          # time-weighted mean over frames where it appeared
     wait_ms_per_s: float | None
     peak_waits_per_s: float | None
     peak_time: float | None
@@ -95,21 +93,11 @@ class Report:
     variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
     blocking_chains: list[ChainSummary] = field(default_factory=list)          # core/lock_report.py
     long_transactions: list[TransactionSummary] = field(default_factory=list)
+    # finding id → its own metric over the window (core.rules.metrics), every one measurable
+    finding_metrics: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
-
-
-def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
-                 top: int = TOP_HOTSPOTS, bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
-    """Report over `frames` (oldest first). `bookmarks`: the recorder's trigger marks
-    ({time, trigger, value, note}); those inside the window are kept."""
-    from mysqltop.core.report_builder import ReportBuilder   # the builder imports this module's types
-
-    builder = ReportBuilder(top)
-    for f in frames:
-        builder.add(f)
-    return builder.build(variables, bookmarks)
 
 
 @dataclass
@@ -130,6 +118,8 @@ class Comparison:
     advice_only_b: list[str]           # new in B
     advice_both: list[str]
     variables_changed: list[dict[str, str | None]] = field(default_factory=list)   # {name, a, b}
+    # each finding's own metric in A and B: did the setting changed in between help?
+    finding_metrics: list[Delta] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -172,8 +162,13 @@ def compare(a: Report, b: Report) -> Comparison:
     ids_b = {e.id for e in b.advice} | {x.id for x in b.window_advice}
     changed = [{"name": k, "a": a.variables.get(k), "b": b.variables.get(k)}
                for k in sorted(set(a.variables) | set(b.variables)) if a.variables.get(k) != b.variables.get(k)]
+    from mysqltop.core.rules import metrics
+    own = []
+    for fid in sorted((ids_a | ids_b) & (set(a.finding_metrics) | set(b.finding_metrics))):
+        va, vb, what = a.finding_metrics.get(fid), b.finding_metrics.get(fid), metrics.label(fid)
+        own.append(Delta(f"{fid}: {what}", va, vb, 100.0 * (vb - va) / abs(va) if va and vb is not None else None))
     return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b),
-                      changed)
+                      changed, own)
 
 
 def _jsonable(o: Any) -> Any:

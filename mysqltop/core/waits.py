@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -49,7 +50,7 @@ def _number(value: Any, scale: int = 1) -> int | None:
     return int((Decimal(s) * scale).to_integral_value())
 
 
-def parse_wait_rows(rows: list[list[object]]) -> list[WaitRow]:
+def parse_wait_rows(rows: Sequence[Sequence[object]]) -> list[WaitRow]:
     """Rows [EVENT_NAME, COUNT_STAR, SUM, MIN, AVG, MAX]; values may be str or int."""
     out = []
     for row in rows:
@@ -122,5 +123,5 @@ def parse_waits_text(text: str) -> list[WaitRow] | None:
 
 
 def waits_json(rows: list[WaitRow]) -> dict[str, Any]:
-    """DESIGN §4: {kind: "ps_waits", rows: [{event_name, count_star, sum_timer_wait, …}]} (ps)."""
+    """docs/json.md: {kind: "ps_waits", rows: [{event_name, count_star, sum_timer_wait, …}]} (ps)."""
     return {"kind": "ps_waits", "rows": [dataclasses.asdict(r) for r in rows]}

@@ -20,6 +20,7 @@ import zlib
 from pathlib import Path
 
 from mysqltop import __version__
+from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
@@ -90,7 +91,8 @@ class RecordingWriter:
         self.samples_written = 0
 
     # -- the recorder interface -------------------------------------------------------------
-    def append(self, raw: RawSample) -> None:
+    def append(self, raw: RawSample, frame: Frame | None = None) -> None:
+        """Write the raw sample (the engine's frame is not stored: recordings are raw-only)."""
         if self._closed:
             raise UserError(f"recording {self.path} is closed", 1)
         if self.redact and raw.innodb_status:
@@ -176,6 +178,18 @@ class RecordingWriter:
                                (seq, t, trigger, value, note))
         except sqlite3.Error as exc:
             raise storage_error(self.path, exc) from None
+
+    @property
+    def data_bytes(self) -> int:
+        """Bytes of the recording itself, committed samples included wherever they sit (FILE or
+        its -wal): what FILE holds once checkpointed. Rotation measures this, not the -wal,
+        whose size is SQLite's scratch space."""
+        try:
+            pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+            page = self._conn.execute("PRAGMA page_size").fetchone()[0]
+        except sqlite3.Error:
+            return self.size_bytes
+        return int(pages) * int(page)
 
     @property
     def size_bytes(self) -> int:

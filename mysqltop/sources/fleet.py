@@ -7,7 +7,8 @@ the default port) is resolved once, as for one server, and shared by all members
 
 Opening never lets one server stop the others: every server is connected concurrently, a server
 that cannot be reached is kept (its source reconnects in the background with back-off and its
-polls say why meanwhile); only when *no* server answers is the first error raised.
+polls say why meanwhile); only when *no* server answers is the first error raised (the TUI), or
+not even then (`serve`: an exporter keeps answering, with mysqltop_up 0).
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mysqltop.config import ConnectionOptions, option_file_values
+from mysqltop.config import ConnectionOptions, option_file_values, resolve_connection
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.live import LiveSource, connection_options
+from mysqltop.sources.live import LiveSource
 from mysqltop.sources.mysql import MySQLSource
 
 MAX_HOSTS = 500
@@ -63,10 +64,13 @@ def _split_port(item: str, where: str) -> Host:
     return host, int(port_text)
 
 
-def host_list(args: argparse.Namespace) -> list[Host] | None:
-    """The servers named for a fleet view, or None when a single server was meant."""
+def host_list(args: argparse.Namespace, *, listing: bool = False) -> list[Host] | None:
+    """The servers named for a fleet view, or None when a single server was meant.
+
+    `listing` (serve): -h is always a list, so `-h db1:3307` names one server on port 3307.
+    """
     host = getattr(args, "host", None)
-    if host and "," in host:
+    if host and ("," in host or listing):
         return parse_host_list(host, "-h")
     hosts_file = getattr(args, "hosts_file", None)
     if hosts_file:
@@ -89,10 +93,11 @@ def member_options(args: argparse.Namespace, hosts: list[Host] | None) -> list[C
     """One ConnectionOptions per server: the shared options resolved once (one password prompt);
     a host without a port takes the shared one (-P, the option file, 3306). No list: one server."""
     if not hosts:
-        return [connection_options(args)]
-    if getattr(args, "host", None) and "," in args.host:
-        args.host = None                      # resolve the shared options without the list as a host
-    base = connection_options(args)
+        return [resolve_connection(args)]
+    if getattr(args, "host", None):
+        # resolve the shared options without the list as a host
+        args = argparse.Namespace(**{**vars(args), "host": None})
+    base = resolve_connection(args)
     out = []
     for host, given_port in hosts:
         port = given_port or base.port
@@ -113,8 +118,9 @@ class Member:
     error: str | None = None          # why the first connect failed (the source keeps retrying)
 
 
-def open_fleet(options: list[ConnectionOptions], interval: float) -> list[Member]:
-    """Connect to every server at once; raises the first UserError only when none answered."""
+def open_fleet(options: list[ConnectionOptions], interval: float, *, require_one: bool = True) -> list[Member]:
+    """Connect to every server at once. With `require_one`, raises the first UserError when none
+    answered; without (an exporter), every member is kept and retried in the background."""
     members = [Member(o.address, LiveSource(MySQLSource(o, interval=interval))) for o in options]
     errors: dict[int, UserError] = {}
 
@@ -133,7 +139,7 @@ def open_fleet(options: list[ConnectionOptions], interval: float) -> list[Member
         t.start()
     for t in threads:
         t.join()
-    if errors and len(errors) == len(members):
+    if require_one and errors and len(errors) == len(members):
         for m in members:
             m.source.close()
         first = errors[min(errors)]

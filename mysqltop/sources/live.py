@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from typing import Callable
 
-from mysqltop.config import ConnectionOptions, resolve_connection
+from mysqltop.config import LiveOptions
 from mysqltop.core.sample import HostSample, RawSample
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.host import read_host
@@ -15,7 +14,9 @@ from mysqltop.sources.mysql import enable_instruments as _enable
 
 
 class LiveSource:
-    """SampleSource: read_host() (only when the server runs on this host), then MySQLSource.read()."""
+    """SampleSource: MySQLSource with host counters (when the server runs on this host) read at
+    each sample's time — also for samples of a server that does not answer, so the host view
+    keeps its own clock whatever the server does."""
 
     replay = False
 
@@ -23,6 +24,7 @@ class LiveSource:
                  host_reader: Callable[[int | None], HostSample] = read_host) -> None:
         self.mysql = mysql
         self.host_reader = host_reader
+        mysql.host_probe = self._host
 
     @property
     def capabilities(self) -> Capabilities | None:
@@ -36,55 +38,28 @@ class LiveSource:
         self.mysql.set_interval(interval)
 
     def read(self) -> RawSample:
-        # Host counters first: their rates divide by Δ sample.mono (the poll's start), so reading
-        # them after a poll whose duration varies (slow under contention) would skew every rate.
-        caps = self.mysql.capabilities
-        host = self._host(caps)
-        sample = self.mysql.read()
-        if self.mysql.capabilities is not caps:   # reconnected in this read: maybe a new mysqld
-            caps = self.mysql.capabilities
-            host = self._host(caps)
-        if caps is None or not caps.local:
-            return sample                  # DESIGN §4: host is null when the server is elsewhere
-        return replace(sample, host=host)
+        return self.mysql.read()
 
-    def _host(self, caps: Capabilities | None) -> HostSample | None:
+    def _host(self) -> HostSample | None:
+        caps = self.mysql.capabilities
         if caps is None or not caps.local:
-            return None
-        try:
-            return self.host_reader(caps.mysqld_pid)
-        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
-            return None
+            return None                    # host is null when the server is elsewhere
+        return self.host_reader(caps.mysqld_pid)
 
     def close(self) -> None:
         self.mysql.close()
 
 
-def connection_options(args: argparse.Namespace) -> ConnectionOptions:
-    """Resolve once per command (so -p prompts once even when several steps connect)."""
-    opts = getattr(args, "_connection_options", None)
-    if opts is None:
-        opts = resolve_connection(args)
-        setattr(args, "_connection_options", opts)
-    return opts
-
-
-def open_live_source(args: argparse.Namespace) -> tuple[LiveSource, Capabilities]:
+def open_live_source(options: LiveOptions) -> tuple[LiveSource, Capabilities]:
     """Connect and detect capabilities; UserError (exit 2) for connection/privilege problems.
 
     The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show;
-    with --enable-instruments the instruments are turned on first and the notes say what changed.
+    with `enable_instruments` the instruments are turned on first and the notes say what changed.
     """
-    changed = enable_instruments(args) if getattr(args, "enable_instruments", False) else []
-    interval = float(getattr(args, "interval", None) or 1.0)
-    mysql = MySQLSource(connection_options(args), interval=interval)
+    changed = _enable(options.connection) if options.enable_instruments else []
+    mysql = MySQLSource(options.connection, interval=options.interval, answer_timeout=options.answer_timeout)
     caps = mysql.open()
     if changed:
         caps = replace(caps, notes=(*changed, *caps.notes))
         mysql.capabilities = caps
     return LiveSource(mysql), caps
-
-
-def enable_instruments(args: argparse.Namespace) -> list[str]:
-    """--enable-instruments: turn the wait/synch instruments on; lines saying what changed."""
-    return _enable(connection_options(args))

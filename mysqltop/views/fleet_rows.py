@@ -89,8 +89,9 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
     server = (st.good or frame).server if (st.good or frame) is not None else None   # type: ignore[union-attr]
     version = " ".join(x for x in ((server.flavor or "") if server else "",
                                    (server.version or "").split("-")[0] if server else "") if x)
-    latch = hottest_latch(shown)
-    finding = worst_finding(shown) if state in (LIVE, LATE) else None
+    cached = shown is not None and shown is st.summary_of
+    latch = st.hottest if cached else hottest_latch(shown)
+    finding = (st.worst if cached else worst_finding(shown)) if state in (LIVE, LATE) else None
     t = shown.throughput if shown is not None else None
     f = shown.flush if shown is not None else None
     return FleetRow(
@@ -104,7 +105,7 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
         finding=visible(why) if trouble or (frame is None and st.open_error)
         else visible(finding.id) if finding else "",
         severity=finding.severity if finding else None,
-        key=_coarse(trouble_key(shown, trouble)))
+        key=_coarse(trouble_key(finding, latch, trouble)))
 
 
 def _coarse(key: tuple[int, float]) -> tuple[int, float]:

@@ -18,8 +18,8 @@ from mysqltop.views.tui.replay_feed import ReplayFeed
 
 
 class ListReader:
-    """The RecordingReader interface over a list of RawSamples (the file format is helper E's,
-    tested there); lets a pilot replay exactly the samples a test built."""
+    """The RecordingReader interface over a list of RawSamples (the file format is tested
+    in tests/recording); lets a pilot replay exactly the samples a test built."""
 
     def __init__(self, samples: Sequence[RawSample], bookmarks: Sequence[tuple[float, str]] = ()) -> None:
         self._samples = list(samples)
@@ -31,6 +31,9 @@ class ListReader:
 
     def time_at(self, i: int) -> float:
         return self._samples[i].wall
+
+    def time_or_none(self, i: int) -> float | None:
+        return self._samples[i].wall if 0 <= i < len(self._samples) else None
 
     def index_at(self, t: float) -> int:
         walls = [s.wall for s in self._samples]

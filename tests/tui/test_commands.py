@@ -8,7 +8,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.commands.demo import find_incident
-from mysqltop.commands.replay import replay_app
+from mysqltop.commands.replay_tui import replay_app
 from mysqltop.core import units
 from mysqltop.errors import UserError
 from mysqltop.recording.writer import RecordingWriter
@@ -64,7 +64,7 @@ def test_live_without_a_server_says_so_and_suggests_demo(capsys: pytest.CaptureF
 def test_demo_finds_the_bundled_incident() -> None:
     path = find_incident()
     if path is None:
-        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+        pytest.skip("mysqltop/data/incident.mtrec is not in this checkout yet")
     app = replay_app(str(path), playing=False)
     assert app.mode == "replay"
 
@@ -75,7 +75,7 @@ def test_demo_starts_shortly_before_the_incident() -> None:
 
     path = find_incident()
     if path is None:
-        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+        pytest.skip("mysqltop/data/incident.mtrec is not in this checkout yet")
     start = lead_in(path)
     reader = RecordingReader(path)
     mark = reader.bookmarks[0].time

@@ -9,7 +9,7 @@ markup. The drill-down screen reuses the live view's panes and status bar.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Callable
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -17,75 +17,38 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.views.fleet_poll import FleetPoller, ServerState
-from mysqltop.views.fleet_rows import (COLUMNS, CONNECTING, DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow,
-                                       fleet_row, fleet_rows)
+from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.views.tui.feeds import FIRST_GAP
+from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.messages import Position
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 
-REFRESH_S = 0.5           # table refresh: also how soon "late" shows once a poll hangs
-STATE_STYLE = {LIVE: "green", LATE: "bold yellow", NOT_ANSWERING: "bold red", DENIED: "bold red",
-               CONNECTING: "dim"}
-SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": ""}
-# Numbers are at most 5 characters (core/units): fixed widths, never cut. Names are cut with …
-# (the drill-down shows them whole) so that 80 columns show a row up to the latch's wait time.
-NUMERIC = {"tps": 5, "qps": 5, "run": 3, "ms/s": 5, "history": 7, "ckpt": 5}
-WIDTHS = {**NUMERIC, "state": 13, "hottest latch": 16, "worst finding": 28, "version": 16}
-SERVER_WIDTH = (12, 28)
-
-
-def _cells(row: FleetRow) -> list[Text]:
-    stale = row.state not in (LIVE, LATE)
-    out = []
-    for column, value in zip(COLUMNS, row.cells):
-        style = ""
-        if column == "state":
-            style = STATE_STYLE.get(row.state, "")
-        elif column == "worst finding":
-            style = "red" if stale else SEVERITY_STYLE.get(row.severity or "", "")
-        elif column != "server" and stale:
-            style = "dim"
-        elif column == "server":
-            style = "bold"
-        out.append(Text(value, style=style, no_wrap=True, overflow="ellipsis",
-                        justify="right" if column in NUMERIC else "left"))
-    return out
-
-
-def _look(row: FleetRow) -> tuple[tuple[str, ...], str, str | None]:
-    return row.cells, row.state, row.severity
+REFRESH_S = 1.0           # table refresh (rows change once per poll); "late" shows within 1.5–2.5 intervals
 
 
 class FleetApp(App[None]):
     CSS_PATH = ["mysqltop.tcss", "fleet.tcss"]
     TITLE = "mysqltop fleet"
-    BINDINGS = [
-        Binding("q,ctrl+c", "quit", "quit", key_display="q"),
-        Binding("enter", "open", "open server", key_display="enter"),
-    ]
+    BINDINGS = [Binding("q,ctrl+c", "quit", "quit", key_display="q")]
 
     def __init__(self, poller: FleetPoller, interval: float, notes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.poller, self.interval, self.notes = poller, interval, notes
-        self._order: list[str] = []
-        self._shown: dict[str, tuple[tuple[str, ...], str, str | None]] = {}
         self._states: dict[str, ServerState] = {}
+        self._summary_shown = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="fleet-summary", markup=False)
-        table: DataTable[Text] = DataTable(id="fleet", cursor_type="row", zebra_stripes=True)
         names = [visible(n) for n in getattr(self.poller, "names", ())] or ["server"]
-        widths = {**WIDTHS, "server": max(SERVER_WIDTH[0], min(SERVER_WIDTH[1], max(map(len, names))))}
-        for column in COLUMNS:
-            table.add_column(column, key=column, width=widths.get(column))
-        yield table
+        self.table = FleetTable(max(map(len, names)), id="fleet")
+        yield Static(id="fleet-summary", markup=False)
+        yield self.table
         yield Footer()
 
     def on_mount(self) -> None:
@@ -94,7 +57,7 @@ class FleetApp(App[None]):
         self.poller.start()
         self.set_interval(REFRESH_S, self.refresh_rows)
         self.refresh_rows()
-        self.query_one("#fleet", DataTable).focus()
+        self.table.focus()
 
     def on_unmount(self) -> None:
         self.poller.stop()
@@ -105,36 +68,16 @@ class FleetApp(App[None]):
     @property
     def selected(self) -> str | None:
         """The server under the cursor (the cursor follows it when the rows re-sort)."""
-        row = self.query_one("#fleet", DataTable).cursor_row
-        return self._order[row] if 0 <= row < len(self._order) else None
+        return self.table.selected
 
     # -- the table ------------------------------------------------------------------------
     def refresh_rows(self) -> None:
         states = self.poller.states()
         self._states = {s.name: s for s in states}
+        if isinstance(self.screen, ServerScreen):
+            return                           # the drill-down reads the states; the table waits
         rows = fleet_rows(states, time.monotonic(), self.interval)
-        table: DataTable[Text] = self.query_one("#fleet", DataTable)
-        order = [r.server for r in rows]
-        if order != self._order:
-            selected = self.selected
-            table.clear()
-            for r in rows:
-                table.add_row(*_cells(r), key=r.server)
-            self._order = order
-            self._shown = {r.server: _look(r) for r in rows}
-            if selected in order:
-                table.move_cursor(row=order.index(selected), animate=False)
-        else:
-            for r in rows:
-                old = self._shown.get(r.server)
-                look = _look(r)
-                if old == look:
-                    continue
-                restyle = old is None or old[1:] != look[1:]      # state or severity: every cell's style
-                for column, text, before, now in zip(COLUMNS, _cells(r), old[0] if old else (), r.cells):
-                    if restyle or before != now:
-                        table.update_cell(r.server, column, text)
-                self._shown[r.server] = look
+        self.table.show(rows)
         self._summary(rows)
 
     def _summary(self, rows: list[FleetRow]) -> None:
@@ -145,16 +88,13 @@ class FleetApp(App[None]):
             if counts[state]:
                 text.append(f"  {counts[state]} {state}", style=STATE_STYLE[state])
         text.append(f"  │ every {self.interval:g}s │ worst first", style="dim")
-        self.query_one("#fleet-summary", Static).update(text)
+        if text.plain != self._summary_shown:
+            self._summary_shown = text.plain
+            self.query_one("#fleet-summary", Static).update(text)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self.push_screen(ServerScreen(str(event.row_key.value), self.interval))
-
-    def action_open(self) -> None:
-        selected = self.selected
-        if selected is not None and not isinstance(self.screen, ServerScreen):
-            self.push_screen(ServerScreen(selected, self.interval))
+    def on_fleet_table_opened(self, message: FleetTable.Opened) -> None:
+        if not isinstance(self.screen, ServerScreen):
+            self.push_screen(ServerScreen(message.server, self.interval, self.state_of))
 
     def action_zoom(self, number: int) -> None:
         """Panes ask the App to zoom on double-click: the drill-down screen does it."""
@@ -172,9 +112,9 @@ class ServerScreen(Screen[None]):
     ]
     zoomed: var[int | None] = var(None)
 
-    def __init__(self, server: str, interval: float) -> None:
+    def __init__(self, server: str, interval: float, state_of: Callable[[str], ServerState | None]) -> None:
         super().__init__()
-        self.server, self.interval = server, interval
+        self.server, self.interval, self.state_of = server, interval, state_of
         self._frame: Frame | None = None
 
     def compose(self) -> ComposeResult:
@@ -198,11 +138,8 @@ class ServerScreen(Screen[None]):
         if zoomed != self.zoomed:
             self.zoomed = zoomed
 
-    def _app(self) -> Any:
-        return self.app
-
     def refresh_server(self) -> None:
-        st: ServerState | None = self._app().state_of(self.server)
+        st = self.state_of(self.server)
         if st is None:
             return
         frame = st.frame
