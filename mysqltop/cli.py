@@ -13,6 +13,7 @@ import sys
 from typing import Sequence
 
 from mysqltop import __version__
+from mysqltop.core.safe_text import visible
 from mysqltop.errors import UserError
 
 # Order is the order shown in --help. "live" is the default when no command is named.
@@ -69,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(args_list)
         return int(args._run(args) or 0)
     except UserError as exc:
-        print(f"mysqltop: {exc.message}", file=sys.stderr)
+        print(f"mysqltop: {visible(exc.message)}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130

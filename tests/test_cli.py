@@ -72,16 +72,18 @@ def test_snapshot_across_a_server_freeze_says_why_and_exits_1(mariadb_factory) -
                              "--interval", "1", "--format", "csv"], cwd=Path(__file__).resolve().parents[1],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(2.2)                 # connect + baseline + a fresh frame or two
+        assert proc.stdout is not None
+        head = [proc.stdout.readline(), proc.stdout.readline()]   # connected: header + a fresh frame
         db.pause()
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=60)
+        out = "".join(head) + out
     finally:
         db.resume()
         if proc.poll() is None:
             proc.kill()
     rows = out.strip().splitlines()[1:]
     stale = [r.split(",")[2] for r in rows]
-    assert len(rows) == 4 and stale[-1] == "true" and "false" in stale, out
+    assert len(rows) == 4 and stale[-1] == "true" and "false" in stale, (out, err)
     lines = err.strip().splitlines()
     assert proc.returncode == 1, err
     assert sum("no fresh data:" in line for line in lines) == 1, err       # once per outage

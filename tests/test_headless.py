@@ -89,7 +89,7 @@ def test_json_line_has_design_keys_and_values() -> None:
     assert DESIGN_KEYS <= d.keys()
     assert d["time"] == "2026-09-21T14:13:20.250Z"
     assert d["throughput"]["tps"] == 1234.5 and d["hotspots"][0]["name"] == "buf_pool_mutex"
-    assert d["io"]["threads"][1] == {"id": 1, "role": "read", "state": "complete io for buf page"}
+    assert d["io"]["threads"][1] == {"id": 1, "role": "read", "state": "complete io for buf page", "pool_slot": False}
 
 
 def test_json_nulls_for_first_frame_and_no_nan() -> None:

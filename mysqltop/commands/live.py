@@ -30,13 +30,13 @@ def check_record_path(path: str) -> None:
         raise UserError(f"--record {path}: {exc.message}", exc.code) from None
 
 
-# Errors that mean "no server to talk to" (a newcomer without one may want the demo); an access
-# or privilege error needs the fix in the message, not a suggestion to look elsewhere.
-_UNREACHABLE = ("cannot connect", "no answer from", "no such file", "socket")
+def _with_demo_hint(exc: BaseException, message: str) -> str:
+    """No server to talk to: a newcomer without one may want the demo. An access or privilege
+    error needs the fix in the message, not a suggestion to look elsewhere."""
+    from mysqltop.core.sample import Failure
+    from mysqltop.sources.failure import classify
 
-
-def _with_demo_hint(message: str) -> str:
-    if "demo" in message or not any(w in message.lower() for w in _UNREACHABLE):
+    if "demo" in message or classify(exc) not in (Failure.UNREACHABLE, Failure.TIMEOUT):
         return message
     return message.rstrip(" ;.") + "; or try `mysqltop demo` to see the TUI on a recorded incident"
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source, caps = open_live_source(args)   # connects now: no TUI without a server
     except UserError as exc:
-        raise UserError(_with_demo_hint(exc.message), exc.code) from None
+        raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:
         check_terminal("")
     except UserError:

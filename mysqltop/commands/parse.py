@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import json
 import sys
 
 HELP = "parse saved SHOW ENGINE INNODB STATUS / MUTEX, performance_schema or status output"
@@ -60,6 +59,7 @@ def parse_file(path: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mysqltop.core.safe_text import json_text, visible
     from mysqltop.errors import UserError
     from mysqltop.views.parse_text import render
 
@@ -69,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
             obj = parse_file(path)
         except UserError as exc:     # report and go on: every file gets its line
             sys.stdout.flush()
-            print(f"mysqltop: {exc.message}", file=sys.stderr)
+            print(f"mysqltop: {visible(exc.message)}", file=sys.stderr)
             code = max(code, exc.code)
             continue
         if args.format == "json":
-            print(json.dumps(obj, ensure_ascii=False))
+            print(json_text(obj))
         else:
             print(("\n" if i else "") + render(path, obj))
     return code

@@ -16,6 +16,7 @@ import os
 import sys
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.core.frame import Frame
 
 HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
 
@@ -144,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _why(frame) -> str:  # type: ignore[no-untyped-def]
-    return frame.errors.get("poll") or next(iter(frame.errors.values()), "the server did not answer in time")
+def _why(frame: Frame) -> str:
+    return frame.why_stale()
 
 
 def _clock(epoch: float) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
-                                 Throughput)
+from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
+                                 TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import own_statements
+from mysqltop.core.sample import Failure, own_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -36,6 +36,10 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
     "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", *HANDLER_READS,
+    "Binlog_commits", "Binlog_group_commits", "Innodb_os_log_fsyncs",
+    "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
+    "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
+    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
 )
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
@@ -65,6 +69,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     if raw.error:
         frame.stale = True
         frame.errors["poll"] = raw.error
+        frame.failure = (raw.failure or Failure.OTHER).value   # recordings before the typed field: other
         return frame
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
@@ -80,6 +85,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
     frame.locks = _locks(prev, cur, server_dt)
+    frame.table_cache = _table_cache(prev, cur, server_dt)
+    frame.ahi = _ahi(prev, cur, server_dt)
     _lock_activity(cur, frame)
     frame.host = _host(prev, cur, dt)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
@@ -162,7 +169,35 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
         _sum_pair([_stat_pair(prev, cur, f"Handler_{k}") for k in ("write", "update", "delete")]),
     ], dt)
     t.threads_running = cur.stat("Threads_running")
+    t.binlog_commits_per_s = rate(*_stat_pair(prev, cur, "Binlog_commits"), dt)
+    t.binlog_group_commits_per_s = rate(*_stat_pair(prev, cur, "Binlog_group_commits"), dt)
+    t.redo_fsyncs_per_s = rate(*_stat_pair(prev, cur, "Innodb_os_log_fsyncs"), dt)
     return t
+
+
+def _table_cache(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> TableCache:
+    tc = TableCache()
+    tc.hits_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_hits"), dt)
+    tc.misses_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_misses"), dt)
+    tc.overflows_per_s = rate(*_stat_pair(prev, cur, "Table_open_cache_overflows"), dt)
+    tc.opened_tables_per_s = rate(*_stat_pair(prev, cur, "Opened_tables"), dt)
+    tc.open_tables = cur.stat("Open_tables")
+    tc.active_instances = cur.stat("Table_open_cache_active_instances")
+    return tc
+
+
+def _ahi(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Ahi:
+    """MariaDB counts AHI searches in status variables; MySQL 5.7+/8.x in INNODB_METRICS
+    (adaptive_hash_searches / adaptive_hash_searches_btree, enabled by default)."""
+    m0 = (prev.raw.innodb_metrics or {}) if prev is not None else {}
+    m1 = cur.raw.innodb_metrics or {}
+    a = Ahi()
+    a.hash_searches_per_s = first_rate([_stat_pair(prev, cur, "Innodb_adaptive_hash_hash_searches"),
+                                        (m0.get("adaptive_hash_searches"), m1.get("adaptive_hash_searches"))], dt)
+    a.btree_searches_per_s = first_rate([_stat_pair(prev, cur, "Innodb_adaptive_hash_non_hash_searches"),
+                                         (m0.get("adaptive_hash_searches_btree"),
+                                          m1.get("adaptive_hash_searches_btree"))], dt)
+    return a
 
 
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
@@ -248,7 +283,9 @@ def _pool_threads(cur: ParsedSample) -> list[IoThread]:
     out: list[IoThread] = []
     for role in ("read", "write"):
         n = cur.var_int(f"innodb_{role}_io_threads") or 0
-        out += [IoThread(len(out), role, "pool slot (no per-thread state)") for _ in range(min(n, 64))]
+        base = len(out)                 # each slot its own id: 0-3 read, 4-7 write (not 0,0,0,0 / 4,4,4,4)
+        out += [IoThread(base + i, role, "pool slot (no per-thread state)", pool_slot=True)
+                for i in range(min(n, 64))]
     return out
 
 
@@ -268,11 +305,11 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     bp = inno.buffer_pool if inno is not None else None
     if bp is not None and bp.modified_pages is not None:
         fl.dirty_pages = bp.modified_pages
-        fl.dirty_pct = _pct(bp.modified_pages, _add(bp.database_pages, bp.free_pages))
+        fl.dirty_pct = dirty_pct(bp.modified_pages, bp.database_pages, bp.free_pages)
     else:
         fl.dirty_pages = cur.stat("Innodb_buffer_pool_pages_dirty")
-        fl.dirty_pct = _pct(fl.dirty_pages, _add(cur.stat("Innodb_buffer_pool_pages_data"),
-                                                 cur.stat("Innodb_buffer_pool_pages_free")))
+        fl.dirty_pct = dirty_pct(fl.dirty_pages, cur.stat("Innodb_buffer_pool_pages_data"),
+                                 cur.stat("Innodb_buffer_pool_pages_free"))
     lsn, ckpt = _get(inno, "log.lsn"), _get(inno, "log.checkpoint_lsn")
     age: Number | None = lsn - ckpt if lsn is not None and ckpt is not None and lsn >= ckpt else None
     if age is None:
@@ -293,6 +330,13 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     ibuf = _first(_get(inno, "insert_buffer.ibuf_size"), cur.stat("Innodb_ibuf_size"))
     fl.ibuf_size_pages = ibuf if ibuf is not None and ibuf <= pool else None  # type: ignore[operator]
     return fl
+
+
+def dirty_pct(modified: Number | None, database: Number | None, free: Number | None) -> float | None:
+    """The one dirty-page percentage (frames, `parse` text): InnoDB's buf_get_modified_ratio_pct,
+    modified / (database pages + free pages) — what innodb_max_dirty_pages_pct is compared with and
+    what MariaDB prints as "Percent of dirty pages(LRU & free pages)"."""
+    return _pct(modified, _add(database, free))
 
 
 def _max_checkpoint_age(cur: ParsedSample) -> Number | None:
@@ -350,6 +394,9 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
                            "SEMAPHORES and SHOW ENGINE INNODB MUTEX")
     elif cur.waits is None and "GRANT" in cur.raw.errors.get("ps_waits", ""):
         frame.notes.append("latches not measured: " + cur.raw.errors["ps_waits"].removeprefix("skipped: "))
+    elif cur.waits is None and cur.variables.get("performance_schema", "").upper() in ("OFF", "0"):
+        frame.notes.append("latches not measured: performance_schema is OFF: set performance_schema=ON in the "
+                           "server config and restart, then " + ENABLE_PS_HINT)
     elif cur.waits is None:
         frame.notes.append("performance_schema wait/synch data not read (performance_schema off or not "
                            "readable): set performance_schema=ON, then " + ENABLE_PS_HINT)

@@ -87,13 +87,34 @@ def to_json(found: Detected) -> dict[str, Any]:
     if found.kind == "innodb_status":
         from mysqltop.core.innodb import parse_innodb_status   # helper A's parser
 
-        return parse_innodb_status(found.status_text or "").to_dict()
+        return without_zero_window_rates(parse_innodb_status(found.status_text or "").to_dict())
     table = found.table or Table([], [])
     if found.kind == "innodb_mutex":
         return mutex.mutex_json(mutex.parse_mutex_table(table) if found.table else [])
     if found.kind == "ps_waits":
         return waits.waits_json(waits.parse_waits_table(table))
     return status.status_json(status.parse_status_table(table), found.kind)
+
+
+ZERO_WINDOW_NOTE = ("per-second averages cover the last 0 seconds (two status reads in the same second): "
+                    "InnoDB's rates are divisions by zero, so they are left out")
+
+
+def without_zero_window_rates(d: dict[str, Any]) -> dict[str, Any]:
+    """A status whose averages cover "the last 0 seconds" prints rates divided by zero (writes/s
+    121k): every *_per_s becomes null and a note says why, in JSON and text alike."""
+    if d.get("averaging_s") != 0:
+        return d
+
+    def clear(o: Any) -> Any:
+        if isinstance(o, dict):
+            return {k: (None if k.endswith("_per_s") else clear(v)) for k, v in o.items()}
+        if isinstance(o, list):
+            return [clear(v) for v in o]
+        return o
+    out = clear(d)
+    out["notes"] = [*out.get("notes", []), ZERO_WINDOW_NOTE]
+    return out
 
 
 def parse_any(text: str) -> dict[str, Any]:

@@ -35,6 +35,11 @@ class Throughput:
     rows_read_per_s: Num = None
     rows_changed_per_s: Num = None
     threads_running: Num = None
+    # Beyond the contract: the commit path. Binary log commits and the groups they were flushed
+    # in (MariaDB Binlog_commits / Binlog_group_commits), and redo log fsyncs (Innodb_os_log_fsyncs).
+    binlog_commits_per_s: Num = None
+    binlog_group_commits_per_s: Num = None
+    redo_fsyncs_per_s: Num = None
 
 
 @dataclass
@@ -65,6 +70,7 @@ class IoThread:
     id: int
     role: str                 # read | write | log | insert buffer | ...
     state: str
+    pool_slot: bool = False   # a task-pool slot (MariaDB 10.6+): the server keeps no state for it
 
 
 @dataclass
@@ -118,6 +124,24 @@ class Locks:
 
 
 @dataclass
+class TableCache:
+    """Beyond the contract: the table open cache (Table_open_cache_*: MySQL 5.6+, MariaDB 10.1+)."""
+    hits_per_s: Num = None
+    misses_per_s: Num = None               # an open that found no free cached instance
+    overflows_per_s: Num = None            # an instance closed because the cache was full
+    opened_tables_per_s: Num = None        # Opened_tables: every server has it
+    open_tables: Num = None
+    active_instances: Num = None           # MariaDB: Table_open_cache_active_instances (it adds its own)
+
+
+@dataclass
+class Ahi:
+    """Beyond the contract: adaptive hash index searches (MariaDB status; MySQL INNODB_METRICS)."""
+    hash_searches_per_s: Num = None        # served by the hash index
+    btree_searches_per_s: Num = None       # went down the B-tree (the AHI did not help)
+
+
+@dataclass
 class Advice:
     id: str
     severity: str             # info | warning | critical
@@ -144,6 +168,8 @@ class Frame:
     notes: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     locks: Locks = field(default_factory=Locks)
+    table_cache: TableCache = field(default_factory=TableCache)
+    ahi: Ahi = field(default_factory=Ahi)
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None
@@ -155,10 +181,22 @@ class Frame:
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
 
+    def why_stale(self) -> str:
+        """Why this frame holds no fresh data, in one line (empty for a fresh frame)."""
+        if not self.stale:
+            return ""
+        return (self.errors.get("poll") or self.errors.get("recording")
+                or next(iter(self.errors.values()), None) or _NO_DATA.get(self.failure or "", "no data"))
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["time"] = iso_utc(self.time)
         return d
+
+
+# What a stale frame says when the source gave no message (kinds are core.sample.Failure values).
+_NO_DATA = {"timeout": "the server did not answer in time", "unreachable": "no connection to the server",
+            "lost": "the connection to the server was lost", "denied": "the server refused the monitor's account"}
 
 
 def iso_utc(epoch: float) -> str:

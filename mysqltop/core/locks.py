@@ -15,8 +15,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from mysqltop.core.innodb import envelope
-
 SQL_CHARS = 300         # the source cuts on the server; old or foreign recordings are cut here
 MAX_TREE_DEPTH = 8      # chains deeper than this are cut (a cycle is a deadlock InnoDB resolves)
 TOP_TRANSACTIONS = 20
@@ -230,6 +228,8 @@ def status_transactions(innodb_status: str | None) -> list[Transaction]:
     (which precedes the statement) set its numbers."""
     if not innodb_status:
         return []
+    from mysqltop.core.innodb import envelope   # the status parser package: loaded when first needed
+
     body = next((b for t, b in envelope.split(innodb_status).sections if t == "TRANSACTIONS"), None)
     if body is None:
         return []

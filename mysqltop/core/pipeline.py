@@ -13,7 +13,7 @@ from mysqltop.core.advice import advise
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
 from mysqltop.core.parsed import ParsedSample, parse_sample
-from mysqltop.core.sample import RawSample
+from mysqltop.core.sample import Failure, RawSample
 
 
 class FramePipeline:
@@ -41,7 +41,8 @@ class FramePipeline:
         try:
             frame = derive(self._prev, cur)
         except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a live session
-            frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]})
+            frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
+                          failure=Failure.OTHER.value)
         if raw.error is None:
             self._prev = cur
         self._window.append(frame)

@@ -10,6 +10,8 @@ Markup is a separate concern: views build `Text`/`Content` objects instead of ma
 
 from __future__ import annotations
 
+import json
+import math
 import re
 
 # C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators and bidi overrides
@@ -33,3 +35,24 @@ def visible_block(text: object) -> str:
     """Untrusted text that may span lines: newlines and tabs kept, other controls made visible."""
     s = text if isinstance(text, str) else str(text)
     return _CONTROL_KEEP_LINES.sub(_escape, s)
+
+
+# What json.dumps(ensure_ascii=False) leaves raw although a terminal may act on it.
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _finite(o: object) -> object:
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o
+
+
+def json_text(obj: object, **kw: object) -> str:
+    """Strict JSON safe on a terminal: NaN/Infinity become null (never emitted: allow_nan=False),
+    every control character is a \\u escape, other text stays readable UTF-8."""
+    s = json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False, **kw)  # type: ignore[arg-type]
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", s)

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.sample import POLL_STATEMENTS, RawSample, ServerIdentity
+from mysqltop.core.sample import POLL_STATEMENTS, Failure, RawSample, ServerIdentity
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import locks as locks_src
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
+from mysqltop.sources.failure import classify
 
 # The status counters the frame reads come from derive (one list, no drift); the extras below
 # are read for the record (advice and reports may use them later). Everything else stays on the server.
@@ -130,6 +131,7 @@ class MySQLSource:
         self._rc_failures = 0
         self._rc_next_at = 0.0
         self._last_error: str | None = None
+        self._last_failure = Failure.UNREACHABLE
 
     def set_interval(self, interval: float) -> None:
         """New poll spacing (TUI +/-): the read timeout follows it, on the open connection too."""
@@ -168,16 +170,17 @@ class MySQLSource:
         with self._poll_lock:              # polls never overlap, whoever calls
             wall, mono = time.time(), time.monotonic()
             if self._conn is None and not self._take_reconnected():
-                return self._error_sample(wall, mono, self._waiting_message())
+                return self._error_sample(wall, mono, self._waiting_message(), self._last_failure)
             try:
                 poll = self._poll(mono)
             except Exception as e:  # noqa: BLE001 - any failure here is server/network trouble
-                self._drop(f"poll failed: {caps_mod.one_line(e)}")
-                return self._error_sample(wall, mono, self._last_error or "poll failed")
+                self._drop(f"poll failed: {caps_mod.one_line(e)}", classify(e))
+                return self._error_sample(wall, mono, self._last_error or "poll failed", self._last_failure)
             try:
                 return self._sample(wall, mono, poll)
             except Exception as e:  # noqa: BLE001 - an odd result shape costs this sample, not the session
-                return self._error_sample(wall, mono, f"unexpected poll result: {type(e).__name__}: {caps_mod.one_line(e)}")
+                return self._error_sample(wall, mono, f"unexpected poll result: {type(e).__name__}: "
+                                          f"{caps_mod.one_line(e)}", Failure.OTHER)
 
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities
@@ -269,12 +272,12 @@ class MySQLSource:
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
             **{k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v})
 
-    def _error_sample(self, wall: float, mono: float, message: str) -> RawSample:
+    def _error_sample(self, wall: float, mono: float, message: str, failure: Failure) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity,
-                         variables=dict(self._variables), error=message)
+                         variables=dict(self._variables), error=message, failure=failure)
 
     # ---- reconnecting ------------------------------------------------------------------------
-    def _drop(self, why: str) -> None:
+    def _drop(self, why: str, failure: Failure) -> None:
         if self._conn is not None:
             try:
                 self._conn.close()
@@ -282,6 +285,7 @@ class MySQLSource:
                 pass
         self._conn = None
         self._last_error = why
+        self._last_failure = failure
         with self._rc_lock:
             self._rc_failures = 0
             if self._rc_next_at != float("inf"):
@@ -319,6 +323,7 @@ class MySQLSource:
                 if self._rc_next_at != float("inf"):     # closed meanwhile: stay closed
                     self._rc_next_at = time.monotonic() + delay
                 self._last_error = caps_mod.one_line(e.message if isinstance(e, UserError) else e)
+                self._last_failure = classify(e)
             return
         with self._rc_lock:
             if self._rc_next_at != float("inf"):

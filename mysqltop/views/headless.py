@@ -11,14 +11,14 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import math
 import re
 from typing import Any, Callable, Iterable
 
 from mysqltop.core import units
+from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
-from mysqltop.core.frame import Flush, Frame, Host, Io, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 
 FORMATS = ("text", "json", "csv", "openmetrics")
 TOP_HOTSPOTS = 10
@@ -52,10 +52,10 @@ def fmt_pct(v: float | None, *, share: bool = False) -> str:
     return units.share(v) if share else units.pct(v)
 
 
-def _io_busy(state: str) -> bool:
+def _io_busy(thread: IoThread) -> bool:
     """'waiting for i/o request' is idle; MariaDB 10.6+ pool slots have no per-thread state."""
-    s = state.lower()
-    return bool(s) and "wait" not in s and "no per-thread" not in s
+    s = thread.state.lower()
+    return not thread.pool_slot and bool(s) and "wait" not in s
 
 
 # ---- text ---------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
                                 ("reads/s", fmt_num(i.reads_per_s)), ("writes/s", fmt_num(i.writes_per_s)),
                                 ("fsyncs/s", fmt_num(i.fsyncs_per_s))])
     if i.threads:
-        busy = [t_ for t_ in i.threads if _io_busy(t_.state)]
+        busy = [t_ for t_ in i.threads if _io_busy(t_)]
         roles: dict[str, int] = {}
         for t_ in i.threads:
             roles[t_.role] = roles.get(t_.role, 0) + 1
@@ -183,7 +183,8 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
         out.append(f"note: {n}")
     for stmt, err in f.errors.items():
         out.append(f"error: {stmt}: {err}")
-    return "\n".join(out) + "\n\n"
+    # every value above may carry server or recording text: one rule for all of it
+    return "\n".join(visible(line) for line in "\n".join(out).split("\n")) + "\n\n"
 
 
 # ---- JSON lines -----------------------------------------------------------------------------
@@ -196,7 +197,7 @@ def _clean(o: Any) -> Any:
 
 
 def json_frame(f: Frame) -> str:
-    return json.dumps(_clean(f.to_dict()), separators=(",", ":"), ensure_ascii=False) + "\n"
+    return json_text(_clean(f.to_dict()), separators=(",", ":")) + "\n"
 
 
 # ---- CSV ------------------------------------------------------------------------------------
@@ -216,6 +217,8 @@ def _csv_cell(v: Any) -> Any:
     v = _finite(v)
     if v is None:
         return ""
+    if isinstance(v, str):
+        return visible(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -248,7 +251,9 @@ _HOTSPOT_METRICS = (("waits_per_s", "lock waits per second"),
 
 
 def _om_label(v: str) -> str:
-    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """A label value: control characters shown (`\\x1b`), then escaped as OpenMetrics says
+    (backslash, double quote, line feed)."""
+    return visible(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def _om_value(v: float | int | bool) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mysqltop.core import units
+from mysqltop.core.derive import dirty_pct
+from mysqltop.core.safe_text import visible
 
 TOP = 15
 _TITLES = {"innodb_status": "SHOW ENGINE INNODB STATUS", "innodb_mutex": "SHOW ENGINE INNODB MUTEX",
@@ -52,6 +54,8 @@ def _status_lines(d: dict[str, Any]) -> list[str]:
     if d.get("truncated"):
         head.append("TRUNCATED (no END OF INNODB MONITOR OUTPUT)")
     out += _line("monitor", ", ".join(head))
+    for note in d.get("notes") or []:
+        out += _line("note", str(note))
     out += _line("sections", ", ".join(d.get("sections") or []))
     sem = d.get("semaphores") or {}
     out += _line("SEMAPHORES", _pairs(sem, [("reservation_count", "reservations"), ("signal_count", "signals"),
@@ -99,9 +103,9 @@ def _status_lines(d: dict[str, Any]) -> list[str]:
         f"checkpoint age {units.bytes_(age)}" if age is not None else "",
         _pairs(log, [("log_ios_per_s", "log i/o's/s")])) if x))
     bp = d.get("buffer_pool") or {}
-    dirty = ""
-    if isinstance(bp.get("modified_pages"), int) and bp.get("database_pages"):
-        dirty = f"dirty {units.pct(100.0 * bp['modified_pages'] / bp['database_pages'])}"
+    pct = dirty_pct(*(bp.get(k) if isinstance(bp.get(k), int) else None
+                      for k in ("modified_pages", "database_pages", "free_pages")))
+    dirty = f"dirty {units.pct(pct)}" if pct is not None else ""
     out += _line("BUFFER POOL", ", ".join(x for x in (
         _pairs(bp, [("size_pages", "size pages"), ("free_pages", "free"), ("database_pages", "database"),
                     ("modified_pages", "modified")]), dirty,
@@ -175,4 +179,4 @@ def render(path: str, d: dict[str, Any]) -> str:
         lines += _waits_lines(d)
     else:
         lines += _vars_lines(d, _KEY_STATUS if kind == "global_status" else _KEY_VARIABLES)
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)

@@ -6,11 +6,12 @@ tables; each format only decides how a block looks.
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from mysqltop.core import units as u
+from mysqltop.core.safe_text import json_text, visible
 from mysqltop.core.report import Comparison, Report, Stat
 from mysqltop.views import locks_text
 
@@ -29,7 +30,7 @@ class Block:
 
 def render(obj: Report | Comparison, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(obj.to_dict(), ensure_ascii=False, sort_keys=False) + "\n"
+        return json_text(obj.to_dict()) + "\n"
     blocks = _compare_blocks(obj) if isinstance(obj, Comparison) else _report_blocks(obj)
     return (_markdown if fmt == "md" else _text)(blocks)
 
@@ -193,9 +194,10 @@ def _compare_blocks(c: Comparison) -> list[Block]:
 def _change(pct: float | None) -> str:
     if pct is None:
         return u.NA
-    if pct >= 900:                      # "+287963 %" reads worse than "×2.9k"
-        return "×" + u.num(1 + pct / 100)
-    return "0 %" if abs(pct) < 0.5 else f"{pct:+.0f} %"
+    # One notation for every change, small or huge: "+12 %", "-40 %", "+4.6k %" (not "×47" next to "+600 %").
+    if abs(pct) < 0.5:
+        return "0 %"
+    return ("+" if pct > 0 else "-") + (f"{abs(pct):.0f}" if abs(pct) < 1000 else u.num(abs(pct))) + " %"
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -206,7 +208,16 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [fmt(header), *(fmt(r) for r in rows)]
 
 
+def _visible(blocks: list[Block]) -> list[Block]:
+    """Every line, cell and title as one line with control characters shown (statement text,
+    identifiers and notes come from the server or the recording)."""
+    return [dataclasses.replace(
+        b, title=visible(b.title), lines=[visible(x) for x in b.lines], pre=[visible(x) for x in b.pre],
+        header=None if b.header is None else [visible(x) for x in b.header], rows=[[visible(c) for c in r] for r in b.rows]) for b in blocks]
+
+
 def _text(blocks: list[Block]) -> str:
+    blocks = _visible(blocks)
     out: list[str] = []
     for i, b in enumerate(blocks):
         out.append(b.title if i == 0 else f"\n{b.title.upper()}")
@@ -222,6 +233,7 @@ def _md_cell(x: str) -> str:
 
 
 def _markdown(blocks: list[Block]) -> str:
+    blocks = _visible(blocks)
     out: list[str] = []
     for i, b in enumerate(blocks):
         out += [f"{'#' if i == 0 else '##'} {b.title}", ""]

@@ -4,6 +4,7 @@ never takes long; a cut text keeps every section that was complete before the cu
 from __future__ import annotations
 
 import random
+import re
 import time
 from pathlib import Path
 
@@ -47,13 +48,27 @@ def test_truncation_anywhere_keeps_complete_sections(text: str, data: st.DataObj
             assert getattr(part, attr) == getattr(full, attr), this[1]
 
 
+NUMBERS = re.compile(r"\d+")
+COUNTERS = ("log", "row_operations", "buffer_pool", "file_io", "semaphores", "insert_buffer")
+
+
 @FAST
 @given(text=texts, seed=st.integers(0, 2**32 - 1))
 def test_shuffled_lines(text: str, seed: int) -> None:
+    """Lines out of order never invent a number: every counter read is one the text prints
+    (or the value the intact text gives, for two-word and summed forms)."""
     lines = text.split("\n")
     random.Random(seed).shuffle(lines)
-    status = timed_parse("\n".join(lines))
-    assert status.unknown_lines >= 0
+    shuffled = "\n".join(lines)
+    status, unknown = parse_with_unknown(shuffled)
+    assert status.unknown_lines == len(unknown)
+    intact = parse_innodb_status(text)
+    printed = set(NUMBERS.findall(text))
+    for part in COUNTERS:
+        got, ref = getattr(status, part), getattr(intact, part)
+        for key, value in vars(got).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                assert str(value) in printed or value == getattr(ref, key), (part, key, value)
 
 
 @FAST
@@ -122,3 +137,47 @@ def test_huge_garbage() -> None:
     timed_parse(text)
     timed_parse("Log sequence number " * 20000)
     timed_parse("\n---\nLOG\n---\n" * 20000)
+
+
+# --- statement text cannot steer the parser ---------------------------------------------------------
+
+# MySQL thread id 5, OS thread handle …, query id 9 localhost root updating   (the query follows)
+THREAD_LINE = re.compile(r"^(?:MySQL|MariaDB) thread id \d+.*$", re.M)
+WITH_QUERIES = [t for t in TEXTS if THREAD_LINE.search(t.partition("LIST OF TRANSACTIONS")[2])]
+HEADINGS = sorted({m[1] for t in TEXTS for m in TITLE_RE.finditer("\n" + t)})
+SERVER_LINES = sorted({line for t in TEXTS for line in t.split("\n")
+                       if line.strip() and not line.startswith("---TRANSACTION ")})
+
+
+def framed(title: str) -> list[str]:
+    return ["-" * len(title), title, "=" * len(title) if title.startswith("END") else "-" * len(title)]
+
+
+hostile_line = st.one_of(
+    st.sampled_from(SERVER_LINES),                        # every counter and cell line of the corpus
+    st.sampled_from(HEADINGS).map(lambda t: "\n".join(framed(t))),   # every real section title
+    st.text(max_size=80).filter(lambda s: not s.startswith("---TRANSACTION ")),
+    st.sampled_from(["History list length 987654321", "Trx id counter 99999999999",
+                     "------- TRX HAS BEEN WAITING 88888 SEC FOR THIS LOCK TO BE GRANTED:",
+                     "--Thread 1 has waited at btr0cur.c line 424 for 999.00 seconds the semaphore:",
+                     "LOCK WAIT 2 lock struct(s), heap size 1128, 1 row lock(s)",
+                     "\\n" * 300, "END OF INNODB MONITOR OUTPUT\n============================"]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.sampled_from(WITH_QUERIES), data=st.data(), lines=st.lists(hostile_line, min_size=1, max_size=40))
+def test_query_text_cannot_steer_the_parse(text: str, data: st.DataObject, lines: list[str]) -> None:
+    """Any lines printed as a transaction's query — real section titles, counter and semaphore
+    lines, lock-wait lines, junk — change nothing the parser reports: not a section, not a
+    counter, not a wait, not the transaction count."""
+    head, mark, tail = text.partition("LIST OF TRANSACTIONS")
+    spots = [m.end() for m in THREAD_LINE.finditer(tail)]
+    at = data.draw(st.sampled_from(spots))
+    query = "\n".join(lines).replace("\r", " ")         # a query printed on the lines after the thread line
+    hostile = head + mark + tail[:at] + "\nUPDATE t SET v = 1 /* " + query + " */" + tail[at:]
+    assert parse_innodb_status(hostile).to_dict() == parse_innodb_status(text).to_dict()
+
+
+def test_every_corpus_layout_has_a_query_position() -> None:
+    assert len(WITH_QUERIES) >= 20

@@ -202,10 +202,12 @@ def test_mariadb_forms_not_in_corpus() -> None:
         ("TRANSACTIONS", "Trx id counter 59684\nHistory list length 3\n"
                          "LIST OF TRANSACTIONS FOR EACH SESSION:\n"
                          "---TRANSACTION 59674, ACTIVE 12 sec starting index read\n"
+                         "LOCK WAIT 2 lock struct(s), heap size 1128, 1 row lock(s)\n"
                          # captured from a throwaway MariaDB 10.11.19 with a row lock wait
                          "------- TRX HAS BEEN WAITING 2500212 us FOR THIS LOCK TO BE GRANTED:\n"
                          "RECORD LOCKS space id 5 page no 3 n bits 72 index PRIMARY\n"
                          "---TRANSACTION (0x7f903c1d7080), ACTIVE 3 sec\n"
+                         "LOCK WAIT 2 lock struct(s), heap size 1128, 1 row lock(s)\n"
                          "------- TRX HAS BEEN WAITING 2 SEC FOR THIS LOCK TO BE GRANTED:\n"),
     )
     s, unknown = parse_with_unknown(text)

@@ -93,8 +93,9 @@ def test_long_gap_splits_episodes() -> None:
 def test_window_advice_runs_the_rules_over_the_whole_window() -> None:
     frames = incident(n=40, hot_from=0)
     r = build_report(frames, {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8"})
-    # the hot half also runs 40 threads on 16 CPUs with a run queue of 30: CPU saturation too
-    assert [(a.id, a.severity) for a in r.window_advice] == [("ahi_latch", "critical"), ("cpu_saturation", "warning")]
+    # 0.5 thread-equivalents on the AHI latch of 39 sessions running: a detail, not an incident;
+    # the host is 80 % busy with no mysqld CPU measured: no CPU verdict
+    assert [(a.id, a.severity) for a in r.window_advice] == [("ahi_latch", "info")]
     assert "btr_search_latch 70 % of wait time" in r.window_advice[0].evidence
     assert build_report(incident(n=40, hot_from=99)).window_advice == []
 
@@ -113,7 +114,7 @@ def test_compare_before_and_after() -> None:
     c = compare(before, after)
     tps = next(d for d in c.deltas if d.metric == "tps avg")
     assert tps.a == 2_400 and round(tps.change_pct) == round(100 * (after.throughput["tps"].avg - 2_400) / 2_400)
-    assert c.advice_only_b == ["ahi_latch", "cpu_saturation"] and c.advice_only_a == []
+    assert c.advice_only_b == ["ahi_latch"] and c.advice_only_a == []
     row = next(h for h in c.hotspots if h["name"] == "btr_search_latch")
     assert (round(row["a_share"], 2), round(row["b_share"], 2)) == (round(35 / 135, 2), round(490 / 590, 2))
 

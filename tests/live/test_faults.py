@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from mysqltop.core.sample import Failure
 from mysqltop.sources.live import LiveSource
 from mysqltop.sources.mysql import MySQLSource
 
@@ -49,6 +50,7 @@ def test_sigstop_gives_stale_samples_then_fresh_ones_after_sigcont(mariadb_facto
         assert max(d for d, _ in frozen) < src.mysql.read_timeout + 0.5
         assert all(s.error for _, s in frozen)
         assert "timed out" in frozen[0][1].error or "Lost connection" in frozen[0][1].error
+        assert {s.failure for _, s in frozen} == {Failure.TIMEOUT}     # a frozen server does not answer
         assert all(s.innodb_status is None and s.variables for _, s in frozen)   # variables carried
         # fresh data within two intervals of SIGCONT
         fresh = None
@@ -87,6 +89,7 @@ def test_restart_gives_error_samples_with_backoff_then_recovers(mariadb_factory)
         assert src.mysql._rc_failures in (2, 3)
         assert any("reconnecting in" in s.error for _, s in down)
         assert any("Connection refused" in s.error for _, s in down)
+        assert down[0][1].failure is Failure.LOST and down[-1][1].failure is Failure.UNREACHABLE
         db.start()
         started = time.monotonic()
         recovered = None
@@ -127,7 +130,7 @@ def test_a_reconnect_failing_after_close_does_not_rearm_reconnecting(mariadb, mo
     src = MySQLSource(mariadb.options(), interval=INTERVAL)
     src.open()
     monkeypatch.setattr(mysql_mod, "connect", gated_connect)
-    src._drop("poll failed: server gone")
+    src._drop("poll failed: server gone", Failure.LOST)
     assert src.read().error                      # starts the background attempt
     thread = src._rc_thread
     src.close()
@@ -136,3 +139,24 @@ def test_a_reconnect_failing_after_close_does_not_rearm_reconnecting(mariadb, mo
     time.sleep(1.2)                              # past the back-off of one failed attempt
     assert src.read().error and len(attempts) == 1
     assert src._rc_thread is thread              # no new attempt after close
+
+
+def test_a_locked_account_is_denied_not_disconnected(mariadb_factory) -> None:
+    db = mariadb_factory(name="lock")
+    src = MySQLSource(db.options(), interval=INTERVAL)
+    src.open()
+    try:
+        assert src.read().error is None
+        for host in ("%", "localhost"):
+            db.query(f"ALTER USER 'mysqltop'@'{host}' ACCOUNT LOCK")
+        for (pid,) in db.query("SELECT ID FROM information_schema.PROCESSLIST WHERE USER='mysqltop'"):
+            db.query(f"KILL {pid}")
+        seen = []
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and Failure.DENIED not in seen:
+            s = src.read()
+            seen.append(s.failure)
+            time.sleep(0.3)
+        assert Failure.DENIED in seen, seen
+    finally:
+        src.close()

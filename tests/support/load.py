@@ -15,6 +15,15 @@ Modes (one thread = one PyMySQL connection, autocommit on, explicit BEGIN/COMMIT
         → row lock waits / lock wait time in the frame
   scan  full-table aggregate SELECTs over a table bigger than a tiny buffer pool (use `rows` so
         rows*~300 B exceeds --innodb-buffer-pool-size) → buffer pool / page read contention
+  point autocommit primary-key SELECTs at random rows (a hot adaptive hash index when the table
+        fits the pool; IO-bound reads when it does not)
+  insert autocommit single-row INSERTs (each one a write transaction and, with the binary log
+        on, one binlog commit) → fsync-bound commits when durability is on
+  update autocommit single-row UPDATEs at random rows (history list grows behind a read view)
+  ahi   autocommit lookups on the secondary index k (served by the adaptive hash index) mixed
+        with UPDATEs of k (each one changes hashed index pages) → btr_search_latch
+  tables autocommit point SELECTs over `tables` small tables t_0 … t_{tables-1}: more tables than
+        table_open_cache → table cache misses and LOCK_table_cache
 
 Counting is exact for what this generator sends after the threads connected: `statements` is
 every COM_QUERY sent (= the server's Questions increment), `commits`/`rollbacks` every COMMIT/
@@ -35,6 +44,7 @@ from typing import Any
 
 TEST_DB = "mysqltop_test"
 PAD = "x" * 250
+MODES = ("oltp", "hot", "scan", "point", "insert", "update", "tables", "ahi")
 
 
 @dataclass
@@ -49,6 +59,7 @@ class LoadSpec:
     rollback_every: int = 0            # oltp: every Nth transaction ends with ROLLBACK (0 = never)
     plain_queries: int = 0             # oltp: autocommit point SELECTs after each transaction
     hold_ms: float = 0.0               # hot: sleep while holding the row lock
+    tables: int = 200                  # tables: how many small tables to spread over
     database: str = TEST_DB
 
 
@@ -73,7 +84,7 @@ class LoadGenerator:
         self.spec = spec or LoadSpec()
         for k, v in overrides.items():
             setattr(self.spec, k, v)
-        if self.spec.mode not in ("oltp", "hot", "scan"):
+        if self.spec.mode not in MODES:
             raise ValueError(f"unknown load mode {self.spec.mode!r}")
         self._lock = threading.Lock()
         self._counts = LoadCounts()
@@ -90,7 +101,8 @@ class LoadGenerator:
         return pymysql.connect(**kw)
 
     def prepare(self) -> None:
-        """(Re)create `table` with `rows` rows (ids 1..rows). Not counted."""
+        """(Re)create `table` with `rows` rows (ids 1..rows); in `tables` mode the small tables
+        t_0 … t_{tables-1} (10 rows each). Not counted."""
         import pymysql
         kw = {"connect_timeout": 10, **self.conn_kwargs, "autocommit": True}
         kw.pop("database", None)
@@ -100,6 +112,12 @@ class LoadGenerator:
             with conn.cursor() as cur:
                 cur.execute(f"CREATE DATABASE IF NOT EXISTS {s.database}")
                 cur.execute(f"USE {s.database}")
+                if s.mode == "tables":
+                    for i in range(s.tables):
+                        cur.execute(f"CREATE TABLE IF NOT EXISTS t_{i} (id INT UNSIGNED NOT NULL PRIMARY KEY, "
+                                    "c CHAR(20) NOT NULL) ENGINE=InnoDB")
+                        cur.execute(f"INSERT IGNORE INTO t_{i} VALUES " + ",".join(f"({j},'c')" for j in range(1, 11)))
+                    return
                 cur.execute(f"DROP TABLE IF EXISTS {t}")
                 cur.execute(f"CREATE TABLE {t} (id INT UNSIGNED NOT NULL PRIMARY KEY, k INT NOT NULL DEFAULT 0,"
                             f" c CHAR(120) NOT NULL, pad CHAR(250) NOT NULL, KEY k_1 (k)) ENGINE=InnoDB")
@@ -231,6 +249,50 @@ class LoadGenerator:
         self._exec(cur, f"SELECT COUNT(*), SUM(LENGTH(pad)) FROM {self.spec.table} IGNORE INDEX (k_1)")
 
 
+    def _one_point(self, cur: Any, rnd: random.Random, n: int) -> None:
+        self._exec(cur, f"SELECT c FROM {self.spec.table} WHERE id=%s", (rnd.randint(1, self.spec.rows),))
+
+    def _one_insert(self, cur: Any, rnd: random.Random, n: int) -> None:
+        # ids above the prepared rows, a million per thread: no duplicate keys, no shared row locks
+        idx = int(threading.current_thread().name.rsplit("-", 1)[-1])
+        rid = self.spec.rows + 1 + idx * 1_000_000 + n
+        self._exec(cur, f"INSERT INTO {self.spec.table} (id, k, c, pad) VALUES (%s, 0, 'i', 'p')", (rid,))
+
+    def _one_update(self, cur: Any, rnd: random.Random, n: int) -> None:
+        self._exec(cur, f"UPDATE {self.spec.table} SET k=k+1 WHERE id=%s", (rnd.randint(1, self.spec.rows),))
+
+    def _one_ahi(self, cur: Any, rnd: random.Random, n: int) -> None:
+        t = self.spec.table
+        for _ in range(4):
+            self._exec(cur, f"SELECT id FROM {t} WHERE k=%s LIMIT 5", (rnd.randrange(1000),))
+        self._exec(cur, f"UPDATE {t} SET k=%s WHERE id=%s", (rnd.randrange(1000), rnd.randint(1, self.spec.rows)))
+
+    def _one_tables(self, cur: Any, rnd: random.Random, n: int) -> None:
+        self._exec(cur, f"SELECT c FROM t_{rnd.randrange(self.spec.tables)} WHERE id=%s", (rnd.randint(1, 10),))
+
+
+class ReadViewHolder:
+    """One session that opens a consistent snapshot (a read view InnoDB cannot purge past) and
+    keeps it until close() or until the server KILLs it. `thread_id` is its CONNECTION_ID()."""
+
+    def __init__(self, conn_kwargs: dict[str, Any], table: str = "sbtest1", database: str = TEST_DB) -> None:
+        import pymysql
+        self.conn = pymysql.connect(**{"connect_timeout": 10, **conn_kwargs, "autocommit": True,
+                                       "database": database})
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT CONNECTION_ID()")
+            self.thread_id = int(cur.fetchone()[0])
+            cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+            cur.execute(f"SELECT COUNT(*) FROM {table}")
+            cur.fetchall()
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:  # noqa: BLE001 - already killed by the test
+            pass
+
+
 def run_load(conn_kwargs: dict[str, Any], prepare: bool = True, **spec: Any) -> LoadCounts:
     """Blocking convenience: prepare (optional), run to the end, return the counts."""
     gen = LoadGenerator(conn_kwargs, LoadSpec(**spec))
@@ -246,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--user", default="root")
     ap.add_argument("--password", default="")
-    ap.add_argument("--mode", default="oltp", choices=["oltp", "hot", "scan"])
+    ap.add_argument("--mode", default="oltp", choices=list(MODES))
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--rate", type=float, default=None)

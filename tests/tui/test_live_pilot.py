@@ -8,7 +8,7 @@ import threading
 import time
 
 from mysqltop.core.pipeline import FramePipeline
-from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.core.sample import Failure, RawSample, ServerIdentity
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
@@ -29,8 +29,8 @@ class StallingSource:
 
     replay = False
 
-    def __init__(self, healthy: int, fail: str | None = None) -> None:
-        self.healthy, self.fail = healthy, fail
+    def __init__(self, healthy: int, fail: str | None = None, failure: Failure = Failure.OTHER) -> None:
+        self.healthy, self.fail, self.failure = healthy, fail, failure
         self.reads = 0
         self.release = threading.Event()
         self.blocked = threading.Event()
@@ -46,6 +46,7 @@ class StallingSource:
                 time.sleep(INTERVAL / 2)
                 # as the live source: a failed poll knows the address only, not what answers there
                 return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic(), error=self.fail,
+                                           failure=self.failure,
                                            server=ServerIdentity(address="db1:3306"))
         return dataclasses.replace(sample(i), wall=time.time(), mono=time.monotonic())
 
@@ -90,7 +91,8 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
 
 @pilot
 async def test_failed_polls_say_disconnected_with_how_long() -> None:
-    source = StallingSource(healthy=2, fail="poll failed: (2013, Lost connection during query) (reconnecting)")
+    source = StallingSource(healthy=2, fail="poll failed: (2013, Lost connection during query) (reconnecting)",
+                            failure=Failure.LOST)
     app = live_app(source)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: re.search(r"DISCONNECTED [\d.]+s", status(app)) is not None)
@@ -205,7 +207,7 @@ async def test_a_frozen_server_is_not_answering_and_keeps_its_name() -> None:
     """SIGSTOPped server: polls time out and the source reconnects; the status bar said
     DISCONNECTED (as for a stopped server) and dropped the server's flavor and version."""
     source = StallingSource(healthy=3, fail="poll failed: Lost connection to MySQL server during query "
-                                            "(timed out) (reconnecting)")
+                                            "(timed out) (reconnecting)", failure=Failure.TIMEOUT)
     app = live_app(source)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "NOT ANSWERING" in status(app), timeout=3)
@@ -217,7 +219,18 @@ async def test_a_frozen_server_is_not_answering_and_keeps_its_name() -> None:
 @pilot
 async def test_a_stopped_server_is_disconnected() -> None:
     source = StallingSource(healthy=2, fail="poll failed: cannot connect to db1:3306 ([Errno 111] Connection "
-                                            "refused) (reconnecting)")
+                                            "refused) (reconnecting)", failure=Failure.UNREACHABLE)
     app = live_app(source)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "DISCONNECTED" in status(app), timeout=3)
+
+
+@pilot
+async def test_the_alert_follows_the_typed_failure_not_the_words() -> None:
+    """Words that once meant "timeout" do not decide anything: the source's typed reason does."""
+    source = StallingSource(healthy=2, fail="poll failed: timed out? no: (1045) Access denied (reconnecting)",
+                            failure=Failure.DENIED)
+    app = live_app(source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "ACCESS DENIED" in status(app), timeout=3)
+        assert "NOT ANSWERING" not in status(app)

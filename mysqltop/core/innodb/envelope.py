@@ -58,31 +58,95 @@ def unwrap(text: str) -> str:
     """Normalise line ends and undo the escaped one-line form (`mysql -e`/`-B`: literal \\n)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\\n" in text and text.count("\\n") > text.count("\n"):
+    # the escaped form is one line (plus the client's column header); a status with real
+    # lines is never re-split at a '\\n' a statement printed
+    if "\\n" in text and text.count("\n") < 4 and text.count("\\n") > text.count("\n"):
         text = text.replace("\\n", "\n").replace("\\t", "\t")
     return text
 
 
+# The order the server prints sections in. XtraDB/Percona 5.x moves the sections that carry
+# statement text (FREE_TEXT) after ROW OPERATIONS; the rank of the others never changes.
+ORDER = {
+    title: rank for rank, title in enumerate((
+        "BACKGROUND THREAD", "SEMAPHORES", "RW-LATCH INFO",
+        "LATEST FOREIGN KEY ERROR", "LATEST DETECTED DEADLOCK", "TRANSACTIONS",
+        "FILE I/O", "INSERT BUFFER AND ADAPTIVE HASH INDEX", "LOG", "BUFFER POOL AND MEMORY",
+        "INDIVIDUAL BUFFER POOL INFO", "ROW OPERATIONS", END_TITLE,
+    ))
+}
+# Sections that print statement text, record dumps and user names written by other sessions.
+FREE_TEXT = ("LATEST FOREIGN KEY ERROR", "LATEST DETECTED DEADLOCK", "TRANSACTIONS")
+
+
 def split(text: str) -> Envelope:
+    """Cut the text at the section titles the server wrote, never at one a statement printed.
+
+    A statement can print any line, a framed title included, so a title is trusted only where
+    no statement text can precede it: every title up to the first free-text section (reading
+    down from the header), and the chain of fixed sections read up from the END marker (ranks
+    falling, each title once). Between the two, free-text sections are taken in their order,
+    the first of each, and TRANSACTIONS only where its "Trx id counter" line follows; any
+    other title there is statement text and stays inside the section that printed it.
+    """
     env = Envelope()
     start = _header(text, env)
     body = "\n" + text[start:]
-    title: str | None = None
-    body_start = 0
-    for m in TITLE_RE.finditer(body):
-        if title is None:
-            _preamble(body[: m.start()], env, header_seen=start > 0)
-        else:
-            env.sections.append((title, body[body_start : m.start()]))
-        title, body_start = m[1], m.end()
-        if title == END_TITLE:
-            env.ended = True
-            return env
-    if title is None:
+    titles = list(TITLE_RE.finditer(body))
+    kept = _trusted(titles, body)
+    if not kept:
         _preamble(body, env, header_seen=start > 0)
-    else:
-        env.sections.append((title, body[body_start:]))
+        return env
+    _preamble(body[: kept[0].start()], env, header_seen=start > 0)
+    for this, nxt in zip(kept, kept[1:] + [None]):
+        if this[1] == END_TITLE:
+            env.ended = True
+            break
+        env.sections.append((this[1], body[this.end() : nxt.start() if nxt is not None else len(body)]))
     return env
+
+
+def _trusted(titles: list[re.Match[str]], body: str) -> list[re.Match[str]]:
+    head: list[re.Match[str]] = []
+    seen: set[str] = set()
+    i = 0
+    while i < len(titles):                       # down from the header: nothing untrusted yet
+        title = titles[i][1]
+        i += 1
+        if title in seen:
+            continue
+        head.append(titles[i - 1])
+        seen.add(title)
+        if title in FREE_TEXT or title == END_TITLE:
+            break
+    if not head or head[-1][1] not in FREE_TEXT:
+        return head
+    # XtraDB's order (free-text sections last): only END may follow them
+    floor = max(ORDER.get(m[1], -1) for m in head)
+    tail: list[re.Match[str]] = []
+    j = len(titles) - 1
+    while j >= i:                                # up from the end: fixed sections only
+        title = titles[j][1]
+        rank = ORDER.get(title)
+        if (rank is None or rank <= floor or title in FREE_TEXT or title in seen
+                or (tail and rank >= ORDER[tail[-1][1]])
+                or (title == END_TITLE and j != len(titles) - 1)):
+            break
+        tail.append(titles[j])
+        seen.add(title)
+        j -= 1
+    rank = ORDER[head[-1][1]]
+    for m in titles[i : j + 1]:                  # between: the free-text sections, in order
+        title = m[1]
+        if title in FREE_TEXT and ORDER[title] > rank and _opens(title, body, m.end()):
+            head.append(m)
+            rank = ORDER[title]
+    return head + tail[::-1]
+
+
+def _opens(title: str, body: str, at: int) -> bool:
+    """TRANSACTIONS starts with its trx id counter; the others have no fixed first line."""
+    return title != "TRANSACTIONS" or body.startswith("Trx id counter", at + 1)
 
 
 def _header(text: str, env: Envelope) -> int:

@@ -98,17 +98,25 @@ def _ref(raw: str | None, hex_ids: bool) -> int | str | None:
 
 
 def _sessions(text: str, out: Transactions, hex_ids: bool) -> None:
+    """Count the entries and their lock waits.
+
+    An entry's query is printed raw after its "… thread id" line and may hold any line. A lock
+    wait is the entry's own only when its head (before the thread line) said LOCK WAIT, and the
+    server prints it after the query, so the last wait line of the entry is the real one.
+    """
     by_state = out.by_state
     current: str | None = None
     longest: int | None = out.longest_active_s
+    waiting = in_query = False
+    wait: dict[str, object] | None = None
     for line in text.split("\n"):
-        if not line.startswith("---"):
-            continue
         if line.startswith("---TRANSACTION "):
             m = ENTRY_RE.match(line)
             if m is None:
                 continue
-            current = m["id"]
+            if wait is not None:
+                out.lock_waits.append(wait)
+            current, waiting, in_query, wait = m["id"], False, False, None
             state = m["state"] or m["other"].strip()
             by_state[state] = by_state.get(state, 0) + 1
             out.transactions += 1
@@ -118,6 +126,17 @@ def _sessions(text: str, out: Transactions, hex_ids: bool) -> None:
                     longest = sec
         elif line.startswith("------- TRX HAS BEEN WAITING"):
             m = WAITING_RE.match(line)
-            if m is not None:
-                out.lock_waits.append({"trx": _ref(current, hex_ids), "waiting_s": seconds(m[1], m[2])})
+            if m is not None and waiting:
+                wait = {"trx": _ref(current, hex_ids), "waiting_s": seconds(m[1], m[2])}
+        elif not in_query:
+            if line.startswith("LOCK WAIT "):
+                waiting = True
+            elif _THREAD_LINE.match(line):
+                in_query = True
+    if wait is not None:
+        out.lock_waits.append(wait)
     out.longest_active_s = longest
+
+
+# MySQL thread id 5, OS thread handle …  |  MariaDB thread id 6, …  (the query follows it)
+_THREAD_LINE = re.compile(r"(?:MySQL|MariaDB) thread id \d+")

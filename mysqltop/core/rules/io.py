@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, num, pct, size_text
+from mysqltop.core.rules.base import (
+    SUSTAINED, LatchFamily, Vars, Window, advice, num, pct, running_sessions, size_text, time_severity,
+)
+from mysqltop.core.rules.server import is_mariadb
 
 # InnoDB normally drains its aio queues within a poll; a queue at least this deep (and at least
 # one request per IO thread of that kind) in most samples means requests wait for a thread or disk.
 PENDING_IO_MIN = 8
 # Host iowait above this is storage saturation: more IO threads will not help, less IO will.
 IOWAIT_HIGH_PCT = 20.0
-# Below this many commits/s, fsync cost cannot be what bounds throughput.
-FSYNC_TPS_MIN = 50.0
-# Half an fsync per commit or more: commits are not being grouped, each waits on its own flush.
-FSYNC_PER_COMMIT = 0.5
 # Checkpoint age as % of its maximum: InnoDB starts async pre-flushing near 7/8 (87.5 %) and
 # stalls writers near 15/16; warn at 75 % to act before the stalls, critical from the async point.
 CHECKPOINT_WARN_PCT = 75.0
 CHECKPOINT_CRITICAL_PCT = 87.5
+# "Fast enough to be the cause": the redo rate would fill the whole log within 10 minutes.
+REDO_FILL_S = 600.0
 # A change buffer holding a tenth of the buffer pool is memory not caching data, and a merge
 # backlog that shows up as read IO later (and slow shutdowns).
 CHANGE_BUFFER_POOL_SHARE = 0.10
@@ -60,46 +62,132 @@ def pending_aio(w: Window, v: Vars) -> Iterator[Advice]:
         yield advice(f"pending_aio_{kind}", "critical" if storage_bound else "warning", msg, evidence)
 
 
-def _fsyncs_per_commit(f: Frame) -> float | None:
-    tps, fs = f.throughput.tps, f.io.fsyncs_per_s
-    return fs / tps if tps and fs is not None and tps >= FSYNC_TPS_MIN else None
+# Latches a commit queues on: the binary log (LOCK_log is held across the binlog write and its
+# fsync; LOCK_commit_ordered / LOCK_prepare_ordered / LOCK_after_binlog_sync order the group) and
+# the redo log (log_sys / log_flush_order / log_write / log_flusher on MySQL 8.0+).
+COMMIT = LatchFamily(
+    "commit",
+    r"LOCK_log\b|LOCK_commit_ordered|LOCK_prepare_ordered|LOCK_after_binlog_sync|LOCK_commit\b|"
+    r"LOCK_sync\b|LOCK_binlog_end_pos|log_sys|log_flush_order|log_writer|log_flusher|log_write_notifier|"
+    r"log_flush_notifier|\bredo|log0log",
+)
+# Below this many write transactions/s fsync cost cannot be what bounds throughput.
+COMMIT_TPS_MIN = 20.0
+# Commit latches a fifth of all wait, or half an fsync per commit with fsyncs queueing.
+COMMIT_SHARE = 0.20
+COMMIT_MIN_WAIT_MS_PER_S = 5.0
 
 
-def fsync_commit(w: Window, v: Vars) -> Iterator[Advice]:
+def _writes(f: Frame) -> float | None:
+    """Write transactions/s, autocommit included: binary log commits where the server counts
+    them (MariaDB), InnoDB's transaction ids (every flavor), Com_commit last (BEGIN…COMMIT only)."""
+    t = f.throughput
+    return next((x for x in (t.binlog_commits_per_s, t.write_trx_per_s, t.commits_per_s) if x is not None), None)
+
+
+def _binlog_fsyncs(f: Frame, sync_binlog: int | None) -> float | None:
+    """sync_binlog = 1 syncs once per group commit, N once per N groups, 0 never."""
+    groups = f.throughput.binlog_group_commits_per_s
+    if groups is None or sync_binlog is None:
+        return None
+    return groups / sync_binlog if sync_binlog > 0 else 0.0
+
+
+def _redo_fsyncs(f: Frame) -> float | None:
+    return f.throughput.redo_fsyncs_per_s if f.throughput.redo_fsyncs_per_s is not None else f.io.fsyncs_per_s
+
+
+def commit_path(w: Window, v: Vars) -> Iterator[Advice]:
+    """Commits bound by durable log writes. Facts: write transactions/s from Binlog_commits
+    (MariaDB) or the trx id counter (all flavors; TRANSACTIONS or Innodb_max_trx_id), binlog
+    group commits (MariaDB Binlog_group_commits; MySQL/Percona print none, so no ratio there),
+    redo fsyncs (Innodb_os_log_fsyncs on MySQL/Percona; MariaDB 10.6+ has only Innodb_data_fsyncs),
+    commit latches by name (P_S), sync_binlog / log_bin / innodb_flush_log_at_trx_commit."""
     trx_commit, sync_binlog = v.int("innodb_flush_log_at_trx_commit"), v.int("sync_binlog")
-    if trx_commit != 1 and sync_binlog != 1:
-        return   # commits do not wait for fsync; nothing to trade
+    binlog = v.on("log_bin") is True
+    durable_binlog = binlog and sync_binlog == 1
+    if trx_commit != 1 and not durable_binlog:
+        return   # commits do not wait for an fsync: nothing to trade
+    s = w.latch(COMMIT)
 
-    def bound(f: Frame) -> float | None:
-        ratio = _fsyncs_per_commit(f)
-        if ratio is None or ratio < FSYNC_PER_COMMIT:
-            return None
-        waiting = (f.io.pending_fsyncs or 0) >= 1 or (_iowait(f) or 0) >= IOWAIT_HIGH_PCT
-        return ratio if waiting else None
+    def waiting(i: int, f: Frame) -> bool:
+        writes = _writes(f)
+        if writes is None or writes < COMMIT_TPS_MIN:
+            return False
+        ms = s.wait_ms[i] if i < len(s.wait_ms) else None
+        if s.shares and s.shares[i] >= COMMIT_SHARE and (ms is None or ms >= COMMIT_MIN_WAIT_MS_PER_S):
+            return True
+        fsyncs = (_redo_fsyncs(f) or 0.0) + (_binlog_fsyncs(f, sync_binlog) or 0.0)
+        return fsyncs / writes >= 0.5 and ((f.io.pending_fsyncs or 0) >= 1
+                                            or (f.host is not None and (f.host.cpu_iowait_pct or 0) >= IOWAIT_HIGH_PCT))
 
-    held = w.held(bound, lambda _: True)
+    held = sum(1 for i, f in enumerate(w.frames) if waiting(i, f)) / len(w.frames)
     if held < SUSTAINED:
         return
-    iow_text, _ = _iowait_note(w)
-    msg = (f"Commits wait on fsync: innodb_flush_log_at_trx_commit = {trx_commit}, sync_binlog = {sync_binlog}"
-           f"{' (dual one: fully durable)' if trx_commit == 1 and sync_binlog == 1 else ''}. Relaxing costs "
-           "durability: innodb_flush_log_at_trx_commit = 2 fsyncs the redo log about once a second, so an OS "
-           "crash or power loss (not a mysqld crash) can lose ~1 s of committed transactions; sync_binlog = 0 "
-           "or N lets the binary log lose events after a crash, so replicas and point-in-time recovery diverge. "
-           "To keep durability, cut fsync latency instead: storage with a power-protected write cache, or "
-           "binlog_group_commit_sync_delay to group commits")
-    evidence = (f"{num(w.avg(lambda f: f.io.fsyncs_per_s))} fsyncs/s for {num(w.avg(lambda f: f.throughput.tps))} "
-                f"TPS ({num(w.avg(bound))} fsyncs per commit), pending fsyncs peak "
-                f"{num(w.peak(lambda f: f.io.pending_fsyncs))}, in {pct(held)} of samples {w.label}{iow_text}")
-    yield advice("fsync_commit", "warning", msg, evidence)
+    writes = w.avg(_writes) or 0.0
+    groups = w.avg(lambda f: f.throughput.binlog_group_commits_per_s)
+    redo = w.avg(_redo_fsyncs)
+    binlog_fs = w.avg(lambda f: _binlog_fsyncs(f, sync_binlog))
+    # Which log's wait dominates decides the first knob: the binary log's latches, or the redo's.
+    ranked = s.ranked()
+    top = ranked[0][0] if ranked else ""
+    binlog_first = durable_binlog and (trx_commit != 1 or re.search(r"LOCK_", top) is not None or not ranked)
+    cost_binlog = ("sync_binlog = 0 (dynamic) leaves the binary log's fsync to the OS: an OS crash or power "
+                   "loss (not a mysqld crash) can lose the last binlog events, so replicas and point-in-time "
+                   "recovery miss transactions InnoDB kept")
+    cost_redo = ("innodb_flush_log_at_trx_commit = 2 (dynamic) writes the redo log at commit and fsyncs it "
+                 "about once a second: an OS crash or power loss can lose ~1 s of commits (a mysqld crash "
+                 "loses none)")
+    maria = is_mariadb(w.last.server)
+    keep = ("to keep full durability instead, group more commits per fsync — "
+            + ("binlog_commit_wait_count = 16 with binlog_commit_wait_usec = 2000 (dynamic; each commit may "
+               "wait up to 2 ms)" if maria else
+               "binlog_group_commit_sync_delay = 1000 µs (dynamic, 5.7+; each commit may wait 1 ms)")
+            + " — or put the logs on storage with a power-protected write cache (fsync in µs, not ms)")
+    if binlog_first:
+        msg = (f"Commits wait on the binary log fsync (sync_binlog = {sync_binlog}, "
+               f"innodb_flush_log_at_trx_commit = {trx_commit}): {cost_binlog}. Then {cost_redo}. Or {keep}")
+    else:
+        msg = (f"Commits wait on the redo log fsync (innodb_flush_log_at_trx_commit = {trx_commit}"
+               f"{f', sync_binlog = {sync_binlog}' if binlog else ''}): {cost_redo}"
+               + (f". Then {cost_binlog}" if durable_binlog else "") + f". Or {keep}")
+    parts = [f"{num(writes)} write transactions/s (autocommit included)"]
+    if groups:
+        parts.append(f"{num(groups)} binlog group commits/s = {num(writes / groups)} commits per group")
+    fs = [x for x in (f"{num(redo / writes)} redo" if redo is not None and writes else "",
+                      f"{num(binlog_fs / writes)} binlog" if binlog_fs is not None and writes else "") if x]
+    if fs:
+        parts.append(" + ".join(fs) + " fsyncs per commit")
+    if s.members:
+        parts.append("commit latches: " + s.describe(len(s.shares)))
+    lost = s.lost_threads()
+    running = w.avg(running_sessions)
+    if lost is not None and running is not None:
+        parts.append(f"{num(lost)} thread-equivalents waiting of {num(running)} sessions running")
+    evidence = ", ".join(parts) + f"; in {pct(held)} of samples {w.label}"
+    sev = time_severity(lost, running) if lost is not None else "warning"
+    yield advice("commit_path", "warning" if sev == "info" else sev, msg, evidence)
 
 
 def _bytes(n: int | None) -> str:
     return "unknown" if n is None else size_text(n)
 
 
+def _age_pct_while_writing(f: Frame) -> float | None:
+    """Checkpoint age % of its maximum, only while redo is written fast enough to fill the whole
+    log within REDO_FILL_S: an age left over from a bulk load on an idle server is no redo-size
+    problem (InnoDB flushes it away in the background)."""
+    fl = f.flush
+    if fl.checkpoint_age_pct is None or not fl.checkpoint_age_bytes or fl.log_bytes_per_s is None:
+        return None
+    max_age = fl.checkpoint_age_bytes * 100.0 / fl.checkpoint_age_pct if fl.checkpoint_age_pct else None
+    if not max_age or fl.log_bytes_per_s * REDO_FILL_S < max_age:
+        return None
+    return fl.checkpoint_age_pct
+
+
 def checkpoint_age(w: Window, v: Vars) -> Iterator[Advice]:
-    age = lambda f: f.flush.checkpoint_age_pct  # noqa: E731 - % of the maximum checkpoint age
+    age = _age_pct_while_writing
     held = w.held(age, lambda x: x >= CHECKPOINT_WARN_PCT)
     if held < SUSTAINED:
         return
@@ -142,4 +230,4 @@ def change_buffer(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("change_buffer", "warning", msg, evidence)
 
 
-RULES = (pending_aio, fsync_commit, checkpoint_age, change_buffer)
+RULES = (pending_aio, commit_path, checkpoint_age, change_buffer)

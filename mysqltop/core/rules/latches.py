@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mysqltop.core.frame import Advice
+from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct,
+    SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, running_sessions, time_severity,
 )
-from mysqltop.core.rules.server import is_mariadb_at_least
+from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
 
 # One family holding a fifth of all wait is "the" hot spot: below that, waits are spread over
 # several structures and no single knob helps (a busy sysbench run spreads ~10 % per latch).
@@ -30,6 +30,8 @@ LATCH_MIN_WAITS_PER_S = 100.0
 LATCH_MIN_WAITING_THREADS = 2
 
 AHI_PARTS_MAX = 512        # innodb_adaptive_hash_index_parts range is 1..512
+# The AHI serving most searches is worth keeping if partitions could spread it.
+AHI_HASH_SHARE_HIGH = 0.8
 
 # Adaptive hash index: btr_search_latch (5.x, P_S `btr_search_latch`), its partitions created in
 # btr0sea.cc (5.7+/8.0 SHOW ENGINE INNODB MUTEX "rwlock: btr0sea.cc:202").
@@ -64,22 +66,48 @@ def _hot(w: Window, family: LatchFamily) -> tuple[LatchStats, float] | None:
     return (s, held) if held >= SUSTAINED else None
 
 
-def _severity(s: LatchStats, held: float) -> str:
+def _severity(w: Window, s: LatchStats, held: float) -> str:
+    """Timed sources: the time the family costs against the sessions running. Untimed (MUTEX
+    counts, SEMAPHORES snapshots): its share, nearly all the time."""
+    lost = s.lost_threads()
+    if lost is not None:
+        return time_severity(lost, w.avg(running_sessions), critical_ok=held >= CRITICAL_HELD)
     return "critical" if (mean(s.shares) or 0) >= LATCH_SHARE_CRITICAL and held >= CRITICAL_HELD else "warning"
 
 
 def _evidence(w: Window, s: LatchStats, held: float) -> str:
-    ms = [m for m in s.wait_ms if m is not None]
-    waits = [x for x in s.waits if x is not None]
+    """Each latch of the family with its own figures; the family's time against the sessions."""
+    lost = s.lost_threads()
+    running = w.avg(running_sessions)
+    cost = (f"; {num(lost)} thread-equivalents waiting of {num(running)} sessions running"
+            if lost is not None and running is not None else "")
     threads = [x for x in s.threads if x is not None]
-    rate = (f"{num(mean(waits))} waits/s avg" if waits
-            else f"{num(mean(threads))} threads waiting avg" if threads else "")
-    waited = f", {num(mean(ms))} ms/s waited" if ms else ""
-    return (f"{s.top_name} {pct(mean(s.shares))} of {s.measure}, {rate}{waited} {w.label}; "
-            f"hot in {pct(held)} of samples")
+    members = s.describe(len(s.shares)) if s.members and s.measure != "waiting threads" else (
+        f"{s.top_name} {pct(mean(s.shares))} of {s.measure}"
+        + (f", {num(mean(threads))} threads waiting avg" if threads else ""))
+    return f"{members} {w.label}{cost}; hot in {pct(held)} of samples"
+
+
+def _title_name(s: LatchStats) -> str:
+    ranked = s.ranked()
+    return ranked[0][0] if ranked else s.top_name
+
+
+def _hash_share(w: Window) -> float | None:
+    """Share of index searches the adaptive hash index served over the window."""
+    hashed = w.avg(lambda f: f.ahi.hash_searches_per_s)
+    btree = w.avg(lambda f: f.ahi.btree_searches_per_s)
+    if hashed is None or btree is None or hashed + btree <= 0:
+        return None
+    return hashed / (hashed + btree)
 
 
 def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
+    """Facts: the AHI latch by name (P_S `btr_search_latch` on 5.6+/MariaDB, MUTEX/SEMAPHORES
+    `btr0sea.cc` on 5.x/8.x); hash vs B-tree searches from MariaDB's Innodb_adaptive_hash_*
+    status or MySQL/Percona INNODB_METRICS adaptive_hash_searches(_btree). Partitions split the
+    AHI by index, so a load hot on one index gains nothing from them (MariaDB 10.11: 98.7 % of
+    wait at 1 and at 16 parts): OFF is the remedy that works, and it is dynamic everywhere."""
     hit = _hot(w, AHI)
     if hit is None or v.on("innodb_adaptive_hash_index") is False:
         return
@@ -87,18 +115,25 @@ def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
     parts = next((n for n in ("innodb_adaptive_hash_index_parts", "innodb_adaptive_hash_index_partitions")
                   if v.has(n)), None)
     n = v.int(parts) if parts else None
-    if parts and n is not None and n < AHI_PARTS_MAX:
-        msg = (f"Adaptive hash index latch is the hot spot: {parts} = {n} — raise it "
-               f"(e.g. {min(AHI_PARTS_MAX, max(16, n * 4))}; needs a restart) to spread the latch, or set "
-               "innodb_adaptive_hash_index = OFF (dynamic) if this workload gains little from the AHI")
-    elif parts:
-        msg = (f"Adaptive hash index latch is the hot spot with {parts} = {n} already at its maximum: "
-               "set innodb_adaptive_hash_index = OFF (dynamic) and compare throughput")
-    else:
-        msg = ("Adaptive hash index latch (btr_search_latch) is the hot spot and this server cannot "
-               "partition the AHI: try innodb_adaptive_hash_index = OFF (dynamic) and compare throughput; "
-               "servers with innodb_adaptive_hash_index_parts (5.7+, MariaDB 10.2+) can spread it instead")
-    yield advice("ahi_latch", _severity(s, held), msg, _evidence(w, s, held))
+    share = _hash_share(w)
+    served = (f"the AHI serves {pct(share)} of index searches" if share is not None
+              else "the share of searches it serves is not measured here")
+    msg = (f"Adaptive hash index latch ({_title_name(s)}) is the hot spot: set innodb_adaptive_hash_index = OFF "
+           f"(dynamic: SET GLOBAL) — {served}; the latch wait should vanish at once. Check that QPS holds: if it "
+           "falls, the hash was carrying the reads — turn it back ON")
+    if parts and n is not None and n < AHI_PARTS_MAX and share is not None and share >= AHI_HASH_SHARE_HIGH:
+        msg += (f", and raise {parts} (now {n}; needs a restart) instead — that helps only when the hot "
+                "searches span several indexes, since partitions split the hash by index")
+    elif parts and n is not None and n > 1:
+        msg += f" ({parts} = {n} already: partitions split by index and did not spread this one)"
+    elif not parts:
+        msg += " (this server cannot partition the AHI)"
+    evidence = _evidence(w, s, held)
+    hashed = w.avg(lambda f: f.ahi.hash_searches_per_s)
+    if hashed is not None:
+        evidence += (f"; {num(hashed)} hash searches/s vs "
+                     f"{num(w.avg(lambda f: f.ahi.btree_searches_per_s))} B-tree searches/s")
+    yield advice("ahi_latch", _severity(w, s, held), msg, evidence)
 
 
 def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
@@ -110,47 +145,90 @@ def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
     n = v.int("innodb_buffer_pool_instances")
     size = v.int("innodb_buffer_pool_size")
     on_cpus = f" on {num(cpus)} CPUs" if cpus else ""
+    title = f"Buffer pool latch waits ({_title_name(s)})"
     if n is None and is_mariadb_at_least(w.last.server, (10, 5)):
-        msg = ("Buffer pool mutex / flush list waits: MariaDB 10.5+ has a single buffer pool "
+        msg = (f"{title}: MariaDB 10.5+ has a single buffer pool "
                "(innodb_buffer_pool_instances was removed) — cut page churn instead: a larger "
                f"{v.show('innodb_buffer_pool_size')}, or faster LRU flushing (innodb_lru_scan_depth)")
     elif n is None:
-        msg = ("Buffer pool mutex / flush list waits, and innodb_buffer_pool_instances is unknown here: "
+        msg = (f"{title}, and innodb_buffer_pool_instances is unknown here: "
                "split the pool into instances toward the core count (needs a restart)")
     else:
         # MySQL caps instances at 64 and ignores them below 1 GiB of pool; a useful target is
         # one per core within that.
         cap = min(64, int(cpus) if cpus else 64, max(1, size // 2**30) if size else 64)
         if n < cap:
-            msg = (f"Buffer pool mutex / flush list waits: innodb_buffer_pool_instances = {n}{on_cpus} — "
+            msg = (f"{title}: innodb_buffer_pool_instances = {n}{on_cpus} — "
                    f"raise it toward the core count (e.g. {cap}; needs a restart; keep ≥ 1 GiB of "
                    f"innodb_buffer_pool_size per instance)")
         else:
-            msg = (f"Buffer pool mutex / flush list waits with innodb_buffer_pool_instances = {n}{on_cpus} "
+            msg = (f"{title} with innodb_buffer_pool_instances = {n}{on_cpus} "
                    "already at its useful maximum — reduce churn: larger innodb_buffer_pool_size, "
                    "faster LRU flushing (innodb_lru_scan_depth)")
-    yield advice("buffer_pool_mutex", _severity(s, held), msg, _evidence(w, s, held))
+    yield advice("buffer_pool_mutex", _severity(w, s, held), msg, _evidence(w, s, held))
+
+
+# A miss is an open that found no free cached table instance and had to open one: a few per
+# second is routine; this many, as a fifth of all opens, is the cache too small for the load.
+TABLE_MISSES_MIN_PER_S = 50.0
+TABLE_MISS_RATIO = 0.2
+# table_open_cache_instances takes effect only from 16 instances down to one per 4 cores.
+TABLE_CACHE_INSTANCES_USEFUL = 16
+
+
+def _miss_ratio(f: Frame) -> float | None:
+    tc = f.table_cache
+    if tc.misses_per_s is None or tc.misses_per_s < TABLE_MISSES_MIN_PER_S:
+        return None
+    opens = tc.misses_per_s + (tc.hits_per_s or 0.0)
+    return tc.misses_per_s / opens if opens else None
 
 
 def table_cache(w: Window, v: Vars) -> Iterator[Advice]:
+    """Facts: Table_open_cache_misses/_overflows/_hits (MySQL 5.6+, Percona, MariaDB 10.1+; older
+    servers: none, so only the latch speaks), Opened_tables, table_open_cache(_instances), and
+    on MariaDB Table_open_cache_active_instances (10.2.2+: it activates instances itself when
+    it sees contention, so raising the variable does nothing until they are all active).
+    Misses first: a cache too small makes every open take LOCK_table_cache for longer; once
+    misses are gone, instances split the lock (MySQL; MariaDB only when all are already active)."""
+    held_miss = w.held(_miss_ratio, lambda r: r >= TABLE_MISS_RATIO)
+    size = v.int("table_open_cache")
+    if held_miss >= SUSTAINED:
+        misses = w.avg(lambda f: f.table_cache.misses_per_s) or 0.0
+        target = max(2000, (size or 0) * 4)
+        latch = w.latch(TABLE_CACHE)
+        lost = latch.lost_threads()
+        msg = (f"Table cache too small: {v.show('table_open_cache')} — raise it (e.g. SET GLOBAL table_open_cache = "
+               f"{target}; dynamic, costs a file descriptor and a little memory per cached table — check "
+               "open_files_limit) so opens find a cached table instead of opening and evicting one")
+        evidence = (f"{num(misses)} misses/s = {pct(w.avg(_miss_ratio))} of opens, "
+                    f"{num(w.avg(lambda f: f.table_cache.overflows_per_s))} overflows/s, Open_tables "
+                    f"{num(w.last.table_cache.open_tables)} {w.label}")
+        if latch.members:
+            evidence += f"; latches: {latch.describe(len(latch.shares))}"
+        sev = time_severity(lost, w.avg(running_sessions)) if lost is not None else "warning"
+        yield advice("table_cache_misses", "warning" if sev == "info" else sev, msg, evidence)
+        return
     hit = _hot(w, TABLE_CACHE)
     if hit is None:
         return
     s, held = hit
     n = v.int("table_open_cache_instances")
+    active = w.last.table_cache.active_instances
+    if is_mariadb(w.last.server) and active is not None and n is not None and active < n:
+        return        # MariaDB activates the remaining instances itself when it sees contention
     if n is None:
         msg = ("Table cache lock is the hot spot and this server has no table_open_cache_instances "
                f"(MySQL < 5.6.6, MariaDB < 10.2.2): check {v.show('table_open_cache')} is large enough, "
                "or upgrade to get a partitioned table cache")
-    elif n < 16:
-        msg = (f"Table cache lock (LOCK_table_cache) is the hot spot: table_open_cache_instances = {n} — "
-               f"raise it (e.g. {min(64, max(16, n * 2))}; needs a restart) so sessions lock different "
-               f"partitions; keep {v.show('table_open_cache')} large enough for all open tables")
+    elif n < TABLE_CACHE_INSTANCES_USEFUL:
+        msg = (f"Table cache lock ({_title_name(s)}) is the hot spot without misses: table_open_cache_instances = "
+               f"{n}{f' (all {num(active)} active)' if active is not None else ''} — raise it (e.g. "
+               f"{TABLE_CACHE_INSTANCES_USEFUL}; needs a restart) so sessions lock different partitions")
     else:
         msg = (f"Table cache lock is the hot spot with table_open_cache_instances = {n} already high: "
-               f"check {v.show('table_open_cache')} is large enough (Table_open_cache_misses) and "
-               "whether the workload opens/closes tables (temporary tables, FLUSH TABLES)")
-    yield advice("table_cache", _severity(s, held), msg, _evidence(w, s, held))
+               "look for a workload that opens/closes tables (temporary tables, FLUSH TABLES)")
+    yield advice("table_cache", _severity(w, s, held), msg, _evidence(w, s, held))
 
 
 RULES = (ahi_latch, buffer_pool_mutex, table_cache)

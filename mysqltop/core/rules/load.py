@@ -5,15 +5,19 @@ from __future__ import annotations
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.locks import Transaction
+from mysqltop.core.safe_text import visible
 from mysqltop.core.rules import signals
-from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct
+from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct, running_sessions
 from mysqltop.core.rules.base import cpu_busy_pct as _busy
-from mysqltop.core.rules.server import is_mariadb_at_least
+from mysqltop.core.rules.io import COMMIT
+from mysqltop.core.rules.server import is_mariadb
 
-# Run queue counts running + runnable threads: at the core count the CPUs are fully used; at
-# 1.5× a runnable thread waits for a CPU a third of the time. 3× is a host in trouble.
-RUN_QUEUE_PER_CPU = 1.5
-RUN_QUEUE_CRITICAL_PER_CPU = 3.0
+# The host's CPUs are saturated at this busy share; mysqld is the cause when it uses at least
+# half of them; sessions compete for CPUs (a thread pool helps) from 2 running per core.
+CPU_SATURATED_PCT = 90.0
+MYSQLD_CPU_SHARE = 0.5
+THREAD_POOL_RUNNING_PER_CPU = 2.0
 # Spinning only matters when it is frequent and the CPUs have nothing spare.
 SPIN_WAITS_MIN_PER_S = 1000.0
 # innodb_sync_spin_loops defaults to 30: ≥ 20 rounds per spin wait means most waiters spin
@@ -29,49 +33,69 @@ HLL_GROWTH_SHARE = 0.2
 HLL_STILL_HIGH = 0.5
 # "Periodic" TPS drops: at least two separate drops in the window.
 DROPS_MIN = 2
+# A read view this old (and open for at least half the span judged, up to a minute) is what
+# pins purge; younger ones come and go with normal transactions.
+VIEW_MIN_AGE_S = 10.0
+VIEW_SPAN_AGE_S = 60.0
+HLL_CRITICAL_RATE = 10_000.0     # undo logs/s: a million within two minutes
+MIN_POINTS = 5
 
 
 def _cpus(f: Frame) -> float | None:
     return f.host.cpus if f.host and f.host.cpus else None
 
 
-def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
-    def per_cpu(f: Frame) -> float | None:
-        cpus, rq = _cpus(f), f.host.run_queue if f.host else None
-        if cpus is None or rq is None:
-            return None
-        tr = f.throughput.threads_running
-        # Threads_running must also exceed the cores: a busy host from other processes is not
-        # something an InnoDB knob fixes.
-        return rq / cpus if tr is None or tr > cpus else None
+def _mysqld_cores(f: Frame) -> float | None:
+    """CPUs' worth of time mysqld used (1.0 = one core busy); None when it runs elsewhere."""
+    return f.host.mysqld_cpu_pct / 100.0 if f.host and f.host.mysqld_cpu_pct is not None else None
 
-    held = w.held(per_cpu, lambda x: x >= RUN_QUEUE_PER_CPU)
+
+def _waiting_threads(f: Frame) -> float:
+    """Thread-equivalents asleep on row locks and on the commit path (not on a CPU)."""
+    lock = (f.locks.row_lock_wait_ms_per_s or 0.0) / 1000.0
+    commit = sum(h.wait_ms_per_s or 0.0 for h in f.hotspots
+                  if h.source == "performance_schema" and COMMIT.matches(h)) / 1000.0
+    return lock + commit
+
+
+def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
+    """The host's CPUs full, attributed to mysqld's own CPU time (psutil, local servers only).
+    Facts: host CPU times (/proc/stat), mysqld's CPU seconds, Threads_running, row-lock time
+    (Innodb_row_lock_time) and commit-latch time (P_S) — every flavor; remote servers have no
+    mysqld CPU here, so no verdict. A thread pool is named only when sessions really compete for
+    the CPUs: never when their time goes to lock or commit waits (the scheduler is not the cause)."""
+    held = w.held(_busy, lambda x: x >= CPU_SATURATED_PCT)
     if held < SUSTAINED:
         return
-    cpus = w.peak(_cpus) or 0
-    target = int(cpus * 2)
-    tc = v.int("innodb_thread_concurrency")
+    cpus = w.peak(_cpus)
+    mysqld = w.avg(_mysqld_cores)
+    if not cpus or mysqld is None or mysqld < MYSQLD_CPU_SHARE * cpus:
+        return      # not mysqld's doing (or not measurable here): no server knob fixes another process
+    running = w.avg(running_sessions) or 0.0
+    waiting = w.avg(_waiting_threads) or 0.0
+    if waiting >= mysqld:
+        return      # sessions mostly sleep on locks/commits: those findings say what to do
     if (v.text("thread_handling") or "").lower() == "pool-of-threads":
-        knob = "the thread pool is already on (thread_handling = pool-of-threads): the load itself exceeds the CPUs"
-    elif tc is None and is_mariadb_at_least(w.last.server, (10, 6)):
-        knob = ("MariaDB 10.6+ has no innodb_thread_concurrency: use thread_handling = pool-of-threads "
-                "(thread pool) to cap how many statements run at once")
-    elif tc is None:
-        knob = "cap concurrency with innodb_thread_concurrency (≈ 2× cores) or a thread pool"
-    elif tc == 0 or tc > target:
-        knob = (f"innodb_thread_concurrency = {tc}{' (unlimited)' if tc == 0 else ''} — try about 2× cores "
-                f"(e.g. {target}; dynamic) so InnoDB queues threads instead of the scheduler thrashing them")
+        first = "the thread pool is already on (thread_handling = pool-of-threads): the work itself exceeds the CPUs"
+    elif running >= THREAD_POOL_RUNNING_PER_CPU * cpus:
+        if is_mariadb(w.last.server):
+            first = ("cap how many statements run at once: thread_handling = pool-of-threads (MariaDB thread "
+                     "pool; needs a restart)")
+        else:
+            tc = v.int("innodb_thread_concurrency")
+            first = (f"cap how many run at once: innodb_thread_concurrency = {tc} → about 2× cores "
+                     f"(e.g. {int(cpus * 2)}; dynamic), or a thread pool (Percona/Enterprise)")
     else:
-        knob = f"innodb_thread_concurrency = {tc} already limits InnoDB; the load itself is too high"
-    msg = (f"CPU saturated: more runnable threads than {num(cpus)} CPUs. {knob}; otherwise cap client "
-           "concurrency (connection pool) or add CPUs")
-    sev = "critical" if (w.avg(per_cpu) or 0) >= RUN_QUEUE_CRITICAL_PER_CPU else "warning"
-    busy = w.avg(_busy)
-    evidence = (f"run queue avg {num(w.avg(lambda f: f.host.run_queue if f.host else None))}, peak "
-                f"{num(w.peak(lambda f: f.host.run_queue if f.host else None))} on {num(cpus)} CPUs, "
-                f"Threads_running avg {num(w.avg(lambda f: f.throughput.threads_running))}"
-                f"{f', CPU busy avg {num(busy)} %' if busy is not None else ''}; "
-                f"≥ {RUN_QUEUE_PER_CPU}× cores in {pct(held)} of samples {w.label}")
+        first = ("reduce the work per statement: find the statements that cost most "
+                 "(performance_schema.events_statements_summary_by_digest by SUM_TIMER_WAIT and "
+                 "SUM_ROWS_EXAMINED) — indexes, fewer rows read — or add CPUs")
+    msg = f"CPU saturated by mysqld ({num(mysqld)} of {num(cpus)} cores): {first}"
+    sev = ("critical" if mysqld >= 0.9 * cpus and held >= 0.9 and running >= THREAD_POOL_RUNNING_PER_CPU * cpus
+           else "warning")
+    evidence = (f"mysqld used {num(mysqld)} of {num(cpus)} cores ({pct(mysqld / cpus)}), host CPU busy avg "
+                f"{num(w.avg(_busy))} %; {num(running)} sessions running, ≈ {num(min(mysqld, running))} on a CPU, "
+                f"{num(waiting)} waiting on row locks / commits; ≥ {num(CPU_SATURATED_PCT)} % busy in "
+                f"{pct(held)} of samples {w.label}")
     yield advice("cpu_saturation", sev, msg, evidence)
 
 
@@ -96,34 +120,62 @@ def spin_wait(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("spin_wait", "warning", msg, evidence)
 
 
+def _view_holder(f: Frame) -> "Transaction | None":
+    """The oldest transaction that holds purge back: the oldest with a read view where the
+    server says which have one, else the oldest active one."""
+    trx = [t for t in f.transactions if t.age_s is not None]
+    with_view = [t for t in trx if t.read_view]
+    known = any(t.read_view is not None for t in trx)
+    pool = with_view if known else trx
+    return max(pool, key=lambda t: t.age_s or 0.0, default=None)
+
+
 def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
-    # Purge lag and its periodic stalls play out over minutes: judge every frame given.
+    """History list growing. Facts: history list length (TRANSACTIONS, every flavor; MariaDB
+    10.6+ also Innodb_history_list_length), the oldest transaction and whether it holds a read
+    view (TRANSACTIONS "Trx read view" lines — 5.x/8.x/Percona/MariaDB; INNODB_TRX adds user,
+    host and thread where readable). An old read view pins purge whatever the thread count, so
+    it is named first (KILL or commit it); purge threads only when no old view exists."""
     w = w.whole()
     points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
-    if len(points) < 2:
+    if len(points) < MIN_POINTS:
         return
     rate = signals.slope(points)
     first, last = points[0][1], points[-1][1]
     peak = max(p for _, p in points)
     growth = (rate or 0) * (points[-1][0] - points[0][0])
-    # Still high now: a list that peaked and was purged away again is purge keeping up.
     still_high = last >= HLL_MIN and last >= HLL_STILL_HIGH * peak
     if rate is None or rate <= 0 or not still_high or growth < HLL_GROWTH_SHARE * max(first, 1):
         return
+    span = points[-1][0] - points[0][0]
+    holder = _view_holder(w.last)
+    old_view = holder is not None and (holder.age_s or 0) >= max(VIEW_MIN_AGE_S, min(span, VIEW_SPAN_AGE_S) * 0.5)
     drops = signals.drops(w.frames)
-    if len(drops) < DROPS_MIN and peak < HLL_CRITICAL:
+    if not old_view and len(drops) < DROPS_MIN and peak < HLL_CRITICAL:
+        return
+    trend = (f"history list {num(first)} → {num(last)} (peak {num(peak)}, trend +{num(rate)}/s) {w.label}")
+    if old_view and holder is not None:
+        who = f"{holder.user or '?'}@{holder.host or '?'}"
+        kill = f"KILL {holder.thread_id}" if holder.thread_id else "KILL its session"
+        view = ", read view" if holder.read_view else ""
+        msg = (f"Purge is held back by an old transaction: thread {holder.thread_id or '?'}, {visible(who)}, open "
+               f"{num(holder.age_s)} s{view} — {kill} or commit it; undo it pins cannot be purged while it is open, "
+               "and more purge threads cannot help until it ends")
+        stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
+        evidence = (f"{trend}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, "
+                    f"{num(holder.age_s)} s{view}{stmt})")
+        sev = "critical" if peak >= HLL_CRITICAL or rate >= HLL_CRITICAL_RATE else "warning"
+        yield advice("purge_lag", sev, msg, evidence)
         return
     n = v.int("innodb_purge_threads")
-    msg = (f"Purge falls behind: {v.show('innodb_purge_threads')} — raise it (e.g. {min(32, max(8, (n or 4) * 2))}; "
-           "a restart on MySQL) and look for long-running transactions or old read views, which hold purge "
-           "back whatever the thread count; innodb_max_purge_lag can throttle writers meanwhile")
+    restart = ("dynamic on MariaDB 10.5.2+" if is_mariadb(w.last.server) else "needs a restart")
+    msg = (f"Purge falls behind with no old read view holding it: {v.show('innodb_purge_threads')} — raise it "
+           f"(e.g. {min(32, max(8, (n or 4) * 2))}; {restart}); innodb_max_purge_lag can throttle writers meanwhile")
     when = ", ".join(clock(d.start) for d in drops[:5]) + (" …" if len(drops) > 5 else "")
     drop_text = (f"; {len(drops)} TPS drops below {pct(signals.DROP_RATIO)} of the TPS just before "
                  f"({when})") if drops else ""
-    evidence = (f"history list {num(first)} → {num(last)} (peak {num(peak)}, trend +{num(rate)}/s) "
-                f"{w.label}{drop_text}")
-    yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, evidence)
-
+    oldest = f"; oldest transaction open {num(holder.age_s)} s" if holder is not None else ""
+    yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, trend + drop_text + oldest)
 
 
 # A second of row-lock wait per second is, on average, one session always blocked on a row.

@@ -46,12 +46,11 @@ from mysqltop.views.tui.widgets.throughput import ThroughputPane
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
 GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
-# A poll error with these words means the connection is gone (the source is reconnecting);
-# other failures are shown as STALE. A timeout wins over them: the source drops a connection
-# whose poll timed out and reconnects, but the server is there and not answering (frozen,
-# overloaded), which is a different incident from a stopped server or a broken network.
-DISCONNECT_WORDS = ("reconnect", "not connected", "gone away", "refused", "broken pipe", "can't connect")
-NO_ANSWER_WORDS = ("timed out", "timeout")
+# The status-bar word for a failed poll, by the source's typed reason (core.sample.Failure).
+# A frozen or overloaded server (timeout) is a different incident from a stopped server or a
+# broken network (no connection, connection lost) and from an account the server refuses.
+ALERT_WORDS = {"timeout": "NOT ANSWERING", "unreachable": "DISCONNECTED", "lost": "DISCONNECTED",
+               "denied": "ACCESS DENIED"}
 ParseWhen = Callable[[str, float, float], float]
 
 
@@ -170,7 +169,7 @@ class MysqltopApp(App[None]):
             # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
             # the status bar says for how long they have been old, a toast says why.
             if not self.grid.has_class("-stale"):
-                self.say(f"no fresh data: {_poll_error(frame)}", "warning", 6)
+                self.say(f"no fresh data: {frame.why_stale()}", "warning", 6)
             self.grid.add_class("-stale")
             frame = self.good_frame or frame
         else:
@@ -205,9 +204,8 @@ class MysqltopApp(App[None]):
         if frame is None and not silent:
             return None
         if silent or (frame is not None and frame.stale):
-            error = _poll_error(frame).lower() if frame is not None and frame.stale else ""
-            word = ("NOT ANSWERING" if any(w in error for w in NO_ANSWER_WORDS)
-                    else "DISCONNECTED" if any(w in error for w in DISCONNECT_WORDS) else "STALE")
+            failure = frame.failure if frame is not None and frame.stale else None
+            word = ALERT_WORDS.get(failure or "", "STALE")
             return f"{word} {units.duration(now - since)}"
         return None
 
@@ -313,10 +311,6 @@ def _outside(t: float, start: float, end: float, interval: float) -> str | None:
     if t > end + interval:
         return f"after the recording (it ends at {clock(end)}): showing its last sample"
     return None
-
-
-def _poll_error(frame: Frame) -> str:
-    return frame.errors.get("poll") or next(iter(frame.errors.values()), "the server did not answer in time")
 
 
 def _runner(app: App[Any], action: str) -> Callable[[], Any]:

@@ -129,6 +129,9 @@ class HotspotsPane(Pane):
             index = self._trend_index(trend, trend_w)
             rows = ([r[i] for i in keep] for r in (_row(h, index, trend_w, p) for h in hot))
             lines += table_lines(cols, rows, layout, header_style=p.header)
+        elif not {"performance_schema", "innodb_mutex"} & set(frame.sources):
+            # nothing was measured, which is not the same as nothing waiting: the notes below say why
+            lines.append(Text("latch waits are not measured on this server: why and the fix below", style=p.warm))
         elif frame.elapsed is None:
             lines.append(Text("collecting: latch rates in 1 s (they need a second sample)", style=p.dim))
         else:
