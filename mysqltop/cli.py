@@ -64,7 +64,50 @@ def _with_default_command(argv: list[str]) -> list[str]:
     return argv
 
 
+def masked_argv(argv: Sequence[str]) -> list[str] | None:
+    """`argv` with every password value replaced by x's, as the mysql client does; None when
+    it holds no password. Covers -pSECRET, --password=SECRET, --password SECRET and the
+    abbreviations argparse accepts (--pass=…)."""
+    out, hidden, take_next = list(argv), False, False
+    for i, arg in enumerate(argv):
+        if take_next:
+            take_next = False
+            if not arg.startswith("-"):
+                out[i], hidden = "x" * len(arg), True
+            continue
+        name, eq, value = arg.partition("=")
+        if arg.startswith("--") and len(name) >= 4 and "--password".startswith(name):
+            if eq:
+                out[i], hidden = f"{name}={'x' * len(value)}", hidden or bool(value)
+            else:
+                take_next = True
+        elif arg == "-p":
+            take_next = True
+        elif arg.startswith("-p") and not arg.startswith("--"):
+            out[i], hidden = "-p" + "x" * (len(arg) - 2), True
+        elif arg == "--":
+            break
+    return out if hidden else None
+
+
+def hide_password_from_ps() -> None:
+    """Rewrite the process title (/proc/PID/cmdline, ps, top) without the password."""
+    orig = getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv]
+    masked = masked_argv(orig)
+    if masked is None:
+        return
+    try:
+        import setproctitle
+    except ImportError:                     # the dependency is missing: say so rather than leak silently
+        print("mysqltop: setproctitle is not installed: the password stays visible in ps; "
+              "prefer -p (prompt), MYSQL_PWD or an option file", file=sys.stderr)
+        return
+    setproctitle.setproctitle(" ".join(masked))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        hide_password_from_ps()
     args_list = _with_default_command(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(args_list)

@@ -68,11 +68,13 @@ def test_report_names_the_hot_spot_and_the_advice_with_when(recording: Path, cap
     assert "window: 2026-01-01 00:00:00 – 2026-01-01 00:02:00 UTC (2m00s, 121 samples, 0 stale)" in out
     assert "LOCK_table_cache" in out
     # 36 s into the contention, it held in 60 % of the last minute
-    assert "[critical] table_cache  00:01:36–00:02:00 (25 samples)" in out
-    assert "table_open_cache_instances = 1" in out and "14,076 waits/s avg" in out
+    # 0.2 thread-equivalents of 13 sessions running: worth knowing, not an incident
+    assert "[info] table_cache  00:01:36–00:02:00 (25 samples)" in out
+    assert "table_open_cache_instances = 1" in out and "(178 ms/s, 14,076 waits/s)" in out
     # 14 threads running and a run queue of 8 on 4 CPUs in the second minute
     assert "BOOKMARKS\n  00:01:01  host.run_queue>=6 (value 8)" in out
-    assert "4 CPUs; run queue avg 5.0, max 8" in out and "[warning] cpu_saturation  00:01:35–00:02:00" in out
+    # the host's CPUs are 70 % busy: not saturated, whatever the run queue says
+    assert "4 CPUs; run queue avg 5.0, max 8" in out and "cpu_saturation" not in out
 
 
 def test_report_window_and_json(recording: Path, capsys) -> None:
@@ -81,7 +83,7 @@ def test_report_window_and_json(recording: Path, capsys) -> None:
     data = json.loads(out)
     assert data["start"] == "2026-01-01T00:01:00.000Z" and data["frames"] == 61
     assert data["hotspots"][0]["name"] == "LOCK_table_cache" and round(data["hotspots"][0]["share"], 2) == 0.68   # of all wait time; absent in its first second
-    assert [a["id"] for a in data["window_advice"]] == ["table_cache", "cpu_saturation"]
+    assert [a["id"] for a in data["window_advice"]] == ["table_cache"]
     assert data["throughput"]["tps"]["avg"] == pytest.approx(394, abs=1)
     assert data["bookmarks"] == [{"time": "2026-01-01T00:01:01.000Z", "trigger": "host.run_queue>=6",
                                   "value": 8.0, "note": None}]
@@ -91,7 +93,7 @@ def test_report_compare_before_and_after(recording: Path, capsys) -> None:
     code, out, _ = run([str(recording), "--compare", "start..+1m", "+1m..end", "--format", "md"], capsys)
     assert code == 0
     assert out.startswith("# mysqltop report: two windows compared")
-    assert "- only in B (new): cpu_saturation, table_cache" in out
+    assert "- only in B (new): table_cache" in out
     assert "| LOCK_table_cache | 0% | 68% | - | 14k | performance_schema |" in out
 
 
@@ -124,10 +126,12 @@ def test_bundled_incident_names_the_injected_hot_spots_and_their_advice(capsys) 
     top = data["hotspots"][0]
     assert top["name"] == "buf_pool_mutex" and top["share"] > 0.4
     episodes = {e["id"]: e for e in data["advice"]}
-    # the storm also ran ~20 sessions on 2 CPUs (real host counters)
-    assert {"buffer_pool_mutex", "row_lock_waits", "cpu_saturation"} <= set(episodes)
+    # the storm also ran ~20 sessions on 2 CPUs, but ~5 of them always asleep on the hot row and
+    # mysqld using at most 1.4 cores: no CPU verdict (a thread pool would not help)
+    assert {"buffer_pool_mutex", "row_lock_waits"} <= set(episodes) and "cpu_saturation" not in episodes
     bp = episodes["buffer_pool_mutex"]
-    assert bp["severity"] == "critical" and "innodb_buffer_pool_size = 8388608 (8 MiB)" in bp["message"]
+    # 0.7 thread-equivalents on the pool latch of 13 sessions running
+    assert bp["severity"] == "info" and "innodb_buffer_pool_size = 8388608 (8 MiB)" in bp["message"]
     assert "buf_pool_mutex" in bp["evidence"] and "of wait time" in bp["evidence"]
     storm = data["bookmarks"][0]["time"]
     assert storm <= bp["first"] <= data["end"]                       # after the storm began

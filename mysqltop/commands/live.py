@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.commands.fleet import add_fleet_arguments
 
 HELP = "live TUI against a server (the default command)"
 
@@ -15,7 +16,9 @@ HELP = "live TUI against a server (the default command)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
-    p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE")
+    p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
+                   "a directory, one file per server)")
+    add_fleet_arguments(p)
 
 
 def check_record_path(path: str) -> None:
@@ -45,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.commands.checks import check_interval, check_terminal
     from mysqltop.errors import UserError
 
+    from mysqltop.sources.fleet import host_list
+
+    hosts = host_list(args)           # -h db1,db2 / --hosts-file / hosts=: the fleet overview
+    if hosts is not None:
+        from mysqltop.commands.fleet import run_fleet
+
+        return run_fleet(args, hosts)
     check_interval(args.interval)
     if args.record:
         check_record_path(args.record)

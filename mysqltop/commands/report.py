@@ -62,20 +62,18 @@ def compare_window(path: str, window: str):  # -> mysqltop.core.report.Report
 
 
 def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop.core.report.Report
-    """Replay [start, end] of the recording through the FramePipeline and summarise it."""
-    from mysqltop.core.pipeline import FramePipeline
+    """Frames [start, end] of the recording, as replay shows them (the replay cursor: warm-up
+    before the range, damaged samples stepped over and named once), summarised as they stream."""
     from mysqltop.core.report_builder import ReportBuilder
     from mysqltop.sources.replay import ReplaySource
 
     src = ReplaySource(path, start, end)
-    pipe, builder, variables = FramePipeline(), ReportBuilder(), {}
+    builder, variables = ReportBuilder(), {}
     try:
         marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
                  for b in src.reader.bookmarks]
-        if src.primer is not None:
-            pipe.push(src.primer)          # rates on the first frame, as live had them; not reported
-        while (raw := src.read()) is not None:
-            builder.add(pipe.push(raw))    # streamed: memory does not grow with the recording
+        for frame, raw in src.frames():
+            builder.add(frame)             # streamed: memory does not grow with the recording
             variables = raw.variables or variables
     finally:
         src.close()

@@ -13,12 +13,11 @@ from mysqltop.config import add_connection_arguments
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
+DEFAULT_TOP_LATCHES = 10        # per server; bounds the series count (the rest: latch="other")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from mysqltop.sources.fleet import add_fleet_arguments
-    from mysqltop.views.prometheus import DEFAULT_TOP_LATCHES
-
+    from mysqltop.commands.fleet import add_fleet_arguments
     add_connection_arguments(p)
     add_fleet_arguments(p)
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
@@ -68,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--top must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
-    members = open_fleet(member_options(args, host_list(args)), args.interval)
+    # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
+    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False)
 
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry

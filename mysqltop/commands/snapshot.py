@@ -116,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(source, pipeline, on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     primer = getattr(source, "primer", None)
     try:
-        if primer is not None:
+        prime = getattr(source, "prime", None)
+        if primer is not None and prime is not None:
+            prime(pipeline)                    # not printed: rates and advice window for frame one
+            baseline = pipeline.last
+        elif primer is not None:
             baseline = pipeline.push(primer)   # not printed: it only gives the first frame rates
         polls = None if args.count is None and not is_live else (args.count or 1) + (baseline is None)
         engine.run(args.interval, count=polls, on_frame=on_frame)

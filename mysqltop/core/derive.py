@@ -141,7 +141,7 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
-    """Questions without mysqltop's own 4–5 statements per poll (40 % of the qps of a server doing
+    """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected."""
     q_prev, q_cur = _stat_pair(prev, cur, "Questions")
     if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:

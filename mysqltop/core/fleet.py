@@ -58,12 +58,10 @@ def worst_finding(frame: Frame | None) -> Advice | None:
     return max(frame.advice, key=lambda a: SEVERITY_RANK.get(a.severity, 0))
 
 
-def trouble_key(frame: Frame | None, not_answering: bool) -> tuple[int, float]:
+def trouble_key(finding: Advice | None, latch: LatchTotal | None, not_answering: bool) -> tuple[int, float]:
     """Sort key, most troubled first when sorted descending: a server that does not answer, then
     by the severity of its worst finding, then by its hottest latch's wait time."""
     if not_answering:
         return (9, 0.0)
-    finding = worst_finding(frame)
-    latch = hottest_latch(frame)
     return (SEVERITY_RANK.get(finding.severity, 0) if finding else 0,
             (latch.wait_ms_per_s or 0.0) if latch else 0.0)

@@ -228,7 +228,7 @@ def status_transactions(innodb_status: str | None) -> list[Transaction]:
     (which precedes the statement) set its numbers."""
     if not innodb_status:
         return []
-    from mysqltop.core.innodb import envelope   # the status parser package: loaded when first needed
+    from mysqltop.core.innodb import envelope  # the status parser package: loaded when first needed
 
     body = next((b for t, b in envelope.split(innodb_status).sections if t == "TRANSACTIONS"), None)
     if body is None:
@@ -271,7 +271,7 @@ def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> lis
     if rows is None:
         out = from_text
     else:
-        views = {t.thread_id: t.read_view for t in from_text if t.thread_id is not None}
+        views: dict[int | None, bool | None] = {t.thread_id: t.read_view for t in from_text if t.thread_id is not None}
         out = []
         for raw in rows:
             r = _row(raw, 13)
@@ -281,7 +281,7 @@ def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> lis
             out.append(Transaction(
                 trx_id=str(r[0]), thread_id=thread, user=_s(r[2]), host=_s(r[3]), state=_s(r[4]), age_s=_n(r[5]),
                 rows_locked=_n(r[6]), rows_modified=_n(r[7]), lock_structs=_n(r[8]), isolation=_s(r[9]),
-                read_view=(bool(views.get(thread)) if from_text else None), command=_s(r[10]),
+                read_view=bool(views.get(thread)) if from_text else None, command=_s(r[10]),
                 statement=_sql(r[11]), waiting_s=_n(r[12])))
     out.sort(key=lambda t: -(t.age_s or 0))
     return out[:TOP_TRANSACTIONS]

@@ -8,8 +8,9 @@ views and the advice rules.
 from __future__ import annotations
 
 from collections import deque
+from typing import Mapping
 
-from mysqltop.core.advice import advise
+from mysqltop.core import advice as _advice
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
 from mysqltop.core.parsed import ParsedSample, parse_sample
@@ -36,7 +37,9 @@ class FramePipeline:
         self._prev = None
         self._window.clear()
 
-    def push(self, raw: RawSample) -> Frame:
+    def push(self, raw: RawSample, *, advise: bool = True) -> Frame:
+        """The frame of `raw`. advise=False skips the rules (a replay warming its window up: only
+        the last frame's advice is shown)."""
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
         try:
             frame = derive(self._prev, cur)
@@ -46,8 +49,14 @@ class FramePipeline:
         if raw.error is None:
             self._prev = cur
         self._window.append(frame)
-        try:
-            frame.advice = advise(list(self._window), raw.variables)
-        except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
-            frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]
+        if advise:
+            advise_into(frame, list(self._window), raw.variables)
         return frame
+
+
+def advise_into(frame: Frame, window: list[Frame], variables: Mapping[str, str]) -> None:
+    """frame.advice over `window` (oldest first, ending with `frame`), as push() computes it."""
+    try:
+        frame.advice = _advice.advise(window, variables)
+    except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
+        frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -52,7 +52,7 @@ class HotspotSummary:
     source: str
     site: str | None
     share: float                       # part of all waiting its source measured over the window
-    waits_per_s: float | None          # mean over frames where it appeared
+    waits_per_s: float | None          # time-weighted mean over frames where it appeared
     wait_ms_per_s: float | None
     peak_waits_per_s: float | None
     peak_time: float | None
@@ -95,6 +95,8 @@ class Report:
     variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
     blocking_chains: list[ChainSummary] = field(default_factory=list)          # core/lock_report.py
     long_transactions: list[TransactionSummary] = field(default_factory=list)
+    # finding id → its own metric over the window (core.rules.metrics), every one measurable
+    finding_metrics: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -130,6 +132,8 @@ class Comparison:
     advice_only_b: list[str]           # new in B
     advice_both: list[str]
     variables_changed: list[dict[str, str | None]] = field(default_factory=list)   # {name, a, b}
+    # each finding's own metric in A and B: did the setting changed in between help?
+    finding_metrics: list[Delta] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -172,8 +176,13 @@ def compare(a: Report, b: Report) -> Comparison:
     ids_b = {e.id for e in b.advice} | {x.id for x in b.window_advice}
     changed = [{"name": k, "a": a.variables.get(k), "b": b.variables.get(k)}
                for k in sorted(set(a.variables) | set(b.variables)) if a.variables.get(k) != b.variables.get(k)]
+    from mysqltop.core.rules import metrics
+    own = []
+    for fid in sorted((ids_a | ids_b) & (set(a.finding_metrics) | set(b.finding_metrics))):
+        va, vb, what = a.finding_metrics.get(fid), b.finding_metrics.get(fid), metrics.label(fid)
+        own.append(Delta(f"{fid}: {what}", va, vb, 100.0 * (vb - va) / abs(va) if va and vb is not None else None))
     return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b),
-                      changed)
+                      changed, own)
 
 
 def _jsonable(o: Any) -> Any:

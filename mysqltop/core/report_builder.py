@@ -16,7 +16,7 @@ from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
                                   TOP_HOTSPOTS)
-from mysqltop.core.rules import KNOBS, signals
+from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import cpu_busy_pct
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
@@ -64,25 +64,31 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
 
 
 class _StatAcc:
-    __slots__ = ("total", "n", "lo", "hi", "hi_t")
+    """avg = Σ value × Δt / Σ Δt: a frame that covers 5 s (a late poll) counts five times one
+    that covers 1 s, so the average is the window's true mean rate (Σ Δcounter / Σ Δt)."""
+
+    __slots__ = ("total", "weight", "n", "lo", "hi", "hi_t")
 
     def __init__(self) -> None:
-        self.total, self.n = 0.0, 0
+        self.total, self.weight, self.n = 0.0, 0.0, 0
         self.lo: float | None = None
         self.hi: float | None = None
         self.hi_t: float | None = None
 
-    def add(self, v: float | None, t: float) -> None:
+    def add(self, v: float | None, t: float, dt: float) -> None:
         if v is None:
             return
-        self.total, self.n = self.total + v, self.n + 1
+        self.total, self.weight, self.n = self.total + v * dt, self.weight + dt, self.n + 1
         if self.lo is None or v < self.lo:
             self.lo = v
         if self.hi is None or v > self.hi:
             self.hi, self.hi_t = v, t
 
     def stat(self) -> Stat:
-        return Stat(self.total / self.n, self.lo, self.hi, self.hi_t, self.n) if self.n else Stat()
+        if not self.n:
+            return Stat()
+        avg = self.total / self.weight if self.weight > 0 else self.lo
+        return Stat(avg, self.lo, self.hi, self.hi_t, self.n)
 
 
 @dataclass
@@ -92,10 +98,8 @@ class _HotAcc:
     ms_weight: float = 0.0        # Σ wait ms (rate × Δt)
     count_weight: float = 0.0     # Σ waits
     thread_weight: float = 0.0    # Σ waiting threads × Δt (SEMAPHORES)
-    waits_sum: float = 0.0
-    waits_n: int = 0
-    ms_sum: float = 0.0
-    ms_n: int = 0
+    waits_dt: float = 0.0         # Σ Δt of the frames with a waits/s figure
+    ms_dt: float = 0.0            # Σ Δt of the frames with a wait ms/s figure
     peak: float | None = None
     peak_t: float | None = None
 
@@ -139,7 +143,7 @@ class ReportBuilder:
             return
         self.live += 1
         for sec, key, get in FIGURES:
-            self.stats[(sec, key)].add(get(f), f.time)
+            self.stats[(sec, key)].add(get(f), f.time, f.elapsed)
         if f.throughput.tps is not None:
             self.points.append((f.time, f.throughput.tps, f.throughput.threads_running))
             self.qps.append(f.throughput.qps)
@@ -165,12 +169,12 @@ class ReportBuilder:
             a.thread_weight += (h.waiting_threads or 0.0) * dt
             if h.waits_per_s is not None:
                 a.count_weight += h.waits_per_s * dt
-                a.waits_sum, a.waits_n = a.waits_sum + h.waits_per_s, a.waits_n + 1
+                a.waits_dt += dt
                 if a.peak is None or h.waits_per_s > a.peak:
                     a.peak, a.peak_t = h.waits_per_s, f.time
             if h.wait_ms_per_s is not None:
                 a.ms_weight += h.wait_ms_per_s * dt
-                a.ms_sum, a.ms_n = a.ms_sum + h.wait_ms_per_s, a.ms_n + 1
+                a.ms_dt += dt
 
     def _episodes(self, i: int, f: Frame) -> None:
         for a in f.advice:
@@ -205,8 +209,8 @@ class ReportBuilder:
             out.append(HotspotSummary(
                 name=h.name, kind=h.kind, source=src, site=h.site,
                 share=weight[m](a) / total if total else 0.0,
-                waits_per_s=a.waits_sum / a.waits_n if a.waits_n else None,
-                wait_ms_per_s=a.ms_sum / a.ms_n if a.ms_n else None,
+                waits_per_s=a.count_weight / a.waits_dt if a.waits_dt > 0 else None,
+                wait_ms_per_s=a.ms_weight / a.ms_dt if a.ms_dt > 0 else None,
                 peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1)))
         out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))
         return out[:self.top]
@@ -228,6 +232,7 @@ class ReportBuilder:
         server = self.last.server if self.last else None
         episodes = self._done + [ep for ep, _ in self._open.values()]
         episodes.sort(key=lambda e: (e.first, -_SEVERITY_RANK.get(e.severity, 0), e.id))
+        window_advice = advise(self._sample, variables or {}, span_s=None)
         return Report(
             start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
             frames=self.frames, live_frames=self.live, stale_frames=self.stale,
@@ -240,10 +245,11 @@ class ReportBuilder:
                   "saturated_pct": 100.0 * self.saturated / self.host_frames if self.host_frames and self.cpus else None,
                   **sections["host"]},
             locks=sections["locks"], advice=episodes,
-            window_advice=advise(self._sample, variables or {}, span_s=None),
+            window_advice=window_advice,
             notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
             bookmarks=[dict(b) for b in bookmarks
                        if start is not None and end is not None and start <= b["time"] <= end],
             variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},
             blocking_chains=self.lock_window.longest_chains(),
-            long_transactions=self.lock_window.longest_transactions())
+            long_transactions=self.lock_window.longest_transactions(),
+            finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None})

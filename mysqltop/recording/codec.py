@@ -222,9 +222,17 @@ def _deflate(data: bytes, zdict: bytes) -> bytes:
     return comp.compress(data) + comp.flush()
 
 
+# One sample's text or number stream inflated: far above any real poll, far below what would
+# hurt the reader (a crafted payload must not inflate to gigabytes).
+INFLATE_MAX = 64 << 20
+
+
 def _inflate(data: bytes, zdict: bytes) -> bytes:
     d = zlib.decompressobj(WBITS, *((zdict,) if zdict else ()))
-    out = d.decompress(data) + d.flush()
+    out = d.decompress(data, INFLATE_MAX)
+    if d.unconsumed_tail:
+        raise CodecError("payload inflates past the size limit")
+    out += d.flush()
     if not d.eof or d.unused_data:
         raise CodecError("truncated or overlong payload")
     return out

@@ -32,8 +32,24 @@ from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_readonly
 from mysqltop.recording.format import parse_sample_text, parse_state_json
+from mysqltop.recording.recover import recover, truncation
 
 _CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
+# Fields are checked on read: a recording is a file anyone may have edited. A time outside
+# 2000–2100 (e.g. 1e12, which no calendar can show) makes its sample damaged, not a crash, and
+# such rows are left out of seeking by time and of the recording's span.
+T_MIN, T_MAX = 946_684_800.0, 4_102_444_800.0
+_T_OK = f"t BETWEEN {T_MIN!r} AND {T_MAX!r}"
+MONO_MAX = 1e11          # monotonic seconds (boot time based): finite and far below this
+DATA_MAX = 16 << 20      # one sample's payload; a live poll is a few KB to a few hundred KB
+
+
+def valid_time(t: object) -> bool:
+    return isinstance(t, (int, float)) and T_MIN <= t <= T_MAX
+
+
+def valid_mono(m: object) -> bool:
+    return isinstance(m, (int, float)) and -MONO_MAX <= m <= MONO_MAX
 
 
 class DamagedSample(UserError):
@@ -99,7 +115,26 @@ class RecordingReader:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._lock = threading.RLock()
         self.path = Path(path)
-        self._conn = open_readonly(self.path)
+        # A truncated file (a partial copy) opens read-only with the samples of its readable
+        # prefix, recovered into a temporary file; `notice` says how much is missing.
+        self.notice: str | None = None
+        self._recovered: Path | None = None
+        cut = truncation(self.path) if self.path.is_file() else None
+        if cut is None:
+            self._conn = open_readonly(self.path)
+        else:
+            self._recovered, n = recover(self.path)
+            try:
+                if n == 0:
+                    raise UserError("nothing recovered", 1)
+                self._conn = open_readonly(self._recovered)
+            except UserError:
+                self._drop_recovered()
+                raise UserError(f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes; a partial "
+                                "copy?) and nothing in it is readable: copy the whole file again", 1) from None
+            missing = 100.0 * (cut.expected - cut.size) / cut.expected
+            self.notice = (f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes, {missing:.0f} % "
+                           f"missing): read-only, the {n} sample{'s' if n != 1 else ''} of its readable prefix")
         self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
         self._samples: OrderedDict[int, RawSample] = OrderedDict()
         self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
@@ -146,7 +181,7 @@ class RecordingReader:
     def meta(self) -> RecordingMeta:
         start = end = None
         if self._len:
-            start, end = self._conn.execute("SELECT min(t), max(t) FROM samples").fetchone()
+            start, end = self._conn.execute(f"SELECT min(t), max(t) FROM samples WHERE {_T_OK}").fetchone()
         version, host, interval, redacted, trigger = self._meta_rows or (None, None, None, 0, None)
         server = self._state(0)[0] if self._len else ServerIdentity()
         return RecordingMeta(str(self.path), self._format, version, server, host, interval, start, end,
@@ -184,16 +219,23 @@ class RecordingReader:
     @_locked
     def time_at(self, i: int) -> float:
         self._check_index(i)
-        row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
+        try:
+            row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
         if row is None:
+            self._bad.add(i)
             raise DamagedSample(self.path, i, "row missing")
+        if not valid_time(row[0]):
+            self._bad.add(i)
+            raise DamagedSample(self.path, i, f"bad time {str(row[0])[:40]}")
         return float(row[0])
 
     @_locked
     def index_at(self, t: float) -> int:
         """The last sample at or before t (the first sample when t is earlier than the start)."""
         row = self._conn.execute(
-            "SELECT seq FROM samples WHERE t <= ? ORDER BY t DESC, seq DESC LIMIT 1", (t,)).fetchone()
+            f"SELECT seq FROM samples WHERE t <= ? AND {_T_OK} ORDER BY t DESC, seq DESC LIMIT 1", (t,)).fetchone()
         if row is None:
             return 0
         return int(row[0])
@@ -201,7 +243,7 @@ class RecordingReader:
     @_locked
     def first_at_or_after(self, t: float) -> int | None:
         row = self._conn.execute(
-            "SELECT seq FROM samples WHERE t >= ? ORDER BY t, seq LIMIT 1", (t,)).fetchone()
+            f"SELECT seq FROM samples WHERE t >= ? AND {_T_OK} ORDER BY t, seq LIMIT 1", (t,)).fetchone()
         return None if row is None else int(row[0])
 
     # -- samples ----------------------------------------------------------------------------
@@ -218,6 +260,9 @@ class RecordingReader:
         except (sqlite3.DatabaseError, TypeError):
             self._bad.add(i)
             raise DamagedSample(self.path, i, "row unreadable") from None
+        if not valid_time(t) or not valid_mono(mono):
+            self._bad.add(i)
+            raise DamagedSample(self.path, i, f"bad time {str(t)[:40]} / {str(mono)[:40]}")
         server, variables = self._state(i)
         try:
             raw = parse_sample_text(decoded.text, float(t), float(mono) + self._offset(i), server, variables)
@@ -242,6 +287,12 @@ class RecordingReader:
 
     def close(self) -> None:
         self._conn.close()
+        self._drop_recovered()
+
+    def _drop_recovered(self) -> None:
+        if self._recovered is not None:
+            self._recovered.unlink(missing_ok=True)
+            self._recovered = None
 
     def __enter__(self) -> "RecordingReader":
         return self
@@ -260,7 +311,7 @@ class RecordingReader:
             row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
         except sqlite3.DatabaseError:
             return None
-        return None if row is None else float(row[0])
+        return float(row[0]) if row is not None and valid_time(row[0]) else None
 
     def _decode(self, i: int) -> codec.Decoded:
         hit = self._decoded.get(i)
@@ -276,7 +327,9 @@ class RecordingReader:
             ref = self._decoded.get(first_ref)
         for seq, rref, crc, data in chain:
             try:
-                if data is None or zlib.crc32(data) != crc:
+                if not isinstance(data, bytes) or len(data) > DATA_MAX:
+                    raise codec.CodecError("bad payload size")
+                if not isinstance(crc, int) or zlib.crc32(data) != crc:
                     raise codec.CodecError("checksum mismatch")
                 if rref is None:
                     ref = self._dict_for(seq)
@@ -312,7 +365,7 @@ class RecordingReader:
             ref = row[1]
             if ref is None or ref in self._decoded:
                 break
-            if ref >= cur:
+            if not isinstance(ref, int) or ref >= cur or ref < 0:
                 self._bad.add(i)
                 raise DamagedSample(self.path, i, "bad reference")
             cur = ref
@@ -375,7 +428,7 @@ class RecordingReader:
                 first = self._conn.execute("SELECT mono FROM samples WHERE seq=?", (starts[k],)).fetchone()
             except sqlite3.DatabaseError:
                 last = first = None
-            if last is None or first is None:
+            if last is None or first is None or not (valid_mono(last[0]) and valid_mono(first[0])):
                 offsets.append(offsets[-1])
             else:
                 offsets.append(offsets[-1] + float(last[0]) - float(first[0]))

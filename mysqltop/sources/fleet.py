@@ -7,7 +7,8 @@ the default port) is resolved once, as for one server, and shared by all members
 
 Opening never lets one server stop the others: every server is connected concurrently, a server
 that cannot be reached is kept (its source reconnects in the background with back-off and its
-polls say why meanwhile); only when *no* server answers is the first error raised.
+polls say why meanwhile); only when *no* server answers is the first error raised (the TUI), or
+not even then (`serve`: an exporter keeps answering, with mysqltop_up 0).
 """
 
 from __future__ import annotations
@@ -63,16 +64,13 @@ def _split_port(item: str, where: str) -> Host:
     return host, int(port_text)
 
 
-def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hosts-file", metavar="FILE",
-                        help="servers to watch, one host[:port] per line (also -h db1,db2:3307 "
-                             "or hosts= in the [mysqltop] option-file section)")
+def host_list(args: argparse.Namespace, *, listing: bool = False) -> list[Host] | None:
+    """The servers named for a fleet view, or None when a single server was meant.
 
-
-def host_list(args: argparse.Namespace) -> list[Host] | None:
-    """The servers named for a fleet view, or None when a single server was meant."""
+    `listing` (serve): -h is always a list, so `-h db1:3307` names one server on port 3307.
+    """
     host = getattr(args, "host", None)
-    if host and "," in host:
+    if host and ("," in host or listing):
         return parse_host_list(host, "-h")
     hosts_file = getattr(args, "hosts_file", None)
     if hosts_file:
@@ -96,7 +94,7 @@ def member_options(args: argparse.Namespace, hosts: list[Host] | None) -> list[C
     a host without a port takes the shared one (-P, the option file, 3306). No list: one server."""
     if not hosts:
         return [connection_options(args)]
-    if getattr(args, "host", None) and "," in args.host:
+    if getattr(args, "host", None):
         args.host = None                      # resolve the shared options without the list as a host
     base = connection_options(args)
     out = []
@@ -119,8 +117,9 @@ class Member:
     error: str | None = None          # why the first connect failed (the source keeps retrying)
 
 
-def open_fleet(options: list[ConnectionOptions], interval: float) -> list[Member]:
-    """Connect to every server at once; raises the first UserError only when none answered."""
+def open_fleet(options: list[ConnectionOptions], interval: float, *, require_one: bool = True) -> list[Member]:
+    """Connect to every server at once. With `require_one`, raises the first UserError when none
+    answered; without (an exporter), every member is kept and retried in the background."""
     members = [Member(o.address, LiveSource(MySQLSource(o, interval=interval))) for o in options]
     errors: dict[int, UserError] = {}
 
@@ -139,7 +138,7 @@ def open_fleet(options: list[ConnectionOptions], interval: float) -> list[Member
         t.start()
     for t in threads:
         t.join()
-    if errors and len(errors) == len(members):
+    if require_one and errors and len(errors) == len(members):
         for m in members:
             m.source.close()
         first = errors[min(errors)]

@@ -56,19 +56,25 @@ def _lock_waits_select(waits: str, lock_join: str, lock_cols: str) -> str:
         f" FROM ({waits}) w JOIN {_TRX} r ON r.trx_id = w.req_trx JOIN {_TRX} b ON b.trx_id = w.blk_trx "
         + lock_join +
         f" LEFT JOIN {_PL} rp ON rp.ID = r.trx_mysql_thread_id LEFT JOIN {_PL} bp ON bp.ID = b.trx_mysql_thread_id"
+        # InnoDB also lists each queued request as blocked by every request queued before it:
+        # n sessions behind one row are n(n-1)/2 such edges, which would fill the LIMIT with the
+        # queue and hide sessions. Keep edges to locks that are held (a waiting blocker's own
+        # pending request is not what anyone waits for first); real chains hold a granted lock.
+        " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock"
         f" ORDER BY r.trx_wait_started, r.trx_id LIMIT {MAX_LOCK_WAITS}")
 
 
 # MariaDB, MySQL 5.5–5.7: the wait graph of the lock-table snapshot INNODB_TRX is taken from.
 LOCK_WAITS_IS_SQL = _lock_waits_select(
-    "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock "
-    "FROM information_schema.INNODB_LOCK_WAITS",
+    "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
+    "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
     "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
     "l.lock_table, l.lock_index, l.lock_mode, l.lock_type")
 # MySQL 8.0+: the same from performance_schema (needs SELECT on performance_schema).
 LOCK_WAITS_PS_SQL = _lock_waits_select(
     "SELECT REQUESTING_ENGINE_TRANSACTION_ID AS req_trx, BLOCKING_ENGINE_TRANSACTION_ID AS blk_trx, "
-    "REQUESTING_ENGINE_LOCK_ID AS req_lock, ENGINE AS eng FROM performance_schema.data_lock_waits",
+    "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
+    "FROM performance_schema.data_lock_waits",
     "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
     "CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`'), l.INDEX_NAME, l.LOCK_MODE, l.LOCK_TYPE")
 

@@ -1,14 +1,15 @@
 """ReplaySource: the samples of a recording, in order, as a SampleSource.
 
     src = ReplaySource("incident.mtrec", start="-10m", end=None)
-    if src.primer: pipeline.push(src.primer)    # optional: rates on the first frame
+    src.prime(pipeline)                         # optional: rates and advice window on frame one
     while (raw := src.read()) is not None: frame = pipeline.push(raw)
 
 `start`/`end` are WHEN strings (core/when.py; naive times in the local time zone) or epoch
-seconds. `primer` is the sample just before the first one in range (same segment), so a replay
-that starts mid-recording can have rates on its first frame, as live had; it is not returned by
-read(). Damaged samples are skipped; each damaged range is reported once through `on_damage`
-(default: one line on stderr) and kept in `damaged`.
+seconds. `prime` pushes the samples before the range (the replay cursor's warm-up), so a replay
+that starts mid-recording has rates and the advice window on its first frame, as live had; they
+are not returned by read(). `primer` is the sample just before the range. Damaged samples are
+skipped; each damaged range is reported once through `on_damage` (default: one line on
+stderr) and kept in `damaged`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from __future__ import annotations
 import os
 import sys
 from datetime import tzinfo
-from typing import Callable
+from typing import Callable, Iterator
 
+from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
-from mysqltop.recording.reader import DamagedRange, DamagedSample, RecordingReader
+from mysqltop.recording.cursor import Pipeline, ReplayCursor
+from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
 def _stderr(message: str) -> None:
@@ -35,6 +38,7 @@ class ReplaySource:
                  end: str | float | None = None, *, on_damage: Callable[[str], None] | None = _stderr,
                  tz: tzinfo | None = None) -> None:
         self.reader = RecordingReader(path)
+        self.cursor = ReplayCursor(self.reader)
         self.on_damage = on_damage
         self.damaged: list[DamagedRange] = []
         try:
@@ -43,6 +47,8 @@ class ReplaySource:
             self.reader.close()
             raise
         self._pending: int | None = None     # first index of a damaged run not yet reported
+        if self.reader.notice and on_damage is not None:
+            on_damage(self.reader.notice)
 
     def _resolve(self, start: str | float | None, end: str | float | None, tz: tzinfo | None) -> None:
         r = self.reader
@@ -61,12 +67,13 @@ class ReplaySource:
             want = " – ".join(format_clock(t, tz) if t is not None else "…" for t in (t0, t1))
             raise UserError(f"no samples in {want}; {r.path} spans {span}", 2)
         self.first, self.last = lo, hi
+        self.cursor.floor = lo
         self._next = lo
-        self.primer: RawSample | None = None
-        try:
-            self.primer = r.pair(lo)[0]
-        except DamagedSample:
-            self.primer = None
+        self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
+
+    def prime(self, pipeline: Pipeline) -> int:
+        """Warm `pipeline` up on the samples before the range (see ReplayCursor.prime)."""
+        return self.cursor.prime(pipeline, self.first)
 
     @staticmethod
     def _when(flag: str, value: str | float | None, first: float, last: float,
@@ -83,9 +90,8 @@ class ReplaySource:
         while self._next <= self.last:
             i = self._next
             self._next += 1
-            try:
-                raw = self.reader.sample(i)
-            except DamagedSample:
+            raw = self.cursor.sample(i)
+            if raw is None:
                 if self._pending is None:
                     self._pending = i
                 continue
@@ -93,6 +99,19 @@ class ReplaySource:
             return raw
         self._report(self.last)
         return None
+
+    def frames(self) -> Iterator[tuple[Frame, RawSample]]:
+        """(frame, sample) for each readable sample in range, derived by the replay cursor (so
+        each frame is the one replay shows for that moment); damaged ranges are reported."""
+        for i in range(self.first, self.last + 1):
+            raw = self.cursor.sample(i)
+            if raw is None:
+                if self._pending is None:
+                    self._pending = i
+                continue
+            self._report(i - 1)
+            yield self.cursor.frame_at(i), raw
+        self._report(self.last)
 
     def close(self) -> None:
         self.reader.close()

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from mysqltop.core.frame import Frame
+from mysqltop.core.fleet import LatchTotal, hottest_latch, latch_totals, worst_finding
+from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.sources.fleet import Member, recording_file_name
@@ -42,6 +43,12 @@ class ServerState:
     recording: str | None = None          # file this server is recorded to
     recording_error: str | None = None
     trend: tuple[Frame, ...] = ()
+    # hottest latch and worst finding of `summary_of` (the newest fresh frame), worked out once
+    # per frame on the poll thread: the views read them several times a second
+    summary_of: Frame | None = None
+    latches: tuple[LatchTotal, ...] = ()      # merged by name and source, hottest first
+    hottest: LatchTotal | None = None
+    worst: Advice | None = None
 
     def silent_for(self, now: float) -> float:
         """Seconds since the newest frame arrived (since the start when none did)."""
@@ -112,7 +119,11 @@ class FleetPoller:
             fresh = not frame.stale
             slot.state = replace(
                 st, frame=frame, good=frame if fresh else st.good, arrived=now,
-                good_at=now if fresh else st.good_at, polls=st.polls + 1,
+                good_at=now if fresh else st.good_at,
+                summary_of=frame if fresh else st.summary_of,
+                latches=tuple(latch_totals(frame.hotspots)) if fresh else st.latches,
+                hottest=hottest_latch(frame) if fresh else st.hottest,
+                worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,

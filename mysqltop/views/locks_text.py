@@ -188,7 +188,8 @@ def report_blocks(r: Report, block: type) -> list:
         b = block("Longest transactions")
         for t in r.long_transactions:
             parts = [f"{_secs(t.max_age_s)} at {_when(t.at)} UTC",
-                     f"thread {t.thread_id if t.thread_id is not None else '?'}", who(t.user, t.host) if (t.user or t.host) else "",
+                     f"thread {t.thread_id if t.thread_id is not None else '?'}",
+                     who(t.user, t.host) if (t.user or t.host) else "",
                      _t(t.state, 16), "read view" if t.read_view else "",
                      f"rows locked {units.num(t.rows_locked)} modified {units.num(t.rows_modified)}"]
             b.lines.append("  ".join(p for p in parts if p))

@@ -11,19 +11,19 @@ prometheus_client escapes backslash, quote and newline in both exposition format
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable, Iterable, Iterator
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from mysqltop.core.fleet import latch_totals
+from mysqltop.core.fleet import LatchTotal, latch_totals
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.views.fleet_poll import ServerState
 
 PREFIX = "mysqltop"
-DEFAULT_TOP_LATCHES = 10
 OTHER = "other"
 FRESH_INTERVALS = 3.0         # a fresh frame older than this many intervals is not exported
 
@@ -77,7 +77,7 @@ def _number(v: object) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     f = float(v)
-    return f if f == f and f not in (float("inf"), float("-inf")) else None
+    return f if math.isfinite(f) else None
 
 
 def _label(v: object) -> str:
@@ -88,7 +88,7 @@ class FleetCollector(Collector):
     """Collects on every scrape from `states()` (the poller's copies; never waits on a poll)."""
 
     def __init__(self, states: Callable[[], list[ServerState]], interval: float,
-                 top: int = DEFAULT_TOP_LATCHES, clock: Callable[[], float] = time.monotonic) -> None:
+                 top: int = 10, clock: Callable[[], float] = time.monotonic) -> None:
         self.states = states
         self.interval = interval
         self.top = max(0, top)
@@ -142,13 +142,14 @@ class FleetCollector(Collector):
             frame = st.frame
             if frame is None or frame.stale or silent > max(FRESH_INTERVALS * self.interval, 5.0):
                 continue
-            self._frame(server, frame, fields, cpu, waits, wait_s, waiting, finding)
+            latches = st.latches if frame is st.summary_of else tuple(latch_totals(frame.hotspots))
+            self._frame(server, frame, latches, fields, cpu, waits, wait_s, waiting, finding)
 
         yield from (up, late, age, duration, info, polls, stale, lates)
         yield from fields.values()
         yield from (cpu, waits, wait_s, waiting, finding)
 
-    def _frame(self, server: str, frame: Frame, fields: dict[str, GaugeMetricFamily],
+    def _frame(self, server: str, frame: Frame, totals: tuple[LatchTotal, ...], fields: dict[str, GaugeMetricFamily],
                cpu: GaugeMetricFamily, waits: GaugeMetricFamily, wait_s: GaugeMetricFamily,
                waiting: GaugeMetricFamily, finding: GaugeMetricFamily) -> None:
         for name, _help, group, attr, scale in FIELDS:
@@ -162,7 +163,6 @@ class FleetCollector(Collector):
                 if v is not None:
                     cpu.add_metric([server, mode], v / 100.0)
 
-        totals = latch_totals(frame.hotspots)
         other: dict[str, list[float | None]] = {}
         seen: set[tuple[str, str]] = set()
         for i, t in enumerate(totals):

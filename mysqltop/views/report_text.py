@@ -186,6 +186,8 @@ def _compare_blocks(c: Comparison) -> list[Block]:
         adv.lines.append("settings changed between A and B: " + ", ".join(
             f"{d['name']} {d['a'] if d['a'] is not None else '-'} → {d['b'] if d['b'] is not None else '-'}"
             for d in c.variables_changed))
+    for d in c.finding_metrics:         # did it work: each finding's own metric, A → B
+        adv.lines.append(f"{d.metric} {u.num(d.a)} → {u.num(d.b)} ({_change(d.change_pct)})")
     for side, rep in (("A", a), ("B", b)):
         for e in rep.advice:
             adv.lines.append(f"{side} [{e.severity}] {e.id} {_span(e.first, e.last)}: {e.evidence}")

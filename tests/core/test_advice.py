@@ -387,13 +387,19 @@ def _commit_frames(server: ServerInfo, binlog: bool, latches: list[tuple[str, fl
 MARIADB_COMMIT = [("LOCK_log", 2_163, 396.5), ("index_tree_rw_lock", 5_828, 2.2), ("LOCK_commit_ordered", 2_163, 3.0)]
 
 
-def test_commit_path_on_mariadb_binlog_names_sync_binlog_first_with_its_cost() -> None:
+def test_commit_path_on_mariadb_binlog_names_the_redo_knob_first_then_sync_binlog_with_costs() -> None:
     v = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1", "log_bin": "ON"}
     maria = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
     a = one(advise(_commit_frames(maria, True, MARIADB_COMMIT), v), "commit_path")
-    assert a.message.startswith("Commits wait on the binary log fsync (sync_binlog = 1, "
-                                "innodb_flush_log_at_trx_commit = 1): sync_binlog = 0 (dynamic)")
-    assert "replicas and point-in-time recovery" in a.message and "~1 s of commits" in a.message
+    assert a.message.startswith("Commits wait on log fsyncs (innodb_flush_log_at_trx_commit = 1, sync_binlog = 1): "
+                                "innodb_flush_log_at_trx_commit = 2 (dynamic)")
+    assert a.message.index("~1 s of commits") < a.message.index("Then sync_binlog = 0")
+    assert "replicas and point-in-time recovery" in a.message
+    # redo already relaxed: the binary log's fsync is what is left
+    b = one(advise(_commit_frames(maria, True, MARIADB_COMMIT), {**v, "innodb_flush_log_at_trx_commit": "2"}),
+            "commit_path")
+    assert b.message.startswith("Commits wait on the binary log fsync (sync_binlog = 1, "
+                                "innodb_flush_log_at_trx_commit = 2): sync_binlog = 0 (dynamic)")
     assert "binlog_commit_wait_count" in a.message                        # MariaDB's durable alternative
     assert a.evidence.startswith("2,837 write transactions/s (autocommit included), 2,166 binlog group "
                                  "commits/s = 1.3 commits per group")
@@ -407,7 +413,7 @@ def test_commit_path_on_mysql_80_without_binlog_names_the_redo_knob() -> None:
     latches = [("log_flusher_mutex", 900, 300.0), ("log_writer_mutex", 900, 120.0), ("trx_sys_mutex", 300, 20.0)]
     a = one(advise(_commit_frames(ServerInfo("8.0.36", "mysql", "db1"), False, latches, trx_per_s=1_800,
                                   groups=None, redo_fsyncs=1_700), v), "commit_path")
-    assert a.message.startswith("Commits wait on the redo log fsync (innodb_flush_log_at_trx_commit = 1): "
+    assert a.message.startswith("Commits wait on log fsyncs (innodb_flush_log_at_trx_commit = 1): "
                                 "innodb_flush_log_at_trx_commit = 2 (dynamic)")
     assert "binlog_group_commit_sync_delay" in a.message and "sync_binlog = 0" not in a.message
     assert "1,800 write transactions/s" in a.evidence and "0.9 redo fsyncs per commit" in a.evidence

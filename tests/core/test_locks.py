@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mysqltop.core import locks
-from mysqltop.core.parsed import parse_sample
 from mysqltop.core.derive import derive
+from mysqltop.core.parsed import parse_sample
 from mysqltop.core.sample import RawSample
 from mysqltop.recording.format import parse_sample_text, sample_text
 from mysqltop.recording.reader import RecordingReader
@@ -128,7 +128,7 @@ def test_sessions_and_states() -> None:
 
 
 def _raw(**kw) -> RawSample:
-    return RawSample(wall=1000.0, mono=10.0, global_status={"Uptime": "100"}, **kw)
+    return RawSample(wall=1_795_000_000.0, mono=10.0, global_status={"Uptime": "100"}, **kw)
 
 
 def test_derive_fills_the_frame_and_json_keys() -> None:
@@ -178,7 +178,8 @@ def test_report_keeps_the_longest_chains_and_transactions_of_the_window() -> Non
         raw = RawSample(wall=1000.0 + i, mono=10.0 + i, global_status={"Uptime": str(100 + i), "Com_commit": str(i)},
                         lock_waits=blocked_rows,
                         transactions=[[300, 10, "batch", "h", "RUNNING", age, 1, 4, 2, "RR", "Sleep", None, None],
-                                      [777, 77, "app", "h", "RUNNING", 2, 0, 0, 0, "RR", "Query", "SELECT \x1b[2J", None]])
+                                      [777, 77, "app", "h", "RUNNING", 2, 0, 0, 0, "RR", "Query", "SELECT \x1b[2J",
+                                       None]])
         prev = parse_sample(frames[-1][0]) if frames else None
         frames.append((raw, derive(prev, parse_sample(raw))))
     rep = build_report([f for _, f in frames])

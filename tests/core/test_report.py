@@ -166,3 +166,24 @@ def test_compare_names_the_settings_changed_between_windows() -> None:
     assert c.variables_changed == [{"name": "innodb_adaptive_hash_index", "a": "ON", "b": "OFF"}]
     assert "settings changed between A and B: innodb_adaptive_hash_index ON → OFF" in render(c, "text")
     assert "innodb_adaptive_hash_index = ON, innodb_adaptive_hash_index_parts = 8" in render(before, "text")
+
+
+def test_every_window_average_is_time_weighted() -> None:
+    """TPS avg was a plain mean of per-sample rates (218 where the true figure was 175): a late
+    poll covering 5 s counts five times one covering 1 s, for tps, qps, rows, waits alike."""
+    frames = []
+    for k, (dt, rate) in enumerate([(1.0, 300.0), (1.0, 300.0), (5.0, 60.0), (1.0, 300.0)]):
+        frames.append(Frame(time=T0 + k, elapsed=dt, server=ServerInfo("8.0.36", "mysql", "db1:3306"),
+                            throughput=Throughput(tps=rate, qps=10 * rate, rows_read_per_s=rate,
+                                                  threads_running=4),
+                            locks=Locks(row_lock_wait_ms_per_s=rate),
+                            hotspots=[Hotspot("LOCK_log", "mutex", "performance_schema",
+                                              waits_per_s=rate, wait_ms_per_s=rate / 10)]))
+    r = build_report(frames)
+    want = (300 * 3 + 60 * 5) / 8                  # Σ rate × Δt / Σ Δt = 150, not the plain mean 240
+    assert r.throughput["tps"].avg == want
+    assert r.throughput["qps"].avg == 10 * want
+    assert r.throughput["rows_read_per_s"].avg == want
+    assert r.locks["row_lock_wait_ms_per_s"].avg == want
+    assert r.hotspots[0].waits_per_s == want and r.hotspots[0].wait_ms_per_s == want / 10
+    assert r.throughput["tps"].max == 300 and r.throughput["tps"].min == 60

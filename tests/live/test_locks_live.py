@@ -15,9 +15,11 @@ import pymysql
 import pytest
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.frame import Frame
+from mysqltop.core.locks import blocking_tree
+from mysqltop.core.pipeline import FramePipeline
 from mysqltop.recording.writer import RecordingWriter
+from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
@@ -123,18 +125,62 @@ def test_hot_row_blocking_tree_names_the_servers_blocker(mariadb: ThrowawayMaria
     assert json.loads(json_frame(frame))["blocking"][0]["kill"] == f"KILL {holder_id}"
 
 
+def test_mysql8_lock_waits_statement_on_tables_shaped_like_performance_schemas(mariadb: ThrowawayMariaDB,
+                                                                              hot_row) -> None:
+    """MariaDB has no data_lock_waits/data_locks: copies with MySQL 8.0's columns, filled from the
+    server's own lock tables, check the MySQL 8 statement's syntax, joins and column order."""
+    holder_id, setup = hot_row
+    db = f"{TEST_DB}_ps8"
+    with setup.cursor() as c:
+        c.execute(f"DROP DATABASE IF EXISTS {db}")
+        c.execute(f"CREATE DATABASE {db}")
+        c.execute(f"CREATE TABLE {db}.data_locks (ENGINE VARCHAR(32), ENGINE_LOCK_ID VARCHAR(128), "
+                  "ENGINE_TRANSACTION_ID BIGINT UNSIGNED, THREAD_ID BIGINT UNSIGNED, EVENT_ID BIGINT UNSIGNED, "
+                  "OBJECT_SCHEMA VARCHAR(64), OBJECT_NAME VARCHAR(64), PARTITION_NAME VARCHAR(64), "
+                  "SUBPARTITION_NAME VARCHAR(64), INDEX_NAME VARCHAR(64), OBJECT_INSTANCE_BEGIN BIGINT UNSIGNED, "
+                  "LOCK_TYPE VARCHAR(32), LOCK_MODE VARCHAR(32), LOCK_STATUS VARCHAR(32), LOCK_DATA VARCHAR(8192))")
+        c.execute(f"CREATE TABLE {db}.data_lock_waits (ENGINE VARCHAR(32), REQUESTING_ENGINE_LOCK_ID VARCHAR(128), "
+                  "REQUESTING_ENGINE_TRANSACTION_ID BIGINT UNSIGNED, REQUESTING_THREAD_ID BIGINT UNSIGNED, "
+                  "REQUESTING_EVENT_ID BIGINT UNSIGNED, REQUESTING_OBJECT_INSTANCE_BEGIN BIGINT UNSIGNED, "
+                  "BLOCKING_ENGINE_LOCK_ID VARCHAR(128), BLOCKING_ENGINE_TRANSACTION_ID BIGINT UNSIGNED, "
+                  "BLOCKING_THREAD_ID BIGINT UNSIGNED, BLOCKING_EVENT_ID BIGINT UNSIGNED, "
+                  "BLOCKING_OBJECT_INSTANCE_BEGIN BIGINT UNSIGNED)")
+        _wait_for(lambda: c.execute("SELECT 1 FROM information_schema.INNODB_LOCK_WAITS") >= 3)
+        c.execute(f"INSERT INTO {db}.data_locks (ENGINE, ENGINE_LOCK_ID, ENGINE_TRANSACTION_ID, OBJECT_SCHEMA, "
+                  "OBJECT_NAME, INDEX_NAME, LOCK_TYPE, LOCK_MODE, LOCK_STATUS) "
+                  "SELECT 'INNODB', lock_id, lock_trx_id, SUBSTRING_INDEX(REPLACE(lock_table, '`', ''), '.', 1), "
+                  "SUBSTRING_INDEX(REPLACE(lock_table, '`', ''), '.', -1), lock_index, lock_type, lock_mode, 'WAITING' "
+                  "FROM information_schema.INNODB_LOCKS")
+        c.execute(f"INSERT INTO {db}.data_lock_waits (ENGINE, REQUESTING_ENGINE_LOCK_ID, "
+                  "REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_LOCK_ID, BLOCKING_ENGINE_TRANSACTION_ID) "
+                  "SELECT 'INNODB', requested_lock_id, requesting_trx_id, blocking_lock_id, blocking_trx_id "
+                  "FROM information_schema.INNODB_LOCK_WAITS")
+        c.execute(LOCK_WAITS_PS_SQL.replace("performance_schema.data_", f"{db}.data_"))
+        rows = plain_rows(c.fetchall())
+        c.execute(f"DROP DATABASE {db}")
+    tree = blocking_tree(rows)
+    assert tree and tree[0].thread_id == holder_id and tree[0].blocked == 3
+    w = tree[0].waiters[0]
+    assert (w.lock_table, w.lock_index, w.lock_mode, w.lock_type) == \
+        (f"`{TEST_DB}`.`lockrow`", "PRIMARY", "X", "RECORD")
+
+
 def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, hot_row, tmp_path) -> None:
     holder_id, _ = hot_row
     path = tmp_path / "hot.mtrec"
     src = MySQLSource(mariadb.options(), interval=1.0)
     src.open()
     writer = RecordingWriter(path, interval=1.0)
+    edges: list[int] = []
     try:
         def recorded() -> bool:
             raw = src.read()
             writer.append(raw)
-            return bool(raw.lock_waits) and len(raw.lock_waits) >= 3
+            edges.append(len(raw.lock_waits or []))
+            return bool(raw.lock_waits) and _blocked(raw) >= 3
         _wait_for(recorded)
+        # one edge per waiter: the queue's waiter-behind-waiter edges (3 more here, n² for n) are left out
+        assert edges[-1] == 3
         time.sleep(1.1)                      # a second sample after it: the report needs rates
         writer.append(src.read())
     finally:
@@ -149,6 +195,10 @@ def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, h
     js = subprocess.run([sys.executable, "-m", "mysqltop", "report", "--format", "json", str(path)],
                         capture_output=True, text=True, timeout=120)
     assert json.loads(js.stdout)["blocking_chains"][0]["thread_id"] == holder_id
+
+
+def _blocked(raw: Any) -> int:
+    return sum(b.blocked for b in blocking_tree(raw.lock_waits))
 
 
 def test_open_read_view_shows_with_its_age(mariadb: ThrowawayMariaDB) -> None:

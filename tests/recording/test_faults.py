@@ -229,15 +229,31 @@ def test_damaged_pages_in_the_middle_never_crash(tmp_path) -> None:  # type: ign
     assert all(g in samples for g in got)
 
 
-def test_truncated_copy_says_truncated_with_sizes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_truncated_copy_opens_read_only_with_its_readable_prefix(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A copy holding 90 % of the bytes was refused whole ('truncated', 0 of 243 samples)."""
     whole = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
-    part = tmp_path / "partial.mtrec"
-    part.write_bytes(whole.read_bytes()[:100_000])
+    data = whole.read_bytes()
+    with RecordingReader(whole) as r:
+        expected = [r.sample(i) for i in range(len(r))]
+    for frac in (0.9, 0.34):
+        part = tmp_path / f"partial-{frac}.mtrec"
+        part.write_bytes(data[:int(len(data) * frac)])
+        with RecordingReader(part) as r:
+            n = len(r)
+            assert n >= len(expected) * frac * 0.5
+            assert [r.sample(i) for i in range(n)] == expected[:n]      # every sample of the prefix
+            assert r.notice is not None and "\n" not in r.notice
+            assert f"truncated ({part.stat().st_size:,} of {len(data):,} bytes" in r.notice
+            assert f"the {n} samples of its readable prefix" in r.notice
+    out = subprocess.run([sys.executable, "-m", "mysqltop", "report", str(part)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert len(out.stderr.splitlines()) == 1 and "is truncated" in out.stderr and "samples" in out.stdout
+    tiny = tmp_path / "tiny.mtrec"
+    tiny.write_bytes(data[:9000])
     with pytest.raises(UserError) as exc:
-        RecordingReader(part)
-    assert exc.value.code == 1
-    assert exc.value.message == (f"{part} is truncated (100,000 of {whole.stat().st_size:,} bytes; "
-                                 "a partial copy?): copy the whole file again")
+        RecordingReader(tiny)
+    assert "truncated" in exc.value.message and "\n" not in exc.value.message
 
 
 def test_a_copy_of_the_file_alone_while_recording_holds_the_samples(tmp_path) -> None:  # type: ignore[no-untyped-def]

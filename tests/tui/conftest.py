@@ -34,6 +34,9 @@ class ListReader:
     def time_at(self, i: int) -> float:
         return self._samples[i].wall
 
+    def time_or_none(self, i: int) -> float | None:
+        return self._samples[i].wall if 0 <= i < len(self._samples) else None
+
     def index_at(self, t: float) -> int:
         walls = [s.wall for s in self._samples]
         i = bisect.bisect_right(walls, t + 1e-9) - 1

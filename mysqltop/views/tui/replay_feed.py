@@ -1,24 +1,20 @@
-"""The replay feed: frames from a recording through the same FramePipeline as live.
+"""The replay feed: frames from a recording through the replay cursor, paced in a feed thread.
 
-Frames are computed in order where possible (push the next sample into the running pipeline).
-After a seek the pipeline is rebuilt from the sample before the target (pair(i)), and the
-frames before it are filled in so charts and sparklines have their history at once. Computed
-frames are cached by index, so stepping back and forth costs nothing after the first pass.
+The cursor (recording/cursor.py) does the moving and deriving — seek, step, nearest, warm-up
+for rates and the advice window, frame cache, stepping over damaged samples — so a moment
+shows the same frame and advice here as in `report` and `snapshot --replay`. This module only
+paces playback (each sample its recorded gap after the previous one, divided by the speed) and
+turns the App's commands into cursor moves.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Callable
 
-from mysqltop.core.frame import Frame
+from mysqltop.recording.cursor import ReplayCursor
 from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
 from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
 from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
-
-BACKFILL = 120        # frames computed behind a seek target for trends (cheap: off the UI thread)
-CACHE = 900           # computed frames kept
-MAX_GAP = 10.0        # longest real wait between two samples during playback (s)
 
 
 def bookmark_list(reader: Any) -> tuple[tuple[float, str], ...]:
@@ -47,37 +43,45 @@ class ReplayFeed(Feed):
         self.speed = speed
         self.playing = playing
         self.reader: Any = None
+        self.cursor: ReplayCursor | None = None
         self.count = 0
-        self.index = 0
         self.bookmarks: tuple[tuple[float, str], ...] = ()
-        self._pipeline: Any = None
-        self._pipeline_at = -2               # index of the last sample pushed into _pipeline
-        self._cache: OrderedDict[int, Frame] = OrderedDict()
+
+    @property
+    def index(self) -> int:
+        return self.cursor.index if self.cursor is not None else 0
 
     # -- thread body ------------------------------------------------------------------------
     def run(self) -> None:
         self.reader = self.open_reader()
-        self.count = len(self.reader)
+        self.cursor = cur = ReplayCursor(self.reader, self.new_pipeline)
+        self.count = len(cur)
         if self.count == 0:
             self._post(FeedNotice("the recording holds no samples", "error"))
             return
         self.bookmarks = bookmark_list(self.reader)
+        notice = getattr(self.reader, "notice", None)
+        if notice:
+            self._post(FeedNotice(notice, "warning"))
         meta = getattr(self.reader, "meta", None)
         self._post(FeedOpened(ReplayInfo(
-            count=self.count, start=self.reader.time_at(0), end=self.reader.time_at(self.count - 1),
+            count=self.count, start=_get(meta, "start") or cur.clock_at(0),
+            end=_get(meta, "end") or cur.clock_at(self.count - 1),
             bookmarks=self.bookmarks, server=_server_text(meta),
             interval=_get(meta, "interval"))))
         start = self.start_at(self.reader) if callable(self.start_at) else self.start_at
-        self._show(max(0, min(self.count - 1, int(start))))
+        self._move(cur.go(int(start)))
         while not self._stop.is_set():
-            if self.playing and self.index < self.count - 1:
-                gap = self.reader.time_at(self.index + 1) - self.reader.time_at(self.index)
-                wait = max(0.0, min(MAX_GAP, gap)) / self.speed
-                commands = self._wait(wait)
+            i = cur.index
+            nxt = cur.step(1) if self.playing else i
+            cur.index = i
+            if self.playing and nxt != i:
+                commands = self._wait(cur.gap(i, nxt) / self.speed)
                 if commands:
                     self._apply_all(commands)   # a command restarts the wait for the next sample
                 else:
-                    self._show(self.index + 1)
+                    cur.index = nxt
+                    self._move(i)
             else:
                 if self.playing:
                     self.playing = False        # reached the end: stay on the last sample
@@ -89,51 +93,29 @@ class ReplayFeed(Feed):
             self.reader.close()
 
     # -- frames ---------------------------------------------------------------------------
-    def _frame_at(self, i: int) -> Frame:
-        cached = self._cache.get(i)
-        if cached is not None:
-            return cached
-        try:
-            if self._pipeline_at != i - 1:
-                self._pipeline = self.new_pipeline()
-                if i > 0:
-                    self._pipeline.push(self.reader.sample(i - 1))
-            frame = self._pipeline.push(self.reader.sample(i))
-            self._pipeline_at = i
-        except Exception as exc:  # a damaged sample: show it as a stale moment, keep replaying
-            frame = Frame(time=self.reader.time_at(i), stale=True,
-                          errors={"recording": getattr(exc, "message", None) or str(exc)})
-            self._pipeline_at = -2
-        self._cache[i] = frame
-        if len(self._cache) > CACHE:
-            self._cache.popitem(last=False)
-        return frame
-
-    def _show(self, i: int) -> None:
-        self.index = i
-        if i not in self._cache and self._pipeline_at != i - 1:
-            # A jump: post the target at once, then fill in the history behind it.
-            self._frame_at(i)
-            self._post_frame(backfill=False)
-            # Recompute it after its history so the pipeline is positioned for the next step.
-            del self._cache[i]
+    def _move(self, came_from: int) -> None:
+        """Show the cursor's sample; say so when the move stepped over damaged samples."""
+        assert self.cursor is not None
+        i = self.cursor.index
+        lo, hi = sorted((came_from, i))
+        if hi - lo > 1:
+            bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
+            if bad:
+                self._post(FeedNotice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
+                                      f"{bad[0]}–{bad[-1]} stepped over", "warning"))
         self._post_frame()
 
-    def _post_frame(self, backfill: bool = True) -> None:
-        i = self.index
-        lo = max(0, i - BACKFILL + 1) if backfill else i
-        frames = []
-        for j in range(lo, i + 1):
-            if j not in self._cache and j < i and not self._commands.empty():
-                return      # the user moved on (key repeat, another seek): history can wait
-            frames.append(self._frame_at(j))
-        trend = tuple(frames[-TREND:])
+    def _post_frame(self) -> None:
+        assert self.cursor is not None
+        trend = tuple(self.cursor.history(self.cursor.index, TREND))
         self._post(FrameReady(trend[-1], trend, self.position()))
 
     def position(self) -> Position:
-        return Position(mode="replay", index=self.index, count=self.count,
-                        sample_time=self.reader.time_at(self.index), playing=self.playing,
-                        speed=self.speed, ended=self.index >= self.count - 1)
+        assert self.cursor is not None
+        i = self.cursor.index
+        return Position(mode="replay", index=i, count=self.count,
+                        sample_time=self.cursor.clock_at(i), playing=self.playing,
+                        speed=self.speed, ended=self.cursor.at_end(i))
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
     def apply(self, command: FeedCommand) -> None:
@@ -151,42 +133,50 @@ class ReplayFeed(Feed):
             self.do_bookmark()
 
     def do_play(self, playing: bool | None = None) -> None:
+        assert self.cursor is not None
         self.playing = (not self.playing) if playing is None else playing
-        if self.playing and self.index >= self.count - 1:
-            self._show(0)                       # play at the end starts over
+        if self.playing and self.position().ended:
+            self._move(self.cursor.go(0))       # play at the end starts over
         else:
             self._post_frame()
 
     def do_step(self, n: int) -> None:
+        assert self.cursor is not None
         self.playing = False
-        self._show(max(0, min(self.count - 1, self.index + n)))
+        i = self.cursor.index
+        self.cursor.step(n)
+        self._move(i)
 
     def do_seek_index(self, i: int) -> None:
-        self._show(max(0, min(self.count - 1, int(i))))
+        assert self.cursor is not None
+        was = self.cursor.index
+        self.cursor.go(i)
+        self._move(was)
 
     def do_seek_time(self, t: float) -> None:
-        self.do_seek_index(self.reader.index_at(t))
+        assert self.cursor is not None
+        was = self.cursor.index
+        self.cursor.seek(t)
+        self._move(was)
 
     def do_jump(self, seconds: float) -> None:
-        target = self._nearest(self.reader.time_at(self.index) + seconds)
-        if target == self.index:
-            target += 1 if seconds > 0 else -1
+        assert self.cursor is not None
+        cur = self.cursor
+        target = cur.nearest(cur.clock_at(cur.index) + seconds)
+        if target == cur.index:
+            was = cur.index
+            cur.step(1 if seconds > 0 else -1)
+            self._move(was)
+            return
         self.do_seek_index(target)
-
-    def _nearest(self, t: float) -> int:
-        """The sample closest to t: samples are never exactly an interval apart, so 'at or before'
-        made `]` then `[` land one sample early whenever the later sample came a little late."""
-        i = self.reader.index_at(t)
-        if i + 1 < self.count and abs(self.reader.time_at(i + 1) - t) < abs(t - self.reader.time_at(i)):
-            return i + 1
-        return i
 
     def do_speed(self, direction: int) -> None:
         self.speed = step_choice(SPEEDS, self.speed, direction)
         self._post_frame()
 
     def do_bookmark(self) -> None:
-        now = self.reader.time_at(self.index)
+        assert self.cursor is not None
+        now = self.cursor.clock_at(self.cursor.index)
         nxt = next(((t, label) for t, label in self.bookmarks if t > now + 1e-6), None)
         if nxt is None and self.bookmarks:
             nxt = self.bookmarks[0]             # wrap around to the first

@@ -41,7 +41,8 @@ class LocksPane(Pane):
         lines += kv_lines([
             ("row lock waits/s", with_trend(lk.row_lock_waits_per_s,
                                             [f.locks.row_lock_waits_per_s for f in trend], p.warm)),
-            ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s, [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
+            ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s,
+                                     [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
             ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
                                   else lk.row_lock_current_waits)),
             ("oldest trx", units.duration(lk.longest_transaction_s)),
@@ -49,8 +50,10 @@ class LocksPane(Pane):
         ], width)
         kill = lt.kill_line(frame)
         if kill:
-            lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot), ("  (k: copy; mysqltop never kills)", p.dim)))
-            lines += [_fit(line, width) for line in lt.blocking_lines(frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many)]
+            lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot),
+                                       ("  (k: copy; mysqltop never kills)", p.dim)))
+            tree = lt.blocking_lines(frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many)
+            lines += [_fit(line, width) for line in tree]
         elif (why := lt.not_read(frame, "lock_waits")) is not None:
             lines.append(_fit(f"lock waits not read: {why}", width, p.note))
         elif lk.blocked_sessions is not None:

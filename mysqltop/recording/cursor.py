@@ -1,0 +1,263 @@
+"""ReplayCursor: the one way to move through a recording and get frames out of it.
+
+Replay (the TUI feed), `snapshot --replay` and `report` all go through it, so a moment of a
+recording gives the same frame — numbers *and* advice — however it was reached:
+
+- `frame_at(i)` derives sample i with the pipeline warmed up on the `window` samples before it
+  (the frames the advice rules judge), so after any seek, step or bookmark jump the advice is
+  what a replay played from the start, and `report`, show for that moment. Frames are cached;
+  frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
+  before them when shown (stepping back costs no derive).
+- `prime(pipeline, i)` is the same warm-up for callers that push samples themselves: rates on
+  the first frame of a range and an advice window as long as live had.
+- `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
+  stale moment the cursor steps over, in both directions, never a wall. `frame_at` of a damaged
+  index gives a stale frame saying why, for charts that show the gap.
+- `gap(i, j)`: the recorded time between two samples for pacing (0 across a segment start, so
+  the pause between two incident windows is not replayed).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable, Iterator, Protocol
+
+from mysqltop.core.frame import Frame
+from mysqltop.core.sample import RawSample
+from mysqltop.errors import UserError
+from mysqltop.recording.reader import RecordingReader
+
+WINDOW = 120          # samples before a target pushed to warm the pipeline (its advice window)
+CACHE = 900           # frames kept (exact ones and warm-up ones, each)
+
+
+class Pipeline(Protocol):
+    def push(self, raw: RawSample, *, advise: bool = True) -> Frame: ...
+
+
+def _new_pipeline() -> Pipeline:
+    from mysqltop.core.pipeline import FramePipeline
+
+    return FramePipeline(window=WINDOW)
+
+
+class ReplayCursor:
+    def __init__(self, reader: RecordingReader, new_pipeline: Callable[[], Pipeline] | None = None, *,
+                 window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
+        self.reader = reader
+        # The warm-up never reaches before floor - 1: a report of --start … --end judges only its
+        # window (the sample before it gives the first frame its rates, as before).
+        self.floor = max(0, floor)
+        self.new_pipeline = new_pipeline or _new_pipeline
+        self.window = max(0, window)
+        self.cache_size = max(1, cache)
+        self.index = 0
+        self._exact: OrderedDict[int, Frame] = OrderedDict()
+        self._warm: OrderedDict[int, Frame] = OrderedDict()
+        self._pipe: Pipeline | None = None
+        self._pipe_at = -2        # last index pushed (or stepped over) in _pipe
+
+    def __len__(self) -> int:
+        return len(self.reader)
+
+    # -- samples ----------------------------------------------------------------------------
+    def sample(self, i: int) -> RawSample | None:
+        """Sample i, or None when it is damaged."""
+        try:
+            return self.reader.sample(i)
+        except UserError:             # DamagedSample, or a damaged page under it
+            return None
+
+    def readable(self, i: int) -> bool:
+        return 0 <= i < len(self) and self.sample(i) is not None
+
+    def time_at(self, i: int) -> float | None:
+        """Epoch of sample i (None: its time is damaged too)."""
+        return self.reader.time_or_none(i)
+
+    def clock_at(self, i: int) -> float:
+        """A time to show for index i: its own, else the nearest readable neighbour's."""
+        for j in (i, i - 1, i + 1):
+            if 0 <= j < len(self):
+                t = self.time_at(j)
+                if t is not None:
+                    return t
+        k = self._readable_from(i, -1)
+        k = k if k is not None else self._readable_from(i, 1)
+        t = self.time_at(k) if k is not None else None
+        return t if t is not None else 0.0
+
+    def _readable_from(self, i: int, direction: int, lo: int = 0, hi: int | None = None) -> int | None:
+        """The first readable index from i (included) going `direction`, within [lo, hi]."""
+        hi = len(self) - 1 if hi is None else hi
+        j = i
+        while lo <= j <= hi:
+            if self.readable(j):
+                return j
+            j += direction
+        return None
+
+    # -- moving -----------------------------------------------------------------------------
+    def clamp(self, i: int) -> int:
+        """Index i if readable, else the next readable one after it, else the last before it."""
+        i = max(0, min(len(self) - 1, i))
+        j = self._readable_from(i, 1)
+        if j is None:
+            j = self._readable_from(i, -1)
+        return i if j is None else j
+
+    def go(self, i: int) -> int:
+        self.index = self.clamp(i)
+        return self.index
+
+    def step(self, n: int) -> int:
+        """Move n readable samples (negative: back), stepping over damaged ones; stops at the ends."""
+        j = self.index
+        direction = 1 if n > 0 else -1
+        for _ in range(abs(n)):
+            k = self._readable_from(j + direction, direction)
+            if k is None:
+                break
+            j = k
+        self.index = j
+        return j
+
+    def seek(self, t: float) -> int:
+        """Go to the last readable sample at or before t (the first one when t is before them)."""
+        i = self.reader.index_at(t)
+        j = self._readable_from(i, -1)
+        return self.go(i if j is None else j)
+
+    def nearest(self, t: float) -> int:
+        """The readable sample closest to t (not moving there). Samples are never exactly an
+        interval apart, so 'at or before' landed one early whenever the later one came late."""
+        i = self.reader.index_at(t)
+        before = self._readable_from(i, -1)
+        after = self._readable_from(i + 1, 1)
+        best: int | None = None
+        for k in (before, after):
+            if k is None:
+                continue
+            tk = self.time_at(k)
+            if tk is None:
+                continue
+            tb = self.time_at(best) if best is not None else None
+            if best is None or tb is None or abs(tk - t) < abs(tb - t):
+                best = k
+        return self.clamp(i) if best is None else best
+
+    def at_end(self, i: int | None = None) -> bool:
+        """No readable sample after i (default: the cursor's index)."""
+        return self._readable_from((self.index if i is None else i) + 1, 1) is None
+
+    def gap(self, i: int, j: int) -> float:
+        """Recorded seconds between samples i and j (monotonic, 0 across a segment start)."""
+        a, b = self.sample(i), self.sample(j)
+        if a is None or b is None:
+            ta, tb = self.time_at(i), self.time_at(j)
+            return max(0.0, tb - ta) if ta is not None and tb is not None else 0.0
+        return max(0.0, b.mono - a.mono)
+
+    # -- frames -----------------------------------------------------------------------------
+    def prime(self, pipeline: Pipeline, i: int) -> int:
+        """Push the readable samples of the `window` before index i into `pipeline` (advice off:
+        only the last frame's advice counts). Returns how many were pushed."""
+        pushed = 0
+        for j in range(self._warm_from(i), i):
+            raw = self.sample(j)
+            if raw is not None:
+                pipeline.push(raw, advise=False)
+                pushed += 1
+        return pushed
+
+    def _warm_from(self, i: int) -> int:
+        return max(0, self.floor - 1, i - self.window)
+
+    def frame_at(self, i: int) -> Frame:
+        """Frame of sample i as a replay from the start would show it (cached)."""
+        hit = self._exact.get(i)
+        if hit is not None:
+            self._exact.move_to_end(i)
+            return hit
+        hit = self._advised_from_cache(i)
+        if hit is not None:
+            return hit
+        if self._pipe is None or self._pipe_at != i - 1:
+            self._pipe = self.new_pipeline()
+            for j in range(self._warm_from(i), i):
+                self._push(j, exact=False)
+        return self._push(i, exact=True)
+
+    def frames(self, lo: int, hi: int) -> Iterator[tuple[int, Frame]]:
+        """(index, frame) for each readable sample in [lo, hi], in order (warm-up included)."""
+        for i in range(lo, hi + 1):
+            frame = self.frame_at(i)
+            if not _damaged(frame):
+                yield i, frame
+
+    def history(self, i: int, n: int) -> list[Frame]:
+        """Up to n frames ending at i (i's own is exact), for charts and sparklines."""
+        frame = self.frame_at(i)
+        out = []
+        for j in range(max(0, i - n + 1), i):
+            hit = self._exact.get(j) or self._warm.get(j)
+            if hit is not None:
+                out.append(hit)
+        out.append(frame)
+        return out
+
+    def _push(self, j: int, *, exact: bool) -> Frame:
+        assert self._pipe is not None
+        hit = self._exact.get(j)
+        raw = self.sample(j)
+        if raw is None:
+            frame = hit or self._damaged_frame(j)
+            exact = True
+        else:
+            # Warm-up frames: numbers exact, advice left out (worked out from the cache if shown).
+            frame = self._pipe.push(raw, advise=exact)
+        self._pipe_at = j
+        self._store(j, frame, exact)
+        return frame
+
+    def _store(self, j: int, frame: Frame, exact: bool) -> None:
+        store = self._exact if exact else self._warm
+        store[j] = frame
+        if len(store) > self.cache_size:
+            store.popitem(last=False)
+
+    def _advised_from_cache(self, i: int) -> Frame | None:
+        """A warm-up frame made exact: its advice over the cached frames before it (the window
+        the pipeline held), without deriving anything again. None when some are not cached."""
+        frame = self._warm.get(i)
+        raw = self.sample(i) if frame is not None else None
+        if frame is None or raw is None:
+            return None
+        window = [frame]
+        j, stop = i - 1, self._warm_from(0)
+        while len(window) < self.window and j >= stop:
+            f = self._exact.get(j) or self._warm.get(j)
+            if f is None:
+                return None
+            if not _damaged(f):
+                window.append(f)
+            j -= 1
+        window.reverse()
+        from mysqltop.core.pipeline import advise_into
+
+        advise_into(frame, window, raw.variables)
+        del self._warm[i]
+        self._store(i, frame, True)
+        return frame
+
+    def _damaged_frame(self, i: int) -> Frame:
+        try:
+            self.reader.sample(i)
+            why = "damaged sample"
+        except UserError as exc:
+            why = exc.message
+        return Frame(time=self.clock_at(i), stale=True, errors={"recording": why})
+
+
+def _damaged(frame: Frame) -> bool:
+    return frame.stale and "recording" in frame.errors

@@ -1,0 +1,108 @@
+"""Each injected problem diagnosed right on a throwaway MariaDB, and its first remedy proven by
+applying it: the finding names the knob (or the transaction) first, its latch figures are the
+named latch's own (within 5 % of the server's performance_schema deltas over the same span),
+and applying that remedy improves the finding's own metric. Controls give no finding.
+
+Scenarios live in tests/support/scenarios.py (bench/diagnosis prints the same runs as a table).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.io import COMMIT
+from mysqltop.core.rules.latches import AHI, TABLE_CACHE
+from tests.support.scenarios import SCENARIOS, Result, run
+
+pytestmark = pytest.mark.live
+
+
+def _go(mariadb_factory, name: str) -> Result:
+    sc = SCENARIOS[name]
+    db = mariadb_factory(sc.server_args, name="scen")
+    return run(db, sc)
+
+
+def _explain(r: Result) -> str:
+    return "\n".join([f"{a.id} [{a.severity}] {a.message} | {a.evidence}" for a in r.advice]
+                     + [f"top hotspot {r.top_hotspot}; truth {sorted(r.truth.items(), key=lambda kv: -kv[1][1])[:4]}"])
+
+
+def _first(r: Result, finding: str):
+    assert r.advice and r.advice[0].id == finding or any(a.id == finding for a in r.advice), _explain(r)
+    return next(a for a in r.advice if a.id == finding)
+
+
+def _own_figures_match_server(r: Result, family, name: str) -> None:
+    """The named latch's waits/s and wait ms/s in the finding equal the server's own deltas."""
+    member = Window.of(r.frames, None).latch(family).members[name]
+    waits, ms = r.truth[name]
+    assert member.waits_per_s() == pytest.approx(waits, rel=0.05), _explain(r)
+    assert member.wait_ms_per_s() == pytest.approx(ms, rel=0.05), _explain(r)
+
+
+@pytest.mark.parametrize("name", ["commit (autocommit inserts)", "commit (transactions)"])
+def test_fsync_bound_commits_name_the_redo_knob_and_relaxing_it_raises_commits(mariadb_factory, name: str) -> None:
+    r = _go(mariadb_factory, name)
+    a = _first(r, "commit_path")
+    assert r.top_hotspot == "LOG::LOCK_log", _explain(r)
+    assert a.message.startswith("Commits wait on log fsyncs (innodb_flush_log_at_trx_commit = 1, sync_binlog = 1): "
+                                "innodb_flush_log_at_trx_commit = 2 (dynamic)")
+    assert "commit latches: LOG::LOCK_log" in a.evidence and "commits per group" in a.evidence
+    _own_figures_match_server(r, COMMIT, "LOG::LOCK_log")
+    assert "cpu_saturation" not in [x.id for x in r.advice]
+    # proof: innodb_flush_log_at_trx_commit = 2 (the first remedy) → commits/s up by at least a fifth
+    assert r.metric_after >= 1.2 * r.metric_before, (r.metric_before, r.metric_after)
+
+
+def test_table_cache_misses_name_table_open_cache_and_raising_it_ends_the_misses(mariadb_factory) -> None:
+    r = _go(mariadb_factory, "table cache")
+    a = _first(r, "table_cache_misses")
+    assert r.top_hotspot in ("LOCK_table_cache", "LOCK_unused_shares", "TABLE_SHARE::tdc.LOCK_table_share"), _explain(r)
+    assert a.message.startswith("Table cache too small: table_open_cache = 64 — raise it")
+    assert "table_open_cache_instances" not in a.message               # MariaDB activates those itself
+    _own_figures_match_server(r, TABLE_CACHE, "LOCK_table_cache")
+    assert r.metric_after <= 0.1 * r.metric_before, (r.metric_before, r.metric_after)
+
+
+def test_ahi_latch_leads_with_ahi_off_and_turning_it_off_removes_the_wait(mariadb_factory) -> None:
+    r = _go(mariadb_factory, "AHI")
+    a = _first(r, "ahi_latch")
+    assert r.top_hotspot == "btr_search_latch", _explain(r)
+    assert "set innodb_adaptive_hash_index = OFF" in a.message.split("—")[0]
+    assert "hash searches/s vs" in a.evidence
+    _own_figures_match_server(r, AHI, "btr_search_latch")
+    assert r.metric_after <= 0.5 * r.metric_before, (r.metric_before, r.metric_after)
+
+
+def test_open_read_view_names_the_holder_and_killing_it_stops_history_growth(mariadb_factory) -> None:
+    r = _go(mariadb_factory, "read view + updates")
+    a = _first(r, "purge_lag")
+    assert f"KILL {r.holder_thread} or commit it" in a.message, _explain(r)
+    assert "innodb_purge_threads" not in a.message and "read view" in a.message
+    assert "checkpoint_age" not in [x.id for x in r.advice]
+    assert r.metric_before > 100
+    assert r.metric_after <= 0.1 * r.metric_before, (r.metric_before, r.metric_after)
+
+
+def test_hot_row_is_row_locks_not_cpu(mariadb_factory) -> None:
+    r = _go(mariadb_factory, "hot row")
+    a = _first(r, "row_lock_waits")
+    assert "no server variable removes this" in a.message
+    ids = [x.id for x in r.advice]
+    assert "cpu_saturation" not in ids and "commit_path" not in ids, _explain(r)
+
+
+def test_small_pool_scans_give_buffer_pool_advice_with_the_latchs_own_figures(mariadb_factory) -> None:
+    r = _go(mariadb_factory, "small pool scans")
+    a = _first(r, "buffer_pool_mutex")
+    assert "single buffer pool" in a.message and "innodb_buffer_pool_size = 6291456 (6 MiB)" in a.message
+    top = a.message.split("(")[1].split(")")[0]                       # the title names the dominant latch
+    assert a.evidence.startswith(top), _explain(r)
+
+
+@pytest.mark.parametrize("name", ["calm control", "busy-but-healthy control"])
+def test_controls_are_quiet(mariadb_factory, name: str) -> None:
+    r = _go(mariadb_factory, name)
+    assert r.advice == [], _explain(r)

@@ -1,0 +1,189 @@
+"""Diagnosis scenarios: one injected problem on a throwaway MariaDB, watched the way `mysqltop`
+watches it, then the first remedy applied and the finding's own metric measured again.
+
+Shared by tests/live/test_scenarios*.py (assertions) and bench/diagnosis (the table):
+
+    with ThrowawayMariaDB(extra_args=SCENARIOS["commit"].server_args, name="diag") as db:
+        r = run(db, SCENARIOS["commit"])
+        r.advice, r.top_hotspot, r.first_remedy, r.metric_before, r.metric_after, r.truth
+
+Each scenario polls for `observe` samples (1 s apart, as live mode), reads the server's own
+performance_schema deltas as root around that span (`truth`: latch → (waits/s, wait ms/s)), then
+applies its remedy (a dynamic SET GLOBAL or the KILL the finding names) and polls `after` more
+samples. Durations are sample counts, not sleeps: a slow poll on a busy box stretches the window.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mysqltop.core.advice import advise
+from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.rules import metrics
+from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder
+
+PS_SQL = ("SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema."
+          "events_waits_summary_global_by_event_name WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0")
+
+
+@dataclass
+class Scenario:
+    name: str
+    server_args: list[str]
+    load: LoadSpec | None
+    finding: str | None                      # the advice id expected first (None: a control)
+    remedy: str | None = None                # SQL applied after observing ("KILL {holder}" for the read view)
+    metric: str = ""                         # what the proof measures, for the table
+    read_view: bool = False                  # open a consistent snapshot before the load starts
+    observe: int = 14
+    after: int = 8
+    warmup_s: float = 2.0
+
+
+@dataclass
+class Result:
+    scenario: Scenario
+    frames: list[Frame]
+    variables: dict[str, str]
+    advice: list[Advice]
+    truth: dict[str, tuple[float, float]]    # short latch name → (waits/s, wait ms/s) from the server
+    after_frames: list[Frame] = field(default_factory=list)
+    holder_thread: int | None = None
+    metric_before: float | None = None
+    metric_after: float | None = None
+
+    @property
+    def finding(self) -> Advice | None:
+        return next((a for a in self.advice if a.id == self.scenario.finding), None)
+
+    @property
+    def top_hotspot(self) -> str | None:
+        """The latch with the most wait time over the observed window (per P_S, the monitor's view)."""
+        totals: dict[str, float] = {}
+        for f in self.frames:
+            for h in f.hotspots:
+                if h.source == "performance_schema":
+                    totals[h.name] = totals.get(h.name, 0.0) + (h.wait_ms_per_s or 0.0) * (f.elapsed or 0.0)
+        return max(totals, key=totals.__getitem__) if totals else None
+
+    @property
+    def first_remedy(self) -> str:
+        a = self.finding
+        if a is None:
+            return "-"
+        head = a.message.split(" — ", 1)[-1] if " — " in a.message else a.message.split(": ", 1)[-1]
+        return head.split(";")[0].split(" (")[0][:60]
+
+
+def _ps(db: Any) -> tuple[float, dict[str, tuple[int, int]]]:
+    rows = db.query(PS_SQL)
+    return time.monotonic(), {r[0].rsplit("/", 1)[-1]: (int(r[1]), int(r[2])) for r in rows}
+
+
+def _truth(before: tuple[float, dict[str, tuple[int, int]]],
+           after: tuple[float, dict[str, tuple[int, int]]]) -> dict[str, tuple[float, float]]:
+    (t0, p0), (t1, p1) = before, after
+    dt = t1 - t0
+    return {k: ((c - p0.get(k, (0, 0))[0]) / dt, (s - p0.get(k, (0, 0))[1]) / 1e9 / dt) for k, (c, s) in p1.items()}
+
+
+class Watcher:
+    """The live source and pipeline mysqltop runs, polled one sample at a time."""
+
+    def __init__(self, db: Any) -> None:
+        from mysqltop.cli import build_parser
+        from mysqltop.sources.live import open_live_source
+
+        args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
+        self.source, _caps = open_live_source(args)
+        self.pipe = FramePipeline(window=600)
+        self.variables: dict[str, str] = {}
+        self._next = time.monotonic()
+
+    def poll(self, n: int, before_first: Callable[[], None] | None = None) -> list[Frame]:
+        out = []
+        for i in range(n):
+            delay = self._next - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if i == 0 and before_first is not None:
+                before_first()
+            self._next = time.monotonic() + 1.0
+            raw = self.source.read()
+            if raw is None:
+                continue
+            if raw.variables:
+                self.variables.update(raw.variables)
+            out.append(self.pipe.push(raw))
+        return out
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def metric_of(finding: str | None, frames: list[Frame]) -> float | None:
+    """The finding's own metric over frames (core.rules.metrics): what its remedy must improve."""
+    return metrics.value(finding, frames) if finding else None
+
+
+def run(db: Any, sc: Scenario) -> Result:
+    gen = LoadGenerator(db.root_kwargs(), sc.load) if sc.load is not None else None
+    holder: ReadViewHolder | None = None
+    watcher = Watcher(db)
+    try:
+        if gen is not None:
+            gen.prepare()
+        if sc.read_view:
+            holder = ReadViewHolder(db.root_kwargs(), table=sc.load.table if sc.load else "sbtest1")
+        if gen is not None:
+            gen.start()
+        time.sleep(sc.warmup_s)
+        # the server's own counters right before the baseline sample (whose successors' rates
+        # make the window) and right after the last one
+        marks: list[tuple[float, dict[str, tuple[int, int]]]] = []
+        watcher.poll(1, before_first=lambda: marks.append(_ps(db)))
+        frames = watcher.poll(sc.observe)
+        marks.append(_ps(db))
+        result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
+                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None)
+        result.metric_before = metric_of(sc.finding, frames)
+        if sc.remedy is not None:
+            db.query(sc.remedy.format(holder=result.holder_thread))
+            watcher.poll(2)                                 # let the change take hold
+            result.after_frames = watcher.poll(sc.after)
+            result.metric_after = metric_of(sc.finding, result.after_frames)
+        return result
+    finally:
+        watcher.close()
+        if gen is not None:
+            gen.stop()
+        if holder is not None:
+            holder.close()
+
+
+def _spec(**kw: Any) -> LoadSpec:
+    return LoadSpec(transactions=10**7, duration=300, **kw)
+
+
+DURABLE = ["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1"]
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
+    Scenario("commit (autocommit inserts)", DURABLE, _spec(mode="insert", threads=2), "commit_path",
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s"),
+    Scenario("commit (transactions)", DURABLE, _spec(mode="oltp", threads=2), "commit_path",
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s"),
+    Scenario("table cache", ["--table-open-cache=64"], _spec(mode="tables", threads=16, tables=200),
+             "table_cache_misses", "SET GLOBAL table_open_cache = 2000", "misses/s", observe=20),
+    Scenario("AHI", ["--innodb-adaptive-hash-index=ON"], _spec(mode="ahi", threads=16, rows=20_000),
+             "ahi_latch", "SET GLOBAL innodb_adaptive_hash_index = OFF", "btr_search_latch ms/s", observe=20),
+    Scenario("read view + updates", [], _spec(mode="update", threads=4, rows=10_000), "purge_lag",
+             "KILL {holder}", "history growth/s", read_view=True, observe=16),
+    Scenario("hot row", [], _spec(mode="hot", threads=8, hold_ms=20), "row_lock_waits"),
+    Scenario("small pool scans", ["--innodb-buffer-pool-size=6M"], _spec(mode="scan", threads=4, rows=30_000),
+             "buffer_pool_mutex"),
+    Scenario("calm control", [], _spec(mode="oltp", threads=2, rate=5), None, observe=10),
+    Scenario("busy-but-healthy control", [], _spec(mode="oltp", threads=4, rate=60), None, observe=12),
+)}
