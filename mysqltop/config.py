@@ -14,8 +14,10 @@ import configparser
 import getpass
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mysqltop.errors import UserError
 
@@ -148,12 +150,26 @@ def _prompt_password(user: str) -> str:
         raise UserError("no password entered") from None
 
 
-def resolve_connection(args: argparse.Namespace, env: dict[str, str] | None = None) -> ConnectionOptions:
+@dataclass(frozen=True)
+class LiveOptions:
+    """What a live source needs from the command line, resolved once (so -p prompts once)."""
+
+    connection: ConnectionOptions
+    interval: float = 1.0
+    enable_instruments: bool = False     # --enable-instruments: turn wait/synch on before polling
+
+
+def live_options(args: argparse.Namespace) -> LiveOptions:
+    return LiveOptions(resolve_connection(args), float(getattr(args, "interval", None) or 1.0),
+                       bool(getattr(args, "enable_instruments", False)))
+
+
+def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> ConnectionOptions:
     """Connection options as the mysql client would resolve them (see the module docstring)."""
     env = os.environ if env is None else env
     cnf = {k: v for k, v in _option_file(args).items() if k in _KEYS}
 
-    def pick(name: str, flag: object) -> str | None:
+    def pick(name: str, flag: Any) -> str | None:
         return flag if flag is not None else cnf.get(name)
 
     user = pick("user", getattr(args, "user", None)) or _login_name()

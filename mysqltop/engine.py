@@ -159,7 +159,7 @@ class Engine:
             frame = self.step()
             if frame is None:
                 break
-            if by_recorded_gaps:
+            if by_recorded_gaps and speed is not None:
                 # Each recorded sample is shown its own recorded gap (÷ speed) after the previous one.
                 mono = self.last_raw.mono if self.last_raw else None
                 if prev_mono is not None and mono is not None:

@@ -64,7 +64,6 @@ def test_snapshot_across_a_server_freeze_says_why_and_exits_1(mariadb_factory) -
     though the last frame held no data (a cron job writing a .prom file could not tell)."""
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     db = mariadb_factory(name="snapfrz")

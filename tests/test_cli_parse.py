@@ -119,7 +119,7 @@ def test_binary_garbage_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None
 def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import io
 
-    data = "Variable_name\tValue\nUptime\t18\n".encode()
+    data = b"Variable_name\tValue\nUptime\t18\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     code, out, _ = _run(capsys, "--format", "json", "-")
     assert code == 0

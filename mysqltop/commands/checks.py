@@ -1,4 +1,4 @@
-"""Checks of numeric flags shared by several commands, so each mistake gets the same one line.
+"""Checks of flags shared by several commands, so each mistake gets the same one line.
 
 argparse's `type=float` accepts "nan" and "inf"; neither is a usable interval or speed (NaN
 slips through `<= 0` and polls flat out, inf overflows the socket timeout).
@@ -42,3 +42,29 @@ def check_terminal(command: str) -> None:
         if not tty:
             raise UserError(f"`{shown}` is a full-screen view and needs a terminal, but its {name} "
                             "is not one; for scripts and files use `mysqltop snapshot` or `mysqltop record`", 2)
+
+
+def check_writable(path: str) -> None:
+    """Fail before connecting when FILE cannot be a recording (bad dir, not ours, newer format)."""
+    import os
+    from pathlib import Path
+
+    from mysqltop.errors import UserError
+
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; give a file name for the recording", 2)
+    if not parent.is_dir():
+        raise UserError(f"cannot write recording {p}: directory {parent} does not exist", 2)
+    if p.exists() and p.stat().st_size > 0:
+        from mysqltop.recording.reader import RecordingReader
+
+        RecordingReader(p).close()       # raises "not a recording" / "newer format"
+        if not os.access(p, os.W_OK):
+            raise UserError(f"cannot write recording {p}: permission denied", 2)
+        from mysqltop.recording.writer import lock_recording
+
+        os.close(lock_recording(p))      # another recorder on it: say so before connecting
+    elif not os.access(parent, os.W_OK):
+        raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)

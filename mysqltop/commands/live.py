@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record_path(path: str) -> None:
     """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
     read-only directory, a directory, an existing file that is not a recording)."""
-    from mysqltop.commands.record import check_writable
+    from mysqltop.commands.checks import check_writable
     from mysqltop.errors import UserError
 
     try:
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     check_interval(args.interval)
     if args.record:
         check_record_path(args.record)
+    from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     # The first frame is on screen sooner when Textual's import (~0.5 s of CPU) overlaps the
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     ui_import = threading.Thread(target=importlib.import_module, args=("textual.app",), daemon=True)
     ui_import.start()
     try:
-        source, caps = open_live_source(args)   # connects now: no TUI without a server
+        source, caps = open_live_source(live_options(args))   # connects now: no TUI without a server
     except UserError as exc:
         raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.commands.checks import check_interval, check_writable
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.
@@ -104,10 +104,11 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine
     from mysqltop.recording.rotate import RotatingWriter
+    from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     check_writable(args.file)
-    source, caps = open_live_source(args)
+    source, caps = open_live_source(live_options(args))
     try:
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
                                 redact=args.redact, trigger=trigger.text if trigger else None,
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         source.close()
         raise
-    recorder = writer
+    recorder: Any = writer
     fires: list[float] = []
     pipeline = FramePipeline()
     engine_pipeline: Any = pipeline
@@ -166,10 +167,10 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         engine.close()
     if failure:
-        exc = failure[0]
-        if isinstance(exc, UserError):
-            raise exc
-        raise UserError(f"recording {args.file} failed: {exc}", 1)
+        first = failure[0]
+        if isinstance(first, UserError):
+            raise first
+        raise UserError(f"recording {args.file} failed: {first}", 1)
     size = writer.size_bytes
     print(f"mysqltop: {_samples(writer.samples_written)} ({size / 1024:.0f} KiB) in {args.file}"
           + (f", {writer.rotations} rotations" if writer.rotations else "")
@@ -187,32 +188,6 @@ def trigger_value(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:.6g}"
-
-
-def check_writable(path: str) -> None:
-    """Fail before connecting when FILE cannot be a recording (bad dir, not ours, newer format)."""
-    import os
-    from pathlib import Path
-
-    from mysqltop.errors import UserError
-
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise UserError(f"{p} is a directory; give a file name for the recording", 2)
-    if not parent.is_dir():
-        raise UserError(f"cannot write recording {p}: directory {parent} does not exist", 2)
-    if p.exists() and p.stat().st_size > 0:
-        from mysqltop.recording.reader import RecordingReader
-
-        RecordingReader(p).close()       # raises "not a recording" / "newer format"
-        if not os.access(p, os.W_OK):
-            raise UserError(f"cannot write recording {p}: permission denied", 2)
-        from mysqltop.recording.writer import lock_recording
-
-        os.close(lock_recording(p))      # another recorder on it: say so before connecting
-    elif not os.access(parent, os.W_OK):
-        raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)
 
 
 class _DerivedByRecorder:

@@ -68,7 +68,8 @@ def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop
     from mysqltop.sources.replay import ReplaySource
 
     src = ReplaySource(path, start, end)
-    builder, variables = ReportBuilder(), {}
+    builder = ReportBuilder()
+    variables: dict[str, str] = {}
     try:
         marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
                  for b in src.reader.bookmarks]

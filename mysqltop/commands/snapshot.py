@@ -70,9 +70,10 @@ def _open_source(args: argparse.Namespace):
         if not os.path.exists(args.replay):
             raise UserError(f"no such recording: {args.replay}", 2)
         return ReplaySource(args.replay, start=args.start, end=args.end), False
+    from mysqltop.config import live_options
     from mysqltop.sources import live
 
-    source, caps = live.open_live_source(args)
+    source, caps = live.open_live_source(live_options(args))
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)
     return source, True

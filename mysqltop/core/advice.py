@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.frame import Advice, Frame, severity_rank
 from mysqltop.core.rules import RULES
 from mysqltop.core.rules.base import RECENT_S, Vars, Window
-
-_SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
-
 
 def advise(frames: Sequence[Frame], variables: Mapping[str, str],
            span_s: float | None = RECENT_S) -> list[Advice]:
@@ -24,5 +21,5 @@ def advise(frames: Sequence[Frame], variables: Mapping[str, str],
         return []
     v = Vars(variables)
     out = [a for rule in RULES for a in rule(window, v)]
-    out.sort(key=lambda a: _SEVERITY_ORDER.get(a.severity, 9))
+    out.sort(key=lambda a: -severity_rank(a.severity))
     return out

@@ -9,6 +9,8 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
@@ -127,7 +129,7 @@ def _get(status: InnodbStatus | None, path: str) -> Number | None:
     return obj if isinstance(obj, (int, float)) and not isinstance(obj, bool) else None
 
 
-def _sum_pair(pairs: list[tuple[Number | None, Number | None]]) -> tuple[Number | None, Number | None]:
+def _sum_pair(pairs: Sequence[tuple[Number | None, Number | None]]) -> tuple[Number | None, Number | None]:
     """Component pairs → (Σprev, Σcur), None where any component is missing."""
     prevs, curs = [p for p, _ in pairs], [c for _, c in pairs]
     return (None if None in prevs else sum(prevs)), (None if None in curs else sum(curs))  # type: ignore[arg-type]

@@ -67,11 +67,11 @@ def classify(ext: Extracted, text: str = "") -> Detected | None:
             return Detected(kind, table=table)
     if not ext.tables and text:
         for words, spill in _LOOSE:
-            table = loose_table(text, words, spill)
-            if table is not None:
-                kind = _table_kind(table, ext.statements)
+            loose = loose_table(text, words, spill)
+            if loose is not None:
+                kind = _table_kind(loose, ext.statements)
                 if kind:
-                    return Detected(kind, table=table)
+                    return Detected(kind, table=loose)
     if not ext.tables and any(_MUTEX_STMT.search(s) for s in ext.statements):
         return Detected("innodb_mutex")   # "SHOW ENGINE INNODB MUTEX;" → "Empty set" (MariaDB 10.6+)
     return None

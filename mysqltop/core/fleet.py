@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mysqltop.core.frame import Advice, Frame, Hotspot
-
-SEVERITY_RANK = {"critical": 3, "warning": 2, "info": 1}
+from mysqltop.core.frame import Advice, Frame, Hotspot, severity_rank
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def hottest_latch(frame: Frame | None) -> LatchTotal | None:
 def worst_finding(frame: Frame | None) -> Advice | None:
     if frame is None or not frame.advice:
         return None
-    return max(frame.advice, key=lambda a: SEVERITY_RANK.get(a.severity, 0))
+    return max(frame.advice, key=lambda a: severity_rank(a.severity))
 
 
 def trouble_key(finding: Advice | None, latch: LatchTotal | None, not_answering: bool) -> tuple[int, float]:
@@ -63,5 +61,5 @@ def trouble_key(finding: Advice | None, latch: LatchTotal | None, not_answering:
     by the severity of its worst finding, then by its hottest latch's wait time."""
     if not_answering:
         return (9, 0.0)
-    return (SEVERITY_RANK.get(finding.severity, 0) if finding else 0,
+    return (severity_rank(finding.severity) if finding else 0,
             (latch.wait_ms_per_s or 0.0) if latch else 0.0)

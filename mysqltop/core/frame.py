@@ -108,7 +108,16 @@ class Host:
     cpu_iowait_pct: Num = None
     cpu_steal_pct: Num = None
     ctx_switches_per_s: Num = None
-    mysqld_cpu_pct: Num = None   # None when the server is not on this host
+    # mysqld's CPU in % of ONE core (150 = one and a half cores busy, as top shows a process);
+    # None when the server is not on this host. Views show it in the host's unit (% of all
+    # cores, like cpu_user_pct / cpu_system_pct) through mysqld_pct_of_host().
+    mysqld_cpu_pct: Num = None
+
+    def mysqld_pct_of_host(self) -> float | None:
+        """mysqld's CPU as % of all the host's cores: the unit of cpu_user_pct/cpu_system_pct."""
+        if self.mysqld_cpu_pct is None or not self.cpus:
+            return None
+        return self.mysqld_cpu_pct / self.cpus
 
 
 @dataclass
@@ -121,6 +130,14 @@ class Locks:
     deadlocks_per_s: Num = None            # Δ Innodb_deadlocks (MariaDB) or INNODB_METRICS lock_deadlocks
     blocked_sessions: Num = None           # sessions behind the blocking trees (frame.blocking); None: not read
     longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
+
+
+SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
+
+
+def severity_rank(severity: str) -> int:
+    """info 1 < warning 2 < critical 3; 0 for anything else."""
+    return SEVERITIES.index(severity) + 1 if severity in SEVERITIES else 0
 
 
 @dataclass
@@ -144,7 +161,7 @@ class Ahi:
 @dataclass
 class Advice:
     id: str
-    severity: str             # info | warning | critical
+    severity: str             # one of SEVERITIES
     message: str
     evidence: str
 

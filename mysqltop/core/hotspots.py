@@ -23,11 +23,13 @@ from mysqltop.core.innodb.model import SemaphoreWait
 from mysqltop.core.mutex import MutexRow
 from mysqltop.core.waits import WaitRow
 
-MAX_HOTSPOTS = 20
+MAX_HOTSPOTS = 20      # kept per frame
+TOP_HOTSPOTS = 10      # listed by `snapshot` text and by `report`
 SYNCH_PREFIX = "wait/synch/"
 IDLE_PREFIX = "wait/synch/cond/"
 PS_PICO_PER_MS = 1e9
 _SOURCE_RANK = {"performance_schema": 0, "innodb_mutex": 1, "semaphores": 2}
+SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}   # column labels
 _PS_KINDS = {"mutex": "mutex", "rwlock": "rwlock", "prlock": "rwlock", "sxlock": "sxlock", "cond": "cond"}
 _GENERIC_MUTEX_NAMES = {"mutex", "rwlock", "rw_lock", "sxlock"}
 
@@ -43,9 +45,9 @@ def ps_hotspots(prev: Mapping[str, WaitRow], cur: Mapping[str, WaitRow], dt: flo
     for name, c in cur.items():
         if not name.startswith(SYNCH_PREFIX) or name.startswith(IDLE_PREFIX):
             continue
-        p = prev.get(name)
-        d_count = c.count_star - (p.count_star if p else 0)
-        d_sum = c.sum_timer_wait - (p.sum_timer_wait if p else 0)
+        old = prev.get(name)
+        d_count = c.count_star - (old.count_star if old else 0)
+        d_sum = c.sum_timer_wait - (old.sum_timer_wait if old else 0)
         if d_count <= 0 and d_sum <= 0:
             continue
         timed = c.sum_timer_wait > 0   # TIMED='NO' instruments count but keep SUM at 0

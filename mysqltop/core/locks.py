@@ -53,7 +53,7 @@ class Blocker:
     depth: int = 1                    # longest chain below it (1: only direct waiters)
     longest_wait_s: float | None = None
     kill: str | None = None           # "KILL 42": ready to copy; mysqltop itself never kills
-    waiters: list[LockWaiter] = field(default_factory=list)
+    waiters: list["LockWaiter"] = field(default_factory=list)
 
 
 @dataclass
@@ -281,7 +281,8 @@ def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> lis
             out.append(Transaction(
                 trx_id=str(r[0]), thread_id=thread, user=_s(r[2]), host=_s(r[3]), state=_s(r[4]), age_s=_n(r[5]),
                 rows_locked=_n(r[6]), rows_modified=_n(r[7]), lock_structs=_n(r[8]), isolation=_s(r[9]),
-                read_view=bool(views.get(thread)) if from_text else None, command=_s(r[10]),
+                read_view=bool(thread is not None and views.get(thread)) if from_text else None,
+                command=_s(r[10]),
                 statement=_sql(r[11]), waiting_s=_n(r[12])))
     out.sort(key=lambda t: -(t.age_s or 0))
     return out[:TOP_TRANSACTIONS]
@@ -328,7 +329,7 @@ def session_states(rows: list[list[Any]] | None) -> list[SessionState]:
 SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,)}
 
 
-def without_statements(rows_by_field: dict[str, list[list[Any]] | None], mark: str) -> dict[str, list[list[Any]]]:
+def without_statements(rows_by_field: dict[str, list[list[Any]] | None], mark: str) -> dict[str, Any]:
     """The rows with every statement text replaced by `mark` (recording --redact)."""
     out: dict[str, list[list[Any]]] = {}
     for name, cols in SQL_COLUMNS.items():

@@ -74,12 +74,17 @@ def _numeric(status: dict[str, str]) -> dict[str, int]:
     return out
 
 
+def _both(pick: Callable[[int, int], int], a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else pick(a, b)
+
+
 def _by_event(rows: list[WaitRow]) -> dict[str, WaitRow]:
     out: dict[str, WaitRow] = {}
     for r in rows:
         if r.event_name in out:
             o = out[r.event_name]
             r = WaitRow(r.event_name, o.count_star + r.count_star, o.sum_timer_wait + r.sum_timer_wait,
-                        min(o.min_timer_wait, r.min_timer_wait), 0, max(o.max_timer_wait, r.max_timer_wait))
+                        _both(min, o.min_timer_wait, r.min_timer_wait), 0,
+                        _both(max, o.max_timer_wait, r.max_timer_wait))
         out[r.event_name] = r
     return out

@@ -1,7 +1,7 @@
 """Incident report of a window of frames: what happened, where InnoDB waited, what to change. Pure.
 
-`build_report(frames, variables)` summarises frames already derived by the FramePipeline (so
-each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
+`report_builder.build_report(frames, variables)` summarises frames already derived by the
+FramePipeline (so each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
 marked, the top hotspots over the window with their share, IO/flush peaks, host saturation,
 every advice episode (first–last time, evidence), and the advice that holds over the whole
 window. `compare(a, b)` puts two reports side by side with the change of each headline figure.
@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
-from mysqltop.core.frame import Advice, Frame, iso_utc
+from mysqltop.core.frame import Advice, iso_utc
 from mysqltop.core.lock_report import ChainSummary, TransactionSummary
-
-TOP_HOTSPOTS = 10
 
 
 @dataclass
@@ -100,18 +98,6 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
-
-
-def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
-                 top: int = TOP_HOTSPOTS, bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
-    """Report over `frames` (oldest first). `bookmarks`: the recorder's trigger marks
-    ({time, trigger, value, note}); those inside the window are kept."""
-    from mysqltop.core.report_builder import ReportBuilder   # the builder imports this module's types
-
-    builder = ReportBuilder(top)
-    for f in frames:
-        builder.add(f)
-    return builder.build(variables, bookmarks)
 
 
 @dataclass

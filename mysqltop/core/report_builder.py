@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
-from mysqltop.core.frame import Frame, Hotspot
+from mysqltop.core.frame import Frame, Hotspot, severity_rank
 from mysqltop.core.lock_report import LockWindow
-from mysqltop.core.report import (AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint,
-                                  TOP_HOTSPOTS)
+from mysqltop.core.hotspots import TOP_HOTSPOTS
+from mysqltop.core.report import AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import cpu_busy_pct
 
@@ -23,7 +23,6 @@ from mysqltop.core.rules.base import cpu_busy_pct
 EPISODE_GAP_FRAMES = 3
 # Two hours at 1 s: plenty for "sustained over the window", ~20 MB of frames at most.
 ADVICE_SAMPLE_MAX = 7200
-_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 Getter = Callable[[Frame], "float | None"]
 
@@ -182,7 +181,7 @@ class ReportBuilder:
             if open_ is not None and i - open_[1] <= EPISODE_GAP_FRAMES:
                 ep = open_[0]
                 ep.last, ep.frames = f.time, ep.frames + 1
-                if _SEVERITY_RANK.get(a.severity, 0) >= _SEVERITY_RANK.get(ep.severity, 0):
+                if severity_rank(a.severity) >= severity_rank(ep.severity):
                     ep.severity, ep.message, ep.evidence = a.severity, a.message, a.evidence
             else:
                 if open_ is not None:
@@ -231,7 +230,7 @@ class ReportBuilder:
             sections[sec][key] = acc.stat()
         server = self.last.server if self.last else None
         episodes = self._done + [ep for ep, _ in self._open.values()]
-        episodes.sort(key=lambda e: (e.first, -_SEVERITY_RANK.get(e.severity, 0), e.id))
+        episodes.sort(key=lambda e: (e.first, -severity_rank(e.severity), e.id))
         window_advice = advise(self._sample, variables or {}, span_s=None)
         return Report(
             start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
@@ -253,3 +252,13 @@ class ReportBuilder:
             blocking_chains=self.lock_window.longest_chains(),
             long_transactions=self.lock_window.longest_transactions(),
             finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None})
+
+
+def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
+                 top: int = TOP_HOTSPOTS, bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
+    """Report over `frames` (oldest first). `bookmarks`: the recorder's trigger marks
+    ({time, trigger, value, note}); those inside the window are kept."""
+    builder = ReportBuilder(top)
+    for f in frames:
+        builder.add(f)
+    return builder.build(variables, bookmarks)

@@ -225,6 +225,8 @@ def _vertical_table(lines: list[str]) -> Table | None:
         for line in lines[start + 1:stop]:
             if width is None:
                 width = _key_width(line)
+            if width is None:
+                continue
             name = line[:width].strip() if width and len(line) > width and line[width] == ":" else ""
             is_key = (bool(name) and line[:width] == name.rjust(width)       # right-aligned
                       and (len(line) == width + 1 or line[width + 1] == " ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -49,7 +50,7 @@ def _number(value: Any, scale: int = 1) -> int | None:
     return int((Decimal(s) * scale).to_integral_value())
 
 
-def parse_wait_rows(rows: list[list[object]]) -> list[WaitRow]:
+def parse_wait_rows(rows: Sequence[Sequence[object]]) -> list[WaitRow]:
     """Rows [EVENT_NAME, COUNT_STAR, SUM, MIN, AVG, MAX]; values may be str or int."""
     out = []
     for row in rows:

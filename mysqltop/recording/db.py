@@ -14,6 +14,7 @@ from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, SCH
 # Samples are 0.5–2 KB rows appended in order; a page holds whole rows only, so bigger pages waste
 # less of their tail (4 KB: ~15 %, 8 KB: ~7 %) at the cost of a fixed page per table.
 PAGE_SIZE = 8192
+WAL_LIMIT = 256 * 1024
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -141,6 +142,9 @@ def open_for_append(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, b
                 raise UserError(f"{p} uses recording format {version}; record to a new file", 2)
         conn.execute("PRAGMA journal_mode=WAL")     # readers see each sample as it is committed
         conn.execute("PRAGMA synchronous=NORMAL")   # WAL+NORMAL: a killed process loses nothing
+        # After a checkpoint the -wal restarts from its beginning but keeps its high-water size;
+        # this gives the space back, so FILE + FILE-wal stay close to FILE's own size.
+        conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         if new:
             conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")

@@ -124,7 +124,7 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
         elif kind == "text":
             kwargs[name] = "\n".join(body)
         elif kind == "host":
-            items = {k: tuple(v) if isinstance(v, list) else v for k, v in map(json.loads, body)}
+            items: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in map(json.loads, body)}
             kwargs[name] = HostSample(**{k: v for k, v in items.items() if k in _HOST_FIELDS})
         elif kind == "map":
             kwargs[name] = dict(json.loads(line) for line in body)

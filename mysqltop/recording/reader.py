@@ -119,6 +119,8 @@ class RecordingReader:
         # prefix, recovered into a temporary file; `notice` says how much is missing.
         self.notice: str | None = None
         self._recovered: Path | None = None
+        self.rotated = False          # FILE was rotated away since it was opened (see refresh)
+        self._ino = self._inode()
         cut = truncation(self.path) if self.path.is_file() else None
         if cut is None:
             self._conn = open_readonly(self.path)
@@ -143,9 +145,21 @@ class RecordingReader:
         self.refresh()
 
     # -- shape ------------------------------------------------------------------------------
+    def _inode(self) -> int | None:
+        try:
+            return os.stat(self.path).st_ino
+        except OSError:
+            return None
+
     @_locked
     def refresh(self) -> int:
-        """Re-read the sample count and segments (a live writer may have appended). Returns len."""
+        """Re-read the sample count and segments (a live writer may have appended). Returns len.
+
+        When the recorder rotated FILE away (a new file under the name), this reader stays on
+        the file it opened, now complete, and sets `rotated`: a follower reads to its end, then
+        opens FILE again for what comes next, so time never goes backwards."""
+        if self._ino is not None and self._inode() != self._ino:
+            self.rotated = True
         try:
             row = self._conn.execute("SELECT max(seq) FROM samples").fetchone()
             self._len = 0 if row[0] is None else row[0] + 1

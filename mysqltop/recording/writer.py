@@ -178,6 +178,18 @@ class RecordingWriter:
             raise storage_error(self.path, exc) from None
 
     @property
+    def data_bytes(self) -> int:
+        """Bytes of the recording itself, committed samples included wherever they sit (FILE or
+        its -wal): what FILE holds once checkpointed. Rotation measures this, not the -wal,
+        whose size is SQLite's scratch space."""
+        try:
+            pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+            page = self._conn.execute("PRAGMA page_size").fetchone()[0]
+        except sqlite3.Error:
+            return self.size_bytes
+        return int(pages) * int(page)
+
+    @property
     def size_bytes(self) -> int:
         total = 0
         for p in (self.path, self.path.with_name(self.path.name + "-wal")):

@@ -82,12 +82,12 @@ def _connection_class() -> type:
         bytes_out = 0
 
         def _read_bytes(self, num_bytes: int) -> bytes:
-            data = super()._read_bytes(num_bytes)
+            data = super()._read_bytes(num_bytes)  # type: ignore[misc]  # private, not in the stubs
             self.bytes_in += len(data)
             return data
 
         def _write_bytes(self, data: bytes) -> None:
-            super()._write_bytes(data)
+            super()._write_bytes(data)  # type: ignore[misc]
             self.bytes_out += len(data)
 
     return CountingConnection

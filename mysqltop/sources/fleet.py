@@ -18,10 +18,10 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mysqltop.config import ConnectionOptions, option_file_values
+from mysqltop.config import ConnectionOptions, option_file_values, resolve_connection
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.live import LiveSource, connection_options
+from mysqltop.sources.live import LiveSource
 from mysqltop.sources.mysql import MySQLSource
 
 MAX_HOSTS = 500
@@ -93,10 +93,11 @@ def member_options(args: argparse.Namespace, hosts: list[Host] | None) -> list[C
     """One ConnectionOptions per server: the shared options resolved once (one password prompt);
     a host without a port takes the shared one (-P, the option file, 3306). No list: one server."""
     if not hosts:
-        return [connection_options(args)]
+        return [resolve_connection(args)]
     if getattr(args, "host", None):
-        args.host = None                      # resolve the shared options without the list as a host
-    base = connection_options(args)
+        # resolve the shared options without the list as a host
+        args = argparse.Namespace(**{**vars(args), "host": None})
+    base = resolve_connection(args)
     out = []
     for host, given_port in hosts:
         port = given_port or base.port

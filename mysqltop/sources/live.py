@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from typing import Callable
 
-from mysqltop.config import ConnectionOptions, resolve_connection
+from mysqltop.config import LiveOptions
 from mysqltop.core.sample import HostSample, RawSample
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.host import read_host
@@ -60,31 +59,16 @@ class LiveSource:
         self.mysql.close()
 
 
-def connection_options(args: argparse.Namespace) -> ConnectionOptions:
-    """Resolve once per command (so -p prompts once even when several steps connect)."""
-    opts = getattr(args, "_connection_options", None)
-    if opts is None:
-        opts = resolve_connection(args)
-        setattr(args, "_connection_options", opts)
-    return opts
-
-
-def open_live_source(args: argparse.Namespace) -> tuple[LiveSource, Capabilities]:
+def open_live_source(options: LiveOptions) -> tuple[LiveSource, Capabilities]:
     """Connect and detect capabilities; UserError (exit 2) for connection/privilege problems.
 
     The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show;
-    with --enable-instruments the instruments are turned on first and the notes say what changed.
+    with `enable_instruments` the instruments are turned on first and the notes say what changed.
     """
-    changed = enable_instruments(args) if getattr(args, "enable_instruments", False) else []
-    interval = float(getattr(args, "interval", None) or 1.0)
-    mysql = MySQLSource(connection_options(args), interval=interval)
+    changed = _enable(options.connection) if options.enable_instruments else []
+    mysql = MySQLSource(options.connection, interval=options.interval)
     caps = mysql.open()
     if changed:
         caps = replace(caps, notes=(*changed, *caps.notes))
         mysql.capabilities = caps
     return LiveSource(mysql), caps
-
-
-def enable_instruments(args: argparse.Namespace) -> list[str]:
-    """--enable-instruments: turn the wait/synch instruments on; lines saying what changed."""
-    return _enable(connection_options(args))

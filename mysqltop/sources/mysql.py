@@ -263,6 +263,7 @@ class MySQLSource:
             # ON but not readable by us: the fix is a GRANT, not a server setting
             errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                     f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
+        lock_rows: dict[str, Any] = {k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v}
         return RawSample(
             wall=wall, mono=mono, server=self.identity, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
@@ -270,7 +271,7 @@ class MySQLSource:
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
-            **{k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v})
+            **lock_rows)
 
     def _error_sample(self, wall: float, mono: float, message: str, failure: Failure) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity,

@@ -83,8 +83,8 @@ def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
     ticks = 5 if width >= 60 else 3
     span = -lo
     if span > 0:
-        xs = [lo + span * k / (ticks - 1) for k in range(ticks)]
-        plt.xticks(xs, [clock(t0 + x, span < 3 * 3600, spec.utc) for x in xs])
+        at = [lo + span * k / (ticks - 1) for k in range(ticks)]
+        plt.xticks(at, [clock(t0 + x, span < 3 * 3600, spec.utc) for x in at])
     title = visible(spec.title)
     legend = []
     if shown:

@@ -19,9 +19,9 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.hotspots import SOURCE_SHORT, TOP_HOTSPOTS
 
 FORMATS = ("text", "json", "csv", "openmetrics")
-TOP_HOTSPOTS = 10
 
 # Scalar groups of a Frame, flattened as `<group>.<field>` in CSV and `mysqltop_<group>_<field>`
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
@@ -59,7 +59,6 @@ def _io_busy(thread: IoThread) -> bool:
 
 
 # ---- text ---------------------------------------------------------------------------------
-_SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "MUTEX", "semaphores": "SEMA"}
 
 
 LABEL_W = 12      # "THROUGHPUT  ": continuation lines of a wrapped group start under its values
@@ -109,7 +108,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
     if f.hotspots:
         rows = [("name", "src", "waits/s", "ms/s", "share", "site")]
         for h in f.hotspots[:top]:
-            rows.append((h.name, _SOURCE_SHORT.get(h.source, h.source), fmt_num(h.waits_per_s),
+            rows.append((h.name, SOURCE_SHORT[h.source].upper() if h.source in SOURCE_SHORT else h.source, fmt_num(h.waits_per_s),
                          fmt_num(h.wait_ms_per_s), fmt_pct(h.share, share=True), h.site or ""))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         for r in rows:
@@ -166,11 +165,12 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
     if hs is not None:
         out.append(_wrap("HOST        " + _kv([("cpus", fmt_num(hs.cpus)), ("run queue", fmt_num(hs.run_queue)),
                                          ("load1", f"{hs.load1:.2f}" if hs.load1 is not None else units.NA),
-                                         ("cpu usr/sys/iowait/steal", "/".join(fmt_pct(x) for x in (
+                                         ("cpu usr/sys/iowait/steal of all cores", "/".join(fmt_pct(x) for x in (
                                              hs.cpu_user_pct, hs.cpu_system_pct, hs.cpu_iowait_pct,
                                              hs.cpu_steal_pct))),
                                          ("ctx switches/s", fmt_num(hs.ctx_switches_per_s)),
-                                         ("mysqld cpu", fmt_pct(hs.mysqld_cpu_pct))]), width))
+                                         ("mysqld cpu of all cores", fmt_pct(hs.mysqld_pct_of_host()))]),
+                         width))
     else:
         out.append("HOST        (not measured)")
     if f.advice:

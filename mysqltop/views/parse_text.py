@@ -129,7 +129,8 @@ def _mutex_lines(d: dict[str, Any]) -> list[str]:
                 "wait/synch instruments instead)"]
 
     def metric(r: dict[str, Any]) -> int:
-        return r.get("waits") if r.get("waits") is not None else (r.get("os_waits") or 0)
+        waits = r.get("waits")
+        return waits if waits is not None else (r.get("os_waits") or 0)
 
     ranked = sorted(rows, key=lambda r: -metric(r))
     total = sum(metric(r) for r in rows)

@@ -526,3 +526,26 @@ def test_a_server_without_performance_schema_gets_no_advice_to_enable_it() -> No
         notes = " ".join(frames[-1].notes)
         assert ("predates performance_schema" in notes) is not want_advice
         assert ("synch_instruments_off" in ids(advise(frames[-10:], {}))) is want_advice
+
+
+def test_bursty_ahi_latch_on_a_busy_host_is_still_the_hot_spot() -> None:
+    # MariaDB 10.11 on a shared 2-core host: per-second shares swing 0 ↔ 98 % (a preempted holder),
+    # hot in 8 of 20 samples spread over the window, 40 % of all wait time over it.
+    shares = [0.19, 0.0, 0.0, 0.15, 0.76, 0.0, 0.08, 0.98, 0.37, 0.59, 0.02, 0.32, 0.16, 0.38, 0.04, 0.0, 0.49, 0.0,
+              0.25, 0.01]
+    v = {"innodb_adaptive_hash_index": "ON", "innodb_adaptive_hash_index_parts": "8"}
+    frames = frames_of(20, hotspots=lambda k: [
+        Hotspot("btr_search_latch", "rwlock", "performance_schema", waits_per_s=3_000, wait_ms_per_s=300 * shares[k],
+                share=shares[k]),
+        Hotspot("MDL_lock::rwlock", "rwlock", "performance_schema", waits_per_s=5_000,
+                wait_ms_per_s=300 * (1 - shares[k]), share=1 - shares[k])])
+    a = one(advise(frames, v), "ahi_latch")
+    assert "innodb_adaptive_hash_index_parts = 8 already" in a.message
+    # the same samples in one block (contention that began mid-window) is not yet a verdict
+    ordered = sorted(shares)
+    block = frames_of(20, hotspots=lambda k: [
+        Hotspot("btr_search_latch", "rwlock", "performance_schema", waits_per_s=3_000,
+                wait_ms_per_s=300 * ordered[k], share=ordered[k]),
+        Hotspot("MDL_lock::rwlock", "rwlock", "performance_schema", waits_per_s=5_000,
+                wait_ms_per_s=300 * (1 - ordered[k]), share=1 - ordered[k])])
+    assert "ahi_latch" not in ids(advise(block, v))

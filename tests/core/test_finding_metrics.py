@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from mysqltop.core.frame import Frame, ServerInfo, TableCache, Throughput
-from mysqltop.core.report import build_report, compare
+from mysqltop.core.report import compare
+from mysqltop.core.report_builder import build_report
 from mysqltop.core.rules import metrics
 from mysqltop.views.report_text import render
 

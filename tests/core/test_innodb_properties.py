@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mysqltop.core.innodb import parse_innodb_status, parse_with_unknown
 from mysqltop.core.innodb.envelope import TITLE_RE
-from mysqltop.core.innodb.synthetic import enlarge
+from tests.support.large_status import enlarge
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "innodb-status"
 TEXTS = [p.read_text() for p in sorted(CORPUS.glob("*.txt"))]

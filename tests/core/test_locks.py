@@ -168,7 +168,7 @@ def test_recording_keeps_the_rows_and_old_samples_read_as_none(tmp_path: Path) -
 def test_report_keeps_the_longest_chains_and_transactions_of_the_window() -> None:
     import json
 
-    from mysqltop.core.report import build_report
+    from mysqltop.core.report_builder import build_report
     from mysqltop.views.report_text import render
 
     frames = []

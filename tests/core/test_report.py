@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, Locks, ServerInfo, Throughput
-from mysqltop.core.report import build_report, compare
+from mysqltop.core.report import compare
+from mysqltop.core.report_builder import build_report
 from mysqltop.views.report_text import render, sparkline
 
 T0 = 1_767_225_600.0            # 2026-01-01 00:00:00 UTC

@@ -92,3 +92,80 @@ def test_rotation_bounds_the_disk(tmp_path) -> None:  # type: ignore[no-untyped-
     assert total < 150
     for name in files:
         assert (tmp_path / name).stat().st_size < 64 * 1024 + 40 * 1024   # at most one sample over
+
+
+ROTATING_WRITER = """
+import sys, time
+from mysqltop.recording.rotate import RotatingWriter
+from tests.recording.synthetic import series
+w = RotatingWriter(sys.argv[1], max_size=192 * 1024, keep=3, interval=0.05)
+for s in series(int(sys.argv[2])):
+    w.append(s)
+    time.sleep(0.005)
+w.close()
+print(w.rotations, flush=True)
+"""
+
+
+def test_max_size_bounds_the_disk_and_a_follower_never_sees_damage_or_time_going_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--max-size 1M --keep 3 kept 223 of 400 samples in closed files of 90 KB (the -wal was
+    counted); a reader following the live file saw 'damaged sample (trailing data)' and time
+    going backwards."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from mysqltop.errors import UserError
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "live.mtrec"
+    n = 700
+    proc = subprocess.Popen([sys.executable, "-c", ROTATING_WRITER, str(path), str(n)], cwd=root,
+                            stdout=subprocess.PIPE, text=True)
+    seen: list[float] = []
+    reader = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if reader is None:
+            try:
+                reader = RecordingReader(path)
+            except UserError:          # between the rename and the new file's first sample
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.01)
+                continue
+            got = 0
+        got_len = reader.refresh()
+        while got < got_len:
+            seen.append(reader.sample(got).wall)       # never DamagedSample
+            got += 1
+        if reader.rotated:                             # finished file: follow the new one
+            reader.close()
+            reader = None
+            continue
+        if proc.poll() is not None and reader.refresh() == got:
+            break
+        time.sleep(0.01)
+    if reader is not None:
+        reader.close()
+    assert proc.wait(timeout=60) == 0
+    rotations = int(proc.stdout.read())  # type: ignore[union-attr]
+    assert rotations >= 3
+    assert all(b > a for a, b in zip(seen, seen[1:])), "time went backwards"
+    assert len(seen) > n / 2
+    every = list(tmp_path.iterdir())
+    files = sorted(p for p in every if not p.name.endswith(("-wal", "-shm")))
+    assert [p.name for p in files] == ["live.mtrec", "live.mtrec.1", "live.mtrec.2", "live.mtrec.3"]
+    # -wal/-shm left by the follower's read-only connections moved with their files: the new
+    # FILE started clean; together they stay near the bound
+    assert sum(p.stat().st_size for p in every) <= 4 * 192 * 1024 + 4 * (256 + 64) * 1024, \
+        sorted((p.name, p.stat().st_size) for p in every)
+    for p in files[1:]:                                    # closed files hold what was promised
+        assert 0.85 * 192 * 1024 <= p.stat().st_size <= 192 * 1024 + 16 * 1024
+    kept = 0
+    for p in files:
+        with RecordingReader(p) as r:
+            kept += len(r)
+    per = sum(p.stat().st_size for p in files[1:]) / sum(len(RecordingReader(p)) for p in files[1:])
+    assert kept >= 3.4 * 192 * 1024 / per                  # ~ (keep + a partial FILE) × max_size of samples

@@ -41,6 +41,9 @@ class Scenario:
     observe: int = 14
     after: int = 8
     warmup_s: float = 2.0
+    # When set, the proof alternates remedy and revert (2 × `after`/2 samples each) and compares
+    # the remedy's phases with the reverted ones: a shared busy host's own swings cancel out.
+    revert: str | None = None
 
 
 @dataclass
@@ -95,10 +98,11 @@ class Watcher:
 
     def __init__(self, db: Any) -> None:
         from mysqltop.cli import build_parser
+        from mysqltop.config import live_options
         from mysqltop.sources.live import open_live_source
 
         args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
-        self.source, _caps = open_live_source(args)
+        self.source, _caps = open_live_source(live_options(args))
         self.pipe = FramePipeline(window=600)
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()
@@ -150,7 +154,18 @@ def run(db: Any, sc: Scenario) -> Result:
         result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
                         _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None)
         result.metric_before = metric_of(sc.finding, frames)
-        if sc.remedy is not None:
+        if sc.remedy is not None and sc.revert is not None:
+            with_remedy: list[Frame] = []
+            without: list[Frame] = []
+            for _ in range(2):
+                for sql, into in ((sc.remedy, with_remedy), (sc.revert, without)):
+                    db.query(sql)
+                    watcher.poll(1)                         # the sample spanning the change
+                    into += watcher.poll(sc.after // 2)
+            result.after_frames = with_remedy
+            result.metric_before = metric_of(sc.finding, without)
+            result.metric_after = metric_of(sc.finding, with_remedy)
+        elif sc.remedy is not None:
             db.query(sc.remedy.format(holder=result.holder_thread))
             watcher.poll(2)                                 # let the change take hold
             result.after_frames = watcher.poll(sc.after)
@@ -172,9 +187,11 @@ DURABLE = ["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("commit (autocommit inserts)", DURABLE, _spec(mode="insert", threads=2), "commit_path",
-             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s"),
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=12, after=10,
+             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
     Scenario("commit (transactions)", DURABLE, _spec(mode="oltp", threads=2), "commit_path",
-             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s"),
+             "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=12, after=10,
+             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
     Scenario("table cache", ["--table-open-cache=64"], _spec(mode="tables", threads=16, tables=200),
              "table_cache_misses", "SET GLOBAL table_open_cache = 2000", "misses/s", observe=20),
     Scenario("AHI", ["--innodb-adaptive-hash-index=ON"], _spec(mode="ahi", threads=16, rows=20_000),

@@ -25,7 +25,7 @@ async def test_panes_show_the_values_of_the_frame(expected_frames) -> None:
         assert units.num(top.waits_per_s) in hot_line and units.num(top.wait_ms_per_s) in hot_line
         assert units.share(top.share) in hot_line
         assert f"ctx/s {units.num(want.host.ctx_switches_per_s)}" in text
-        assert f"mysqld cpu {units.pct(want.host.mysqld_cpu_pct)}" in text
+        assert f"mysqld cpu {units.pct(want.host.mysqld_pct_of_host())} of all cores" in text
         assert f"{want.host.run_queue}/8 cores" in text
         assert units.pct(want.flush.checkpoint_age_pct) in text
         assert f"history {units.num(want.flush.history_list_length)}" in text

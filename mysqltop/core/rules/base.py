@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mysqltop.core.frame import Advice, Frame, Hotspot
+from mysqltop.core.frame import SEVERITIES, Advice, Frame, Hotspot
 
 Getter = Callable[[Frame], "float | None"]
 
@@ -130,8 +130,8 @@ class LatchStats:
 
     def lost_threads(self) -> float | None:
         """Thread-equivalents lost waiting on the family (wait s per s), None without a timer."""
-        ms = [m for m in self.wait_ms if m is not None]
-        return mean(ms) / 1000.0 if ms else None
+        avg = mean([m for m in self.wait_ms if m is not None])
+        return avg / 1000.0 if avg is not None else None
 
 
 @dataclass
@@ -320,7 +320,7 @@ def time_severity(lost_threads: float | None, running: float | None, critical_ok
 
 
 def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
-    assert severity in ("info", "warning", "critical")
+    assert severity in SEVERITIES
     return Advice(id=id, severity=severity, message=message, evidence=evidence)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame

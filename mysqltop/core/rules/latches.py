@@ -21,7 +21,7 @@ LATCH_SHARE = 0.20
 # Half of all wait on one family, nearly all the time, is an incident, not a tuning hint.
 LATCH_SHARE_CRITICAL = 0.50
 CRITICAL_HELD = 0.9
-BURSTY_HELD = 0.4
+BURSTY_HELD = 0.25
 # Floors so an idle server's few waits (100 % share of almost nothing) never fire: 5 ms of wait
 # per second is 0.5 % of one thread's time; 100 waits/s when the source only counts waits.
 LATCH_MIN_WAIT_MS_PER_S = 5.0

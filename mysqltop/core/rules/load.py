@@ -7,7 +7,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.locks import Transaction
 from mysqltop.core.safe_text import visible
-from mysqltop.core.rules import signals
+import mysqltop.core.rules.signals as signals   # the submodule, not the package (__init__ imports this module)
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct, running_sessions
 from mysqltop.core.rules.base import cpu_busy_pct as _busy
 from mysqltop.core.rules.io import COMMIT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ KEYS: tuple[Key, ...] = (
 )
 
 
-def bindings() -> list[Binding]:
-    out = []
+def bindings() -> list[BindingType]:
+    out: list[BindingType] = []
     for k in KEYS:
         if k.action == "app.focus_next":
             continue  # Textual's own tab / shift+tab focus chain; listed for the help screen only

@@ -6,13 +6,12 @@ from typing import Sequence
 
 from rich.text import Text
 
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import Frame, severity_rank
 from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.core.safe_text import visible
 
 # mark and Palette style per severity
 SEVERITY = {"critical": ("!!", "hot"), "warning": ("! ", "warm"), "info": ("i ", "ok")}
-ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
 class AdvicePane(Pane):
@@ -24,7 +23,7 @@ class AdvicePane(Pane):
         if not frame.advice:
             return Text("no findings: nothing stands out in this window", style=p.dim)
         lines: list[Text | str] = []
-        for a in sorted(frame.advice, key=lambda a: ORDER.get(a.severity, 3)):
+        for a in sorted(frame.advice, key=lambda a: -severity_rank(a.severity)):
             mark, style = SEVERITY.get(a.severity, ("· ", "strong"))
             msg = Text.assemble((mark, getattr(p, style)), " ", (visible(a.message), p.strong))
             lines.append(msg)

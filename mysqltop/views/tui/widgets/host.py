@@ -41,8 +41,8 @@ class HostPane(Pane):
             lines.append(Text.assemble(("cpu  ", p.dim), split_bar(parts, bar_w, p.dim)))
         lines += labels
         lines += kv_lines([("load1", units.num(h.load1)), ("ctx/s", units.num(h.ctx_switches_per_s)),
-                           ("mysqld cpu", units.pct(h.mysqld_cpu_pct) if h.mysqld_cpu_pct is not None
-                            else "not local")], width, palette=p)
+                           ("mysqld cpu", f"{units.pct(h.mysqld_pct_of_host())} of all cores"
+                            if h.mysqld_pct_of_host() is not None else "not local")], width, palette=p)
         if self.zoomed:
             def busy(x: Frame) -> float | None:
                 hx = x.host

@@ -8,6 +8,7 @@ from typing import Sequence
 from rich.text import Text
 
 from mysqltop.core.frame import Frame, Hotspot
+from mysqltop.core.hotspots import SOURCE_SHORT
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
@@ -15,7 +16,6 @@ from mysqltop.views.tui.widgets.pane import Pane, join
 from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
                                                sparkline, table_lines)
 
-SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}
 KIND_SHORT = {"semaphore": "sem"}
 TREND_W = 10
 SHARE_BAR = 6

@@ -132,7 +132,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     def _update(self, body: RenderableType) -> None:
         if isinstance(self._body, Lines):
             text = body if isinstance(body, Text) else Text(str(body))
-            self._body.set_lines(text.split("\n", allow_blank=True))
+            self._body.set_lines(list(text.split("\n", allow_blank=True)))
             return
         if not isinstance(body, Text):
             self._shown = None
@@ -189,8 +189,8 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         spans = [(a, b, "advice") for a, b in episodes(times, [bool(f.advice) for f in trend])]
         spec = ChartSpec(times, series, title, marks=self.marks, spans=spans)
         color = not (self.is_mounted and self.app.no_color)
-        return Text.from_ansi(chart(spec, self._width or 80, height, color=color), no_wrap=True).split(
-            "\n", allow_blank=True)
+        return list(Text.from_ansi(chart(spec, self._width or 80, height, color=color), no_wrap=True).split(
+            "\n", allow_blank=True))
 
     def chart_room(self, used: int, charts: int = 1) -> int:
         """Rows for each of `charts` charts below `used` rows of numbers in a zoomed pane."""

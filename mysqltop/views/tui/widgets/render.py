@@ -104,8 +104,8 @@ def block_chart(values: Sequence[float | None], width: int, height: int, top: fl
     """A bar chart `height` rows tall of the last `width` values, eighth-row precision, newest right."""
     if width <= 0 or height <= 0:
         return []
-    vals = list(values)[-width:]
-    vals = [None] * (width - len(vals)) + vals
+    vals: list[float | None] = [None] * max(0, width - len(values))
+    vals += list(values)[-width:]
     present = [v for v in vals if v is not None]
     top = top if top is not None else max(present, default=0.0)
     levels = [0 if v is None or top <= 0 else round(max(0.0, v) / top * height * 8) for v in vals]

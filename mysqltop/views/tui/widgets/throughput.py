@@ -47,7 +47,7 @@ class ThroughputPane(Pane):
         if frame.elapsed is None and not frame.stale:
             # The first poll's gauges are on screen at once; rates need the next sample.
             pairs.insert(0, ("rates in", Text(units.duration(self.first_gap), style=p.warm)))
-        lines: list[Text | str] = kv_lines(pairs, width, palette=p)
+        lines: list[Text | str] = list(kv_lines(pairs, width, palette=p))
         if self.zoomed:
             series = [Series("tps", [f.throughput.tps for f in trend]), Series("qps", [f.throughput.qps for f in trend])]
             lines += self.zoom_chart(trend, series, "TPS / QPS", self.chart_room(len(lines)))
