@@ -157,11 +157,12 @@ class LiveOptions:
     connection: ConnectionOptions
     interval: float = 1.0
     enable_instruments: bool = False     # --enable-instruments: turn wait/synch on before polling
+    answer_timeout: float | None = None  # --answer-timeout: seconds before a poll is "not answering"
 
 
 def live_options(args: argparse.Namespace) -> LiveOptions:
     return LiveOptions(resolve_connection(args), float(getattr(args, "interval", None) or 1.0),
-                       bool(getattr(args, "enable_instruments", False)))
+                       bool(getattr(args, "enable_instruments", False)), getattr(args, "answer_timeout", None))
 
 
 def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> ConnectionOptions:

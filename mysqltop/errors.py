@@ -6,7 +6,7 @@ from __future__ import annotations
 class UserError(Exception):
     """A problem the user can fix: printed as `mysqltop: <message>`, exit `code`.
 
-    Exit codes (DESIGN §3): 1 runtime failure, 2 usage or connection/privilege error.
+    Exit codes (docs/cli.md): 1 runtime failure, 2 usage or connection/privilege error.
     """
 
     def __init__(self, message: str, code: int = 2) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record the bundled incident (recordings/incident.mtrec) from a real throwaway MariaDB.
+"""Record the bundled incident (mysqltop/data/incident.mtrec) from a real throwaway MariaDB.
 
 A contention storm that builds up and subsides, sampled at 1 s by the live source:
   calm      light OLTP (2 threads, paced)
@@ -11,7 +11,7 @@ A contention storm that builds up and subsides, sampled at 1 s by the live sourc
 The first frame where the trigger (default `throughput.threads_running>=16`) fires gets a bookmark;
 if it never fires, the start of the storm is bookmarked instead and the script says so.
 
-    .venv/bin/python scripts/make_incident.py [--out recordings/incident.mtrec] [--scale 1.0]
+    .venv/bin/python scripts/make_incident.py [--out mysqltop/data/incident.mtrec] [--scale 1.0]
     .venv/bin/python scripts/make_incident.py --reencode OLD.mtrec [--out …]
 
 --reencode rewrites an existing recording's samples (byte-identical RawSamples) in the current
@@ -129,7 +129,7 @@ def reencode(old: Path, out: Path, trigger_text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(ROOT / "recordings" / "incident.mtrec"))
+    ap.add_argument("--out", default=str(ROOT / "mysqltop" / "data" / "incident.mtrec"))
     ap.add_argument("--scale", type=float, default=1.0, help="stretch or shrink every phase")
     ap.add_argument("--trigger", default="throughput.threads_running>=16")
     ap.add_argument("--reencode", metavar="OLD", help="rewrite OLD in the current format (no server)")

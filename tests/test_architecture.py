@@ -1,4 +1,4 @@
-"""The core stays pure (no IO, clock, DB or UI) and layers never import upwards (DESIGN §2)."""
+"""The core stays pure (no IO, clock, DB or UI) and layers never import upwards (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -113,8 +113,8 @@ def test_user_errors_are_one_line(recording: Path, capsys, args: list[str], mess
     assert err.startswith("mysqltop: ") and message in err and err.count("\n") == 1
 
 
-INCIDENT = Path(__file__).resolve().parents[1] / "recordings" / "incident.mtrec"
-needs_incident = pytest.mark.skipif(not INCIDENT.exists(), reason="recordings/incident.mtrec not built")
+INCIDENT = Path(__file__).resolve().parents[1] / "mysqltop" / "data" / "incident.mtrec"
+needs_incident = pytest.mark.skipif(not INCIDENT.exists(), reason="mysqltop/data/incident.mtrec not built")
 
 
 @needs_incident

@@ -50,8 +50,12 @@ class CountingPipeline:
 def test_step_reads_records_and_derives_until_exhausted() -> None:
     rec: list[RawSample] = []
 
+    frames: list[Frame] = []
+
     class Rec:
-        def append(self, raw: RawSample) -> None: rec.append(raw)
+        def append(self, raw: RawSample, frame: Frame) -> None:
+            rec.append(raw)
+            frames.append(frame)
         def close(self) -> None: pass
 
     src, pipe = ListSource(2), CountingPipeline()
@@ -60,6 +64,8 @@ def test_step_reads_records_and_derives_until_exhausted() -> None:
     assert eng.step().time == 1001.0
     assert eng.step() is None
     assert [r.wall for r in rec] == [r.wall for r in pipe.pushed] == [1000.0, 1001.0]
+    # derived first, then recorded: the recorder is handed the frame of its own sample
+    assert [f.time for f in frames] == [1000.0, 1001.0]
     assert eng.stats.polls == 2
 
 
@@ -69,7 +75,7 @@ def test_recorder_failure_disables_recording_and_keeps_going() -> None:
 
     class Broken:
         calls = 0
-        def append(self, raw: RawSample) -> None:
+        def append(self, raw: RawSample, frame: Frame) -> None:
             Broken.calls += 1
             raise OSError(28, "No space left on device")
         def close(self) -> None: closed.append(True)
@@ -80,6 +86,59 @@ def test_recorder_failure_disables_recording_and_keeps_going() -> None:
     assert Broken.calls == 1 and closed == [True] and eng.recorder is None
     assert "No space left on device" in frames[0].notes[0] and frames[1].notes == []
     assert messages == [eng.recording_error]
+    assert eng.recording_stopped is not None and eng.recording_stopped.reason == "disk full"
+
+
+def test_a_recording_error_ends_the_run_when_asked() -> None:
+    class Full:
+        def append(self, raw: RawSample, frame: Frame) -> None:
+            import sqlite3
+            err = sqlite3.OperationalError("database or disk is full")
+            err.sqlite_errorcode = 13          # as sqlite3 sets it
+            raise err
+        def close(self) -> None: pass
+
+    eng = Engine(ListSource(5), CountingPipeline(), Full(), stop_on_recording_error=True)
+    assert eng.run(0.01) == 1
+    assert eng.recording_stopped.reason == "disk full" and "disk full" in eng.recording_error
+
+
+def test_start_and_stop_recording() -> None:
+    got: list[float] = []
+    closed: list[bool] = []
+
+    class Rec:
+        def append(self, raw: RawSample, frame: Frame) -> None: got.append(raw.wall)
+        def close(self) -> None: closed.append(True)
+
+    eng = Engine(ListSource(4), CountingPipeline())
+    eng.step()
+    eng.start_recording(Rec())
+    eng.step()
+    eng.step()
+    eng.stop_recording()
+    eng.step()
+    assert got == [1001.0, 1002.0] and closed == [True] and eng.recorder is None
+
+
+def test_the_wait_hook_serves_commands_and_the_deadline_follows_the_interval() -> None:
+    t = FakeTime()
+    src = TimedSource(t, [0.0] * 4)
+    eng = Engine(src, CountingPipeline(), clock=t.clock)
+    calls: list[float] = []
+
+    def wait(seconds: float) -> bool:
+        calls.append(round(seconds, 6))
+        if len(calls) == 1:            # a command while waiting: the interval becomes 0.5 s
+            t.now += 0.1
+            eng.set_interval(0.5)
+            return True
+        t.now += seconds
+        return False
+
+    eng.run(1.0, count=3, stop_event=t, wait=wait)   # type: ignore[arg-type]
+    assert src.starts == [0.0, 0.5, 1.0]
+    assert calls[:2] == [1.0, 0.4]
 
 
 class FakeTime:

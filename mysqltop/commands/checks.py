@@ -6,6 +6,7 @@ slips through `<= 0` and polls flat out, inf overflows the socket timeout).
 
 from __future__ import annotations
 
+import argparse
 import math
 
 from mysqltop.errors import UserError
@@ -68,3 +69,16 @@ def check_writable(path: str) -> None:
         os.close(lock_recording(p))      # another recorder on it: say so before connecting
     elif not os.access(parent, os.W_OK):
         raise UserError(f"cannot write recording {p}: directory {parent} is not writable", 2)
+
+
+def add_answer_timeout(p: "argparse.ArgumentParser") -> None:
+    p.add_argument("--answer-timeout", type=float, metavar="S",
+                   help="seconds a poll is waited for before the server counts as not answering "
+                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
+                        "gets no 'Aborted connection' while it is merely busy)")
+
+
+def check_answer_timeout(value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and 0 < value <= 3600):
+        raise UserError(f"--answer-timeout must be a number of seconds above 0 and at most 3600, not {value:g}", 2)
+    return value

@@ -12,15 +12,16 @@ NAME = "incident.mtrec"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
+    p.add_argument("--path", action="store_true",
+                   help="print where the bundled recording is and exit, e.g. for "
+                        "`mysqltop report $(mysqltop demo --path)`")
+
+
+INCIDENT = Path(__file__).resolve().parents[1] / "data" / NAME     # package data (pyproject.toml)
 
 
 def find_incident() -> Path | None:
-    """recordings/incident.mtrec next to the package (repo checkout) or inside it (installed)."""
-    package = Path(__file__).resolve().parents[1]          # …/mysqltop
-    for candidate in (package.parent / "recordings" / NAME, package / "recordings" / NAME):
-        if candidate.is_file():
-            return candidate
-    return None
+    return INCIDENT if INCIDENT.is_file() else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,9 +30,11 @@ def run(args: argparse.Namespace) -> int:
 
     path = find_incident()
     if path is None:
-        where = Path(__file__).resolve().parents[2] / "recordings" / NAME
-        raise UserError(f"the bundled incident recording is missing (expected {where}); "
-                        "reinstall from the repository checkout", 1)
+        raise UserError(f"the bundled incident recording is missing (expected {INCIDENT}); "
+                        "reinstall mysqltop", 1)
+    if args.path:
+        print(path)
+        return 0
     return replay_tui(str(path), start=args.start or lead_in(path), speed=args.speed, name=f"demo: {NAME}",
                        command="demo")
 

@@ -7,6 +7,7 @@ import importlib
 import threading
 from pathlib import Path
 
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.commands.fleet import add_fleet_arguments
 
@@ -16,6 +17,7 @@ HELP = "live TUI against a server (the default command)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
     add_fleet_arguments(p)
@@ -45,7 +47,7 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_interval, check_terminal
+    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
     from mysqltop.errors import UserError
 
     from mysqltop.sources.fleet import host_list
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_fleet(args, hosts)
     check_interval(args.interval)
+    check_answer_timeout(args.answer_timeout)
     if args.record:
         check_record_path(args.record)
     from mysqltop.config import live_options

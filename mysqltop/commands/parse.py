@@ -44,7 +44,7 @@ def _decode(data: bytes) -> str:
 
 
 def parse_file(path: str) -> dict:
-    """The DESIGN §4 object for one file (plus "file"); UserError with a one-line reason."""
+    """The docs/json.md object for one file (plus "file"); UserError with a one-line reason."""
     from mysqltop.core.detect import UnknownOutput, parse_any
     from mysqltop.errors import UserError
 

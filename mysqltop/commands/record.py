@@ -8,10 +8,12 @@ each with a bookmark. `--max-size`/`--keep` bound the disk: FILE rotates to FILE
 from __future__ import annotations
 
 import argparse
-import math
 import re
-from typing import Any
+import time
 
+from mysqltop.core.sample import ServerIdentity
+
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
@@ -26,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="recording file to create or append to")
     add_connection_arguments(p)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    add_answer_timeout(p)
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--duration", metavar="D", help="stop after D (e.g. 90s, 10m, 2h)")
     stop.add_argument("--count", type=int, metavar="N", help="stop after N samples")
@@ -74,16 +77,16 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
-    from mysqltop.commands.checks import check_interval, check_writable
+    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_writable
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.
     check_interval(args.interval)
+    check_answer_timeout(args.answer_timeout)
     if args.count is not None and args.count <= 0:
         raise UserError("--count must be 1 or more", 2)
-    count = args.count
-    if args.duration is not None:
-        count = max(1, math.ceil(_duration("--duration", args.duration) / args.interval - 1e-9))
+    # A duration is wall time: a busy server's late samples do not stretch it.
+    duration = _duration("--duration", args.duration) if args.duration is not None else None
     trigger = None
     if args.trigger is not None:
         from mysqltop.core.trigger import TriggerError, parse_trigger
@@ -102,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--keep must be 0 or more", 2)
 
     from mysqltop.core.pipeline import FramePipeline
-    from mysqltop.engine import Engine
+    from mysqltop.engine import Engine, Recorder
     from mysqltop.recording.rotate import RotatingWriter
     from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
@@ -110,16 +113,15 @@ def run(args: argparse.Namespace) -> int:
     check_writable(args.file)
     source, caps = open_live_source(live_options(args))
     try:
+        check_same_server(args.file, caps.identity())
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
                                 redact=args.redact, trigger=trigger.text if trigger else None,
                                 before=before if trigger else None, after=after if trigger else None)
     except BaseException:
         source.close()
         raise
-    recorder: Any = writer
+    recorder: Recorder = writer
     fires: list[float] = []
-    pipeline = FramePipeline()
-    engine_pipeline: Any = pipeline
     if trigger is not None:
         from mysqltop.core.frame import iso_utc
         from mysqltop.recording.capture import IncidentRecorder
@@ -129,54 +131,76 @@ def run(args: argparse.Namespace) -> int:
             print(f"mysqltop: {iso_utc(t)} {trigger.text} (value {trigger_value(value)}): recording the incident",
                   file=sys.stderr)
 
-        recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired,
-                                    derive=lambda raw: pipeline.push(raw).to_dict())
-        engine_pipeline = _DerivedByRecorder(pipeline)
+        recorder = IncidentRecorder(writer, trigger, before, after, on_fire=fired)
 
-    failure: list[BaseException] = []
     stop = threading.Event()
-
-    class _Guard:
-        """Keeps the first recorder error (disk full …) and stops the engine: a recorder that
-        cannot write must not keep polling."""
-
-        def append(self, raw):  # type: ignore[no-untyped-def]
-            try:
-                recorder.append(raw)
-            except BaseException as exc:
-                failure.append(exc)
-                stop.set()
-                raise
-
-        def close(self) -> None:
-            recorder.close()
-
-    engine = Engine(source, engine_pipeline, recorder=_Guard())
+    # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
+    engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
-    until = _samples(count) if count else "Ctrl-C"
+    until = (f"{_clock(time.time() + duration)} ({args.duration})" if duration is not None
+             else _samples(args.count) if args.count else "Ctrl-C")
     print(f"mysqltop: recording {what} to {args.file} every {args.interval:g}s until {until}",
           file=sys.stderr)
     for note in getattr(caps, "notes", []) or []:
         print(f"mysqltop: note: {note}", file=sys.stderr)
+    timer = threading.Timer(duration, stop.set) if duration is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
-        engine.run(args.interval, count, stop_event=stop)
+        engine.run(args.interval, args.count, stop_event=stop)
     except KeyboardInterrupt:
         pass
     finally:
+        if timer is not None:
+            timer.cancel()
         signal.signal(signal.SIGTERM, previous)
         engine.close()
-    if failure:
-        first = failure[0]
-        if isinstance(first, UserError):
-            raise first
-        raise UserError(f"recording {args.file} failed: {first}", 1)
+    if engine.recording_stopped is not None:
+        raise UserError(f"{args.file}: {engine.recording_stopped.detail}", 1)
     size = writer.size_bytes
     print(f"mysqltop: {_samples(writer.samples_written)} ({size / 1024:.0f} KiB) in {args.file}"
           + (f", {writer.rotations} rotations" if writer.rotations else "")
           + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
           file=sys.stderr)
     return 0
+
+
+def _clock(epoch: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def check_same_server(path: str, server: ServerIdentity) -> None:
+    """Appending samples of another server would mix two servers under one label: refuse, and
+    say which server the file holds. The same server after a restart or an upgrade (another
+    version) is the same server; so is its socket for its TCP address when @@hostname matches.
+    Two servers on one host (other ports) are two servers."""
+    from pathlib import Path
+
+    from mysqltop.errors import UserError
+    from mysqltop.recording.reader import RecordingReader
+
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        return
+    with RecordingReader(p) as reader:
+        if len(reader) == 0:
+            return
+        held = reader.sample(len(reader) - 1).server
+    via_socket = any((a or "").startswith("/") for a in (held.address, server.address))
+    same = held.address == server.address or (
+        via_socket and bool(held.hostname) and held.hostname == server.hostname)
+    if not same:
+        raise UserError(f"{path} holds samples of {_who(held)}, not of {_who(server)}: record this server "
+                        "to another file (one recording, one server)", 2)
+
+
+def _who(s: ServerIdentity) -> str:
+    what = " ".join(x for x in (s.flavor, (s.version or "").split("-")[0]) if x)
+    host = f"host {s.hostname}" if s.hostname else ""
+    extra = ", ".join(x for x in (what, host) if x)
+    return f"{s.address or 'an unknown server'}" + (f" ({extra})" if extra else "")
 
 
 def _samples(n: int) -> str:
@@ -190,13 +214,3 @@ def trigger_value(value: float | None) -> str:
     return f"{value:.6g}"
 
 
-class _DerivedByRecorder:
-    """Trigger mode: the incident recorder derives each sample's frame to test the trigger; the
-    engine (which records first, then derives) takes that frame instead of deriving it again."""
-
-    def __init__(self, pipeline: Any) -> None:
-        self.pipeline = pipeline
-
-    def push(self, raw: Any) -> Any:
-        frame = self.pipeline.last
-        return frame if frame is not None and frame.time == raw.wall else self.pipeline.push(raw)

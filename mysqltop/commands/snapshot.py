@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 
+from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.core.frame import Frame
 
@@ -34,15 +35,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "apart; replay default: all)")
     p.add_argument("--interval", type=float, help="seconds between polls (default 1; live only: a "
                    "recording keeps the interval it was recorded at)")
+    add_answer_timeout(p)
     p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
                    help="text (one screen per frame), json (one object per line), csv (header + one row "
                         "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
 
 
 def _check(args: argparse.Namespace) -> None:
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.commands.checks import check_answer_timeout, check_interval
     from mysqltop.errors import UserError
 
+    check_answer_timeout(args.answer_timeout)
     if args.count is not None and args.count < 1:
         raise UserError("--count must be 1 or more", 2)
     if args.interval is not None:

@@ -1,4 +1,4 @@
-"""derive(prev, cur) → Frame: the one path from samples to what every view shows (DESIGN §2, §4).
+"""derive(prev, cur) → Frame: the one path from samples to what every view shows (docs/json.md).
 
 Pure and cheap (runs every second): both samples are already parsed (ParsedSample), nothing is
 re-parsed here. Each number uses the best source the sample has — the InnoDB status text first
@@ -19,7 +19,7 @@ from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread,
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import Failure, own_statements
+from mysqltop.core.sample import Failure, RawSample, own_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -62,8 +62,12 @@ ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES'
                   "instrumented with performance-schema-instrument='wait/synch/%=ON' in the server config")
 
 
-def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
+def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None) -> Frame:
+    """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
+    counters, good or not (host rates keep their own clock while the server does not answer).
+    Without `prev_host`, host rates use `prev`."""
     raw = cur.raw
+    host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
                                                    cur.status.get("uptime")))
     frame.errors.update(raw.errors)
@@ -72,11 +76,15 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
         frame.stale = True
         frame.errors["poll"] = raw.error
         frame.failure = (raw.failure or Failure.OTHER).value   # recordings before the typed field: other
+        frame.host = _host(host_prev, raw)            # local counters do not wait for the server
         return frame
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
     dt = cur.raw.mono - prev.raw.mono if prev is not None else None
     frame.elapsed = dt if valid_dt(dt) else None
+    poll_ms, late_ms = raw.timings_ms.get("poll"), raw.timings_ms.get("late")
+    frame.poll_s = poll_ms / 1000.0 if isinstance(poll_ms, (int, float)) else None
+    frame.late_s = late_ms / 1000.0 if isinstance(late_ms, (int, float)) else None
     server_dt = dt
     if prev is not None and _restarted(prev, cur):
         server_dt = None
@@ -90,7 +98,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample) -> Frame:
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
     _lock_activity(cur, frame)
-    frame.host = _host(prev, cur, dt)
+    frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     return frame
 
@@ -356,14 +364,15 @@ def _max_checkpoint_age(cur: ParsedSample) -> Number | None:
 _CPU_IGNORED = {"guest", "guest_nice"}   # Linux counts guest time inside user/nice already
 
 
-def _host(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Host | None:
-    h = cur.raw.host
+def _host(prev: RawSample | None, cur: RawSample) -> Host | None:
+    h = cur.host
     if h is None:
         return None
     # /proc/stat procs_running counts the thread reading it (our poller): report the others.
     out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=h.loadavg[0])
-    ph = prev.raw.host if prev is not None else None
-    if ph is None:
+    ph = prev.host if prev is not None else None
+    dt = cur.mono - prev.mono if prev is not None else None
+    if ph is None or not valid_dt(dt):
         return out
     deltas = {k: v - ph.cpu_times[k] for k, v in h.cpu_times.items()
               if k in ph.cpu_times and k not in _CPU_IGNORED}
@@ -376,7 +385,7 @@ def _host(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Hos
         out.cpu_iowait_pct = pct("iowait") if "iowait" in deltas else None
         out.cpu_steal_pct = pct("steal") if "steal" in deltas else None
     out.ctx_switches_per_s = rate(ph.ctx_switches, h.ctx_switches, dt)
-    if cur.raw.server.local:
+    if cur.server.local:
         mysqld = rate(ph.mysqld_cpu_s, h.mysqld_cpu_s, dt)   # backwards: mysqld restarted
         out.mysqld_cpu_pct = mysqld * 100.0 if mysqld is not None else None
     return out

@@ -1,4 +1,4 @@
-"""Which saved output a text holds, and its DESIGN §4 JSON object (`parse_any`). Pure.
+"""Which saved output a text holds, and its JSON object (docs/json.md) (`parse_any`). Pure.
 
 Kinds: innodb_status (SHOW ENGINE INNODB STATUS), innodb_mutex (SHOW ENGINE INNODB MUTEX, 5.0's
 SHOW MUTEX STATUS, INFORMATION_SCHEMA.INNODB_MUTEXES), ps_waits (performance_schema
@@ -85,7 +85,7 @@ def detect(text: str) -> str | None:
 
 def to_json(found: Detected) -> dict[str, Any]:
     if found.kind == "innodb_status":
-        from mysqltop.core.innodb import parse_innodb_status   # helper A's parser
+        from mysqltop.core.innodb import parse_innodb_status   # imported on use: only status text needs it
 
         return without_zero_window_rates(parse_innodb_status(found.status_text or "").to_dict())
     table = found.table or Table([], [])
@@ -118,7 +118,7 @@ def without_zero_window_rates(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_any(text: str) -> dict[str, Any]:
-    """The DESIGN §4 JSON object for whatever `text` holds; UnknownOutput when it holds none."""
+    """The JSON object (docs/json.md) for whatever `text` holds; UnknownOutput when it holds none."""
     found = classify(extract(text), text)
     if found is None:
         raise UnknownOutput("not a SHOW ENGINE INNODB STATUS/MUTEX, performance_schema or status output")

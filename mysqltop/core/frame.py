@@ -1,4 +1,4 @@
-"""Frame: what the views show, derived from two RawSamples. Keys follow DESIGN §4 (contract).
+"""Frame: what the views show, derived from two RawSamples. Keys follow docs/json.md (contract).
 
 Every number that may be missing is Optional: None means "the server or the moment gives no
 value" and is printed as JSON null. Rates are None on the first sample, on Δt ≤ 0 and on
@@ -190,6 +190,10 @@ class Frame:
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None
+    # The poll behind this frame: how long it took, and how much longer than the interval (a
+    # busy server's late answer, still delivered); None when unknown (replays of older recordings).
+    poll_s: Num = None
+    late_s: Num = None
     # Who blocks whom (core/locks.py; JSON keys are the dataclass fields): blocking trees,
     # hottest first, each with a ready-to-copy "KILL <id>"; the longest-running transactions;
     # busy sessions longest first; sessions grouped by command/state. Empty when not read.

@@ -183,5 +183,5 @@ def parse_mutex_text(text: str) -> list[MutexRow] | None:
 
 
 def mutex_json(rows: list[MutexRow]) -> dict[str, Any]:
-    """DESIGN §4: {kind: "innodb_mutex", rows: [{name, site, os_waits, spins, waits, …}]}."""
+    """docs/json.md: {kind: "innodb_mutex", rows: [{name, site, os_waits, spins, waits, …}]}."""
     return {"kind": "innodb_mutex", "rows": [dataclasses.asdict(r) for r in rows]}

@@ -20,6 +20,7 @@ from mysqltop.core.sample import Failure, RawSample
 class FramePipeline:
     def __init__(self, window: int = 120) -> None:
         self._prev: ParsedSample | None = None
+        self._prev_host: RawSample | None = None      # the last sample with host counters, stale or not
         self._window: deque[Frame] = deque(maxlen=max(window, 1))
 
     @property
@@ -35,6 +36,7 @@ class FramePipeline:
     def reset(self) -> None:
         """Forget the previous sample (e.g. replay seek): the next frame has no rates."""
         self._prev = None
+        self._prev_host = None
         self._window.clear()
 
     def push(self, raw: RawSample, *, advise: bool = True) -> Frame:
@@ -42,12 +44,14 @@ class FramePipeline:
         the last frame's advice is shown)."""
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
         try:
-            frame = derive(self._prev, cur)
+            frame = derive(self._prev, cur, self._prev_host)
         except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a live session
             frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
                           failure=Failure.OTHER.value)
         if raw.error is None:
             self._prev = cur
+        if raw.host is not None:
+            self._prev_host = raw
         self._window.append(frame)
         if advise:
             advise_into(frame, list(self._window), raw.variables)

@@ -1,7 +1,7 @@
 """RawSample: exactly what one poll read. The unit that is recorded and replayed.
 
 Nothing here is derived: texts and rows are kept as the server returned them, so a parser
-fix later improves old recordings too (DESIGN §2). All fields are plain data (str, int,
+fix later improves old recordings too (docs/architecture.md). All fields are plain data (str, int,
 float, lists, dicts) so a recording can store them without knowing this class.
 """
 
@@ -90,7 +90,9 @@ class RawSample:
     innodb_metrics: dict[str, int] | None = None    # INNODB_METRICS name → COUNT (enabled only)
     variables: dict[str, str] = field(default_factory=dict)       # latest known global variables
     host: HostSample | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)    # statement → client-side ms
+    # statement → client-side ms; plus "poll" (the whole poll) and "late" (how much longer than
+    # the interval it took, when it did: a busy server's answer, delivered late, not dropped)
+    timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)          # statement → error text
     error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
     failure: Failure | None = None  # the typed reason when `error` is set (None in old recordings)

@@ -10,7 +10,7 @@ Grammar (usual precedence; `and` binds tighter than `or`):
     cmp   := sum OP sum                 OP   := > >= < <= == = !=
     sum   := prod (("+"|"-") prod)*     prod := unary (("*"|"/") unary)*
     unary := "-" unary | NUMBER | PATH | "(" sum ")"
-    PATH  := name ("." (name | index))*  — a Frame key path (DESIGN §4), checked when parsed
+    PATH  := name ("." (name | index))*  — a Frame key path (docs/json.md), checked when parsed
 
 A path whose value is missing (null, no such hotspot) makes its comparison false: a trigger never
 fires on absent data. Errors carry the 1-based position of the offending character.

@@ -123,5 +123,5 @@ def parse_waits_text(text: str) -> list[WaitRow] | None:
 
 
 def waits_json(rows: list[WaitRow]) -> dict[str, Any]:
-    """DESIGN §4: {kind: "ps_waits", rows: [{event_name, count_star, sum_timer_wait, …}]} (ps)."""
+    """docs/json.md: {kind: "ps_waits", rows: [{event_name, count_star, sum_timer_wait, …}]} (ps)."""
     return {"kind": "ps_waits", "rows": [dataclasses.asdict(r) for r in rows]}

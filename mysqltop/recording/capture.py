@@ -7,15 +7,16 @@ trigger was last true. A trigger that fires again inside a window, or whose hist
 into the previous window, extends/merges it: no sample is written twice, and a new segment (no
 rates across the gap) starts only when samples were really skipped.
 
-Fits the engine's recorder interface (append/close). Frames for the trigger come from its own
-FramePipeline over the same raw samples (`derive` is injectable for tests).
+Fits the engine's recorder interface (append(raw, frame)/close): the trigger is tested on the
+frame the engine derived for the sample; only raw samples are written.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Mapping, Protocol
+from typing import Callable, Protocol
 
+from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.trigger import Trigger
 
@@ -27,22 +28,13 @@ class WindowWriter(Protocol):
     def close(self) -> None: ...
 
 
-def _pipeline_derive() -> Callable[[RawSample], Mapping[str, Any]]:
-    from mysqltop.core.pipeline import FramePipeline
-
-    pipeline = FramePipeline()
-    return lambda raw: pipeline.push(raw).to_dict()
-
-
 class IncidentRecorder:
     def __init__(self, writer: WindowWriter, trigger: Trigger, before: float, after: float,
-                 derive: Callable[[RawSample], Mapping[str, Any]] | None = None,
                  on_fire: Callable[[float, float | None], None] | None = None) -> None:
         self.writer = writer
         self.trigger = trigger
         self.before = before
         self.after = after
-        self.derive = derive or _pipeline_derive()
         self.on_fire = on_fire
         self._ring: deque[tuple[int, RawSample]] = deque()
         self._n = 0                       # samples seen
@@ -52,13 +44,13 @@ class IncidentRecorder:
         self.windows = 0
         self.bookmarks = 0
 
-    def append(self, raw: RawSample) -> None:
+    def append(self, raw: RawSample, frame: Frame) -> None:
         n = self._n
         self._n += 1
         self._ring.append((n, raw))
         while self._ring and self._ring[0][1].wall < raw.wall - self.before:
             self._ring.popleft()
-        result = self.trigger.evaluate(self.derive(raw))
+        result = self.trigger.evaluate(frame.to_dict())
         if result.fired:
             if self._until is None:
                 self._open_window()

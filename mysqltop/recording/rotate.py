@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.recording.writer import RecordingWriter
@@ -37,7 +38,8 @@ class RotatingWriter:
         self.samples_written = 0
         self.writer = RecordingWriter(self.path, **options)
 
-    def append(self, raw: RawSample) -> None:
+    def append(self, raw: RawSample, frame: Frame | None = None) -> None:
+        """Write the raw sample (the engine's frame is not stored: recordings are raw-only)."""
         if self.max_size is not None and self.writer.data_bytes >= self.max_size:
             self._rotate()
         self.writer.append(raw)

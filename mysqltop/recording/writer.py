@@ -20,6 +20,7 @@ import zlib
 from pathlib import Path
 
 from mysqltop import __version__
+from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
@@ -90,7 +91,8 @@ class RecordingWriter:
         self.samples_written = 0
 
     # -- the recorder interface -------------------------------------------------------------
-    def append(self, raw: RawSample) -> None:
+    def append(self, raw: RawSample, frame: Frame | None = None) -> None:
+        """Write the raw sample (the engine's frame is not stored: recordings are raw-only)."""
         if self._closed:
             raise UserError(f"recording {self.path} is closed", 1)
         if self.redact and raw.innodb_status:

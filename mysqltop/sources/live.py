@@ -14,7 +14,9 @@ from mysqltop.sources.mysql import enable_instruments as _enable
 
 
 class LiveSource:
-    """SampleSource: read_host() (only when the server runs on this host), then MySQLSource.read()."""
+    """SampleSource: MySQLSource with host counters (when the server runs on this host) read at
+    each sample's time — also for samples of a server that does not answer, so the host view
+    keeps its own clock whatever the server does."""
 
     replay = False
 
@@ -22,6 +24,7 @@ class LiveSource:
                  host_reader: Callable[[int | None], HostSample] = read_host) -> None:
         self.mysql = mysql
         self.host_reader = host_reader
+        mysql.host_probe = self._host
 
     @property
     def capabilities(self) -> Capabilities | None:
@@ -35,25 +38,13 @@ class LiveSource:
         self.mysql.set_interval(interval)
 
     def read(self) -> RawSample:
-        # Host counters first: their rates divide by Δ sample.mono (the poll's start), so reading
-        # them after a poll whose duration varies (slow under contention) would skew every rate.
-        caps = self.mysql.capabilities
-        host = self._host(caps)
-        sample = self.mysql.read()
-        if self.mysql.capabilities is not caps:   # reconnected in this read: maybe a new mysqld
-            caps = self.mysql.capabilities
-            host = self._host(caps)
-        if caps is None or not caps.local:
-            return sample                  # DESIGN §4: host is null when the server is elsewhere
-        return replace(sample, host=host)
+        return self.mysql.read()
 
-    def _host(self, caps: Capabilities | None) -> HostSample | None:
+    def _host(self) -> HostSample | None:
+        caps = self.mysql.capabilities
         if caps is None or not caps.local:
-            return None
-        try:
-            return self.host_reader(caps.mysqld_pid)
-        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
-            return None
+            return None                    # host is null when the server is elsewhere
+        return self.host_reader(caps.mysqld_pid)
 
     def close(self) -> None:
         self.mysql.close()
@@ -66,7 +57,7 @@ def open_live_source(options: LiveOptions) -> tuple[LiveSource, Capabilities]:
     with `enable_instruments` the instruments are turned on first and the notes say what changed.
     """
     changed = _enable(options.connection) if options.enable_instruments else []
-    mysql = MySQLSource(options.connection, interval=options.interval)
+    mysql = MySQLSource(options.connection, interval=options.interval, answer_timeout=options.answer_timeout)
     caps = mysql.open()
     if changed:
         caps = replace(caps, notes=(*changed, *caps.notes))

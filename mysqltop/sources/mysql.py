@@ -1,22 +1,31 @@
 """Live MySQL/MariaDB/Percona: connect, detect capabilities, poll into RawSamples.
 
 One connection, one round trip per poll (CLIENT.MULTI_STATEMENTS; result sets walked with
-nextset()), read timeout below the interval. A failed poll yields RawSample(error=…) and the
-connection is re-established in a background thread with back-off (0, 1, 2, 4 … 30 s between
-failed attempts), so read() never blocks on a dead or frozen server: it returns an error sample
-at once until the new connection is ready. Only the first connect (MySQLSource.open) raises
-UserError — after that, server trouble is data, not an exception.
+nextset()). Never blind during an incident:
+
+- slow is late, not stale: a poll runs in its own thread and is waited for, however long it
+  takes (the socket read timeout is only a hard cap of minutes), so a busy server yields a late
+  sample (timings_ms["poll"], ["late"]) and no "Aborted connection" line in its log. Only after
+  `answer_timeout` (default max(5 s, 3 intervals), never below the interval) does read() return
+  samples with failure=timeout — one per call, carrying host counters — until the poll answers;
+- recover at once: after a lost or refused connection, read() tries to connect (short connect
+  timeout) every call for RETRY_FAST_S, then every BACKOFF_MAX_S, and polls in the same call
+  when the connect succeeds.
+
+Each failure is classified (sources/failure.py) into RawSample.failure. Only the first connect
+(MySQLSource.open) raises UserError — after that, server trouble is data, not an exception.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.sample import POLL_STATEMENTS, Failure, RawSample, ServerIdentity
+from mysqltop.core.sample import POLL_STATEMENTS, Failure, HostSample, RawSample, ServerIdentity
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
@@ -58,7 +67,11 @@ VARIABLES_EVERY_S = 60.0
 # only after it waited, so an idle server just started has none yet (the incident comes later).
 MUTEX_GIVE_UP_POLLS = 5
 MUTEX_RETRY_S = 60.0
-BACKOFF_MAX_S = 30.0
+RETRY_FAST_S = 30.0            # after a failure, a connect attempt every read for this long …
+BACKOFF_MAX_S = 30.0           # … then one every this many seconds
+ANSWER_TIMEOUT_MIN_S = 5.0     # a poll is "not answering" after max(this, ANSWER_INTERVALS × interval)
+ANSWER_INTERVALS = 3.0
+HARD_CAP_S = 300.0             # socket read timeout: a connection silent this long is cut
 
 PS_WAITS_SQL = (
     "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MIN_TIMER_WAIT, AVG_TIMER_WAIT, MAX_TIMER_WAIT "
@@ -109,9 +122,11 @@ class MySQLSource:
     replay = False
 
     def __init__(self, opts: ConnectionOptions, interval: float = 1.0,
-                 read_timeout: float | None = None) -> None:
+                 answer_timeout: float | None = None,
+                 host_probe: Callable[[], HostSample | None] | None = None) -> None:
         self.opts = opts
-        self._fixed_timeout = read_timeout
+        self._fixed_timeout = answer_timeout
+        self.host_probe = host_probe            # host counters read at each sample's time
         self.set_interval(interval)
         self.capabilities: Capabilities | None = None
         self.stats = PollStats()
@@ -132,12 +147,18 @@ class MySQLSource:
         self._rc_next_at = 0.0
         self._last_error: str | None = None
         self._last_failure = Failure.UNREACHABLE
+        self._failing_since: float | None = None
+        self._inflight: _Inflight | None = None
 
     def set_interval(self, interval: float) -> None:
         """New poll spacing (TUI +/-): the read timeout follows it, on the open connection too."""
         self.interval = interval
-        # Below the interval so a frozen server costs one slot, not a hang.
-        self.read_timeout = self._fixed_timeout or max(0.3, min(interval * 0.8, interval - 0.1))
+        # Generous and never below the interval: a busy server is waited for, not cut.
+        self.answer_timeout = max(self._fixed_timeout or max(ANSWER_TIMEOUT_MIN_S, ANSWER_INTERVALS * interval),
+                                  interval)
+        self.read_timeout = max(HARD_CAP_S, 10 * self.answer_timeout)
+        # Short, so a refused or frozen connect costs less than an interval while retrying.
+        self.retry_connect_timeout = min(self.opts.connect_timeout, max(2.0, interval))
         conn = getattr(self, "_conn", None)
         if conn is not None:
             conn._read_timeout = conn._write_timeout = self.read_timeout  # PyMySQL keeps them here
@@ -145,7 +166,9 @@ class MySQLSource:
     # ---- first connect ---------------------------------------------------------------------
     def open(self) -> Capabilities:
         """First connect: raises UserError (exit 2) for the documented problems."""
-        conn = connect(self.opts, self.read_timeout, self.opts.connect_timeout)
+        # The handshake and the first questions wait at most the answer timeout; only adopted
+        # connections get the long hard cap (PyMySQL reads the greeting with the read timeout).
+        conn = connect(self.opts, max(self.answer_timeout, self.opts.connect_timeout), self.opts.connect_timeout)
         try:
             caps = detect_capabilities(conn, self.opts, strict=True)
         except BaseException:
@@ -155,6 +178,7 @@ class MySQLSource:
         return caps
 
     def _adopt(self, conn: Any, caps: Capabilities) -> None:
+        conn._read_timeout = conn._write_timeout = self.read_timeout   # PyMySQL keeps them here
         self._conn = conn
         self._variables_at = None              # new connection (maybe a restarted server): reread settings
         self.capabilities = caps
@@ -168,19 +192,63 @@ class MySQLSource:
     # ---- polling -----------------------------------------------------------------------------
     def read(self) -> RawSample:
         with self._poll_lock:              # polls never overlap, whoever calls
-            wall, mono = time.time(), time.monotonic()
-            if self._conn is None and not self._take_reconnected():
-                return self._error_sample(wall, mono, self._waiting_message(), self._last_failure)
-            try:
-                poll = self._poll(mono)
-            except Exception as e:  # noqa: BLE001 - any failure here is server/network trouble
-                self._drop(f"poll failed: {caps_mod.one_line(e)}", classify(e))
-                return self._error_sample(wall, mono, self._last_error or "poll failed", self._last_failure)
-            try:
-                return self._sample(wall, mono, poll)
-            except Exception as e:  # noqa: BLE001 - an odd result shape costs this sample, not the session
-                return self._error_sample(wall, mono, f"unexpected poll result: {type(e).__name__}: "
-                                          f"{caps_mod.one_line(e)}", Failure.OTHER)
+            called = time.monotonic()
+            job = self._inflight
+            if job is None:
+                wall, mono = time.time(), time.monotonic()
+                host = self._host()
+                if self._conn is None and not self._connect_now(called):
+                    return self._error_sample(wall, mono, host, self._waiting_message(), self._last_failure)
+                job = self._inflight = _Inflight(wall, time.monotonic(), host)
+                threading.Thread(target=self._run_poll, args=(job, self._conn), name="mysqltop-poll",
+                                 daemon=True).start()
+            # Wait for the answer until the server counts as not answering; once it does, one
+            # timeout sample per call (the caller paces), the poll itself still waited for.
+            limit = job.mono + self.answer_timeout
+            job.done.wait(max(0.0, limit - time.monotonic()) if time.monotonic() < limit else 0.0)
+            if not job.done.is_set():
+                wall, mono, waited = time.time(), time.monotonic(), time.monotonic() - job.mono
+                return self._error_sample(
+                    wall, mono, self._host(),
+                    f"no answer for {waited:.1f} s (the poll is still waiting; not cut, to leave the "
+                    "server's log clean)", Failure.TIMEOUT)
+            self._inflight = None
+            return self._finish(job)
+
+    def _run_poll(self, job: "_Inflight", conn: Any) -> None:
+        try:
+            job.poll = self._poll(job.mono, conn)
+        except BaseException as e:  # noqa: BLE001 - handed to the reading thread
+            job.exc = e
+        finally:
+            job.ended = time.monotonic()
+            job.done.set()
+
+    def _finish(self, job: "_Inflight") -> RawSample:
+        if job.exc is not None:
+            e = job.exc
+            self._drop(f"poll failed: {caps_mod.one_line(e)}", classify(e))
+            return self._error_sample(job.wall, job.mono, job.host, self._last_error or "poll failed",
+                                      self._last_failure)
+        assert job.poll is not None
+        self._failing_since = None
+        took = job.ended - job.mono
+        job.poll.timings_ms["poll"] = round(took * 1000.0, 3)
+        if took > self.interval:
+            job.poll.timings_ms["late"] = round((took - self.interval) * 1000.0, 3)
+        try:
+            return self._sample(job.wall, job.mono, job.host, job.poll)
+        except Exception as e:  # noqa: BLE001 - an odd result shape costs this sample, not the session
+            return self._error_sample(job.wall, job.mono, job.host, f"unexpected poll result: "
+                                      f"{type(e).__name__}: {caps_mod.one_line(e)}", Failure.OTHER)
+
+    def _host(self) -> HostSample | None:
+        if self.host_probe is None:
+            return None
+        try:
+            return self.host_probe()
+        except Exception:  # noqa: BLE001 - host counters are best effort, the DB sample still counts
+            return None
 
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities
@@ -201,12 +269,11 @@ class MySQLSource:
             stmts.append((K_VARS, VARIABLES_SQL))
         return [(k, s) for k, s in stmts if k not in self._disabled]
 
-    def _poll(self, mono: float) -> _Poll:
+    def _poll(self, mono: float, conn: Any) -> _Poll:
         import pymysql
 
         poll = _Poll()
         todo = self._statements(mono)
-        conn = self._conn
         conn.bytes_in = conn.bytes_out = 0
         trips = 0
         while todo:
@@ -250,7 +317,7 @@ class MySQLSource:
             self._variables_at = mono
         return poll
 
-    def _sample(self, wall: float, mono: float, p: _Poll) -> RawSample:
+    def _sample(self, wall: float, mono: float, host: HostSample | None, p: _Poll) -> RawSample:
         v = p.values
         status_rows = v.get(K_STATUS)
         innodb_status = str(status_rows[0][2]) if status_rows else None
@@ -265,7 +332,7 @@ class MySQLSource:
                                     f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
         lock_rows: dict[str, Any] = {k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v}
         return RawSample(
-            wall=wall, mono=mono, server=self.identity, innodb_status=innodb_status,
+            wall=wall, mono=mono, server=self.identity, host=host, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
             ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
@@ -273,34 +340,43 @@ class MySQLSource:
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
             **lock_rows)
 
-    def _error_sample(self, wall: float, mono: float, message: str, failure: Failure) -> RawSample:
-        return RawSample(wall=wall, mono=mono, server=self.identity,
+    def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
+                      failure: Failure) -> RawSample:
+        return RawSample(wall=wall, mono=mono, server=self.identity, host=host,
                          variables=dict(self._variables), error=message, failure=failure)
 
     # ---- reconnecting ------------------------------------------------------------------------
     def _drop(self, why: str, failure: Failure) -> None:
-        if self._conn is not None:
+        if self._conn is not None:           # no poll is reading it any more
             try:
-                self._conn.close()
+                self._conn._force_close()
             except Exception:  # noqa: BLE001 - already broken
                 pass
         self._conn = None
         self._last_error = why
         self._last_failure = failure
         with self._rc_lock:
-            self._rc_failures = 0
+            if self._failing_since is None:
+                self._failing_since = time.monotonic()
             if self._rc_next_at != float("inf"):
                 self._rc_next_at = time.monotonic()  # first attempt right away (unless closed)
 
-    def _take_reconnected(self) -> bool:
-        """Adopt a finished background connect; start one when due. Never blocks."""
+    def _connect_now(self, now: float) -> bool:
+        """Adopt a finished connect, or start one when due and wait for it up to an interval (so
+        a server that answers again gives a fresh sample in this very read). False: still down."""
         with self._rc_lock:
+            if self._failing_since is None:
+                self._failing_since = now
             ready, self._rc_ready = self._rc_ready, None
-            running = self._rc_thread is not None and self._rc_thread.is_alive()
-            if ready is None and not running and time.monotonic() >= self._rc_next_at:
-                self._rc_thread = threading.Thread(target=self._reconnect, name="mysqltop-reconnect",
-                                                   daemon=True)
-                self._rc_thread.start()
+            thread = self._rc_thread if self._rc_thread is not None and self._rc_thread.is_alive() else None
+            if ready is None and thread is None and now >= self._rc_next_at:
+                thread = self._rc_thread = threading.Thread(target=self._reconnect, name="mysqltop-reconnect",
+                                                            daemon=True)
+                thread.start()
+        if ready is None and thread is not None:
+            thread.join(max(0.1, min(self.interval, self.retry_connect_timeout + 0.5)))
+            with self._rc_lock:
+                ready, self._rc_ready = self._rc_ready, None
         if ready is None:
             return False
         self.reconnects += 1
@@ -308,10 +384,9 @@ class MySQLSource:
         return True
 
     def _reconnect(self) -> None:
-        # Long connect timeout on purpose: a frozen (SIGSTOPped) server completes the handshake
-        # the moment it wakes up, so the next read gets fresh data without waiting for back-off.
         try:
-            conn = connect(self.opts, self.read_timeout, max(self.opts.connect_timeout, 10.0))
+            conn = connect(self.opts, self.retry_connect_timeout, self.retry_connect_timeout)
+            conn._read_timeout = conn._write_timeout = self.answer_timeout
             try:
                 caps = detect_capabilities(conn, self.opts, strict=False)
             except BaseException:
@@ -320,7 +395,8 @@ class MySQLSource:
         except Exception as e:  # noqa: BLE001 - reported through the next error sample
             with self._rc_lock:
                 self._rc_failures += 1
-                delay = min(BACKOFF_MAX_S, 2.0 ** (self._rc_failures - 1))
+                failing = time.monotonic() - (self._failing_since or time.monotonic())
+                delay = 0.0 if failing < RETRY_FAST_S else BACKOFF_MAX_S
                 if self._rc_next_at != float("inf"):     # closed meanwhile: stay closed
                     self._rc_next_at = time.monotonic() + delay
                 self._last_error = caps_mod.one_line(e.message if isinstance(e, UserError) else e)
@@ -340,18 +416,47 @@ class MySQLSource:
         return f"{self._last_error or 'not connected'} ({state})"
 
     def close(self) -> None:
-        with self._poll_lock:
-            if self._conn is not None:
+        # Not under the poll lock: a read() may be waiting on a hung poll; closing the socket ends it.
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            if self._inflight is None:
                 try:
-                    self._conn.close()
+                    conn.close()                      # COM_QUIT: the server logs no aborted connection
                 except Exception:  # noqa: BLE001 - closing a dead connection
                     pass
-                self._conn = None
+            else:
+                _force_close(conn)
         with self._rc_lock:
             ready, self._rc_ready = self._rc_ready, None
             self._rc_next_at = float("inf")          # no further attempts after close
         if ready is not None:
             ready[0].close()
+
+
+@dataclass
+class _Inflight:
+    """One poll running in its own thread."""
+
+    wall: float
+    mono: float
+    host: HostSample | None
+    done: threading.Event = field(default_factory=threading.Event)
+    poll: _Poll | None = None
+    exc: BaseException | None = None
+    ended: float = 0.0
+
+
+def _force_close(conn: Any) -> None:
+    """End the connection without a goodbye while another thread may be reading it: shut the
+    socket down (the reader wakes with an error and PyMySQL closes it there). Closing it from
+    here would block on the buffered reader's lock the reading thread holds."""
+    sock = getattr(conn, "_sock", None)
+    if sock is None:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already broken
+        pass
 
 
 def enable_instruments(opts: ConnectionOptions) -> list[str]:

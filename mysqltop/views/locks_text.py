@@ -34,7 +34,7 @@ def who(user: str | None, host: str | None) -> str:
     return f"{_t(user, 24) or '?'}@{_t(h, 32) or '?'}"
 
 
-def _secs(s: float | None) -> str:
+def secs(s: float | None) -> str:
     """The server counts these in whole seconds: 0 means under one."""
     if s is None:
         return units.NA
@@ -50,8 +50,8 @@ def kill_line(frame: Frame) -> str | None:
 def blocker_line(b: Blocker) -> str:
     idle = " (idle in transaction)" if (b.command or "") == "Sleep" else ""
     head = (f"thread {b.thread_id if b.thread_id is not None else '?'} {who(b.user, b.host)} "
-            f"trx {_secs(b.trx_age_s)} {_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
-            f"blocks {b.blocked} (longest wait {_secs(b.longest_wait_s)}")
+            f"trx {secs(b.trx_age_s)} {_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
+            f"blocks {b.blocked} (longest wait {secs(b.longest_wait_s)}")
     head += f", chain {b.depth} deep)" if b.depth > 1 else ")"
     if b.statement:
         head += f"  {_t(b.statement, SQL_SHOWN)}"
@@ -61,7 +61,7 @@ def blocker_line(b: Blocker) -> str:
 def waiter_line(w: LockWaiter) -> str:
     lock = " ".join(x for x in (_t(w.lock_mode, 24), _t(w.lock_index, 40), _t(w.lock_table, 60)) if x)
     line = (f"thread {w.thread_id if w.thread_id is not None else '?'} {who(w.user, w.host)} "
-            f"waits {_secs(w.waiting_s)}" + (f" for {lock}" if lock else ""))
+            f"waits {secs(w.waiting_s)}" + (f" for {lock}" if lock else ""))
     if w.statement:
         line += f": {_t(w.statement, SQL_SHOWN)}"
     return line
@@ -91,7 +91,7 @@ def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAI
 
 
 def transaction_line(t: Transaction) -> str:
-    parts = [f"{_secs(t.age_s):>6}", f"thread {t.thread_id if t.thread_id is not None else '?'}",
+    parts = [f"{secs(t.age_s):>6}", f"thread {t.thread_id if t.thread_id is not None else '?'}",
              who(t.user, t.host) if (t.user or t.host) else "", _t(t.state, 16)]
     if t.command == "Sleep":
         parts.append("idle")
@@ -99,7 +99,7 @@ def transaction_line(t: Transaction) -> str:
         parts.append("read view")
     parts.append(f"rows locked {units.num(t.rows_locked)} modified {units.num(t.rows_modified)}")
     if t.waiting_s is not None:
-        parts.append(f"waiting {_secs(t.waiting_s)}")
+        parts.append(f"waiting {secs(t.waiting_s)}")
     line = "  ".join(p for p in parts if p)
     if t.statement:
         line += f"  {_t(t.statement, SQL_SHOWN)}"
@@ -120,7 +120,7 @@ def states_summary(groups: list[SessionState], top: int = 6) -> str:
 
 
 def session_line(s: Session) -> str:
-    line = (f"{_secs(s.time_s):>6}  thread {s.thread_id if s.thread_id is not None else '?'}  "
+    line = (f"{secs(s.time_s):>6}  thread {s.thread_id if s.thread_id is not None else '?'}  "
             f"{who(s.user, s.host)}  {_t(s.command, 16)}  {_t(s.state, 32) or '-'}")
     if s.statement:
         line += f"  {_t(s.statement, SQL_SHOWN)}"
@@ -174,7 +174,7 @@ def report_blocks(r: Report, block: type) -> list:
         for c in r.blocking_chains:
             span = _when(c.first) if c.first == c.last else f"{_when(c.first)}–{_when(c.last)}"
             line = (f"thread {c.thread_id if c.thread_id is not None else '?'} {who(c.user, c.host)}: blocked "
-                    f"{c.max_blocked} at once (chain {c.max_depth} deep), longest wait {_secs(c.longest_wait_s)}, "
+                    f"{c.max_blocked} at once (chain {c.max_depth} deep), longest wait {secs(c.longest_wait_s)}, "
                     f"{span} UTC in {c.frames} sample(s)")
             if c.command == "Sleep":
                 line += ", idle in transaction"
@@ -187,7 +187,7 @@ def report_blocks(r: Report, block: type) -> list:
     if r.long_transactions:
         b = block("Longest transactions")
         for t in r.long_transactions:
-            parts = [f"{_secs(t.max_age_s)} at {_when(t.at)} UTC",
+            parts = [f"{secs(t.max_age_s)} at {_when(t.at)} UTC",
                      f"thread {t.thread_id if t.thread_id is not None else '?'}",
                      who(t.user, t.host) if (t.user or t.host) else "",
                      _t(t.state, 16), "read view" if t.read_view else "",

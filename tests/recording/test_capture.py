@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from mysqltop.core.frame import Frame, Throughput
 from mysqltop.core.trigger import parse_trigger
 from mysqltop.recording.capture import IncidentRecorder
 from mysqltop.recording.reader import RecordingReader
@@ -19,12 +20,11 @@ def _run(tmp_path, running: list[int], before: float = 5, after: float = 3):  # 
     samples = [dataclasses.replace(s, wall=START + i, mono=1000.0 + i)
                for i, s in enumerate(series(len(running), start=START))]
     by_wall = {s.wall: r for s, r in zip(samples, running)}
-    derive = lambda raw: {"throughput": {"threads_running": by_wall[raw.wall]}}  # noqa: E731
     path = tmp_path / "inc.mtrec"
     rec = IncidentRecorder(RecordingWriter(path, interval=1.0, trigger="t"), parse_trigger("throughput.threads_running>10"),
-                           before=before, after=after, derive=derive)
+                           before=before, after=after)
     for s in samples:
-        rec.append(s)
+        rec.append(s, Frame(time=s.wall, throughput=Throughput(threads_running=by_wall[s.wall])))
     rec.close()
     return path, samples
 

@@ -17,7 +17,7 @@ from tests.recording.synthetic import series
 from tests.recording.test_faults import _corrupt_blob
 
 ROOT = Path(__file__).resolve().parents[2]
-INCIDENT = ROOT / "recordings" / "incident.mtrec"
+INCIDENT = ROOT / "mysqltop" / "data" / "incident.mtrec"
 
 
 def test_a_seek_shows_the_frame_and_advice_report_shows_for_that_moment() -> None:

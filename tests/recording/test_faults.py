@@ -231,7 +231,7 @@ def test_damaged_pages_in_the_middle_never_crash(tmp_path) -> None:  # type: ign
 
 def test_truncated_copy_opens_read_only_with_its_readable_prefix(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A copy holding 90 % of the bytes was refused whole ('truncated', 0 of 243 samples)."""
-    whole = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
+    whole = Path(__file__).resolve().parents[2] / "mysqltop" / "data" / "incident.mtrec"
     data = whole.read_bytes()
     with RecordingReader(whole) as r:
         expected = [r.sample(i) for i in range(len(r))]

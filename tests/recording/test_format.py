@@ -190,7 +190,7 @@ def test_real_samples_stay_near_one_kilobyte(tmp_path) -> None:  # type: ignore[
     import dataclasses
     from pathlib import Path
 
-    incident = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
+    incident = Path(__file__).resolve().parents[2] / "mysqltop" / "data" / "incident.mtrec"
     with RecordingReader(incident) as r:
         real = [r.sample(i) for i in range(len(r))]
     path = tmp_path / "size.mtrec"

@@ -82,7 +82,7 @@ def test_replay_equals_live(loaded, tmp_path) -> None:  # type: ignore[no-untype
 
 def test_record_command_writes_a_replayable_file(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "cli.mtrec"
-    out = _mysqltop("record", str(path), *loaded.cli_args(), "--interval", "0.3", "--duration", "1.8s", "--redact")
+    out = _mysqltop("record", str(path), *loaded.cli_args(), "--interval", "0.3", "--count", "6", "--redact")
     assert out.returncode == 0, out.stderr
     assert "6 samples" in out.stderr
     with RecordingReader(path) as r:

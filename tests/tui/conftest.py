@@ -20,8 +20,8 @@ from mysqltop.views.tui.replay_feed import ReplayFeed
 
 
 class ListReader:
-    """The RecordingReader interface over a list of RawSamples (the file format is helper E's,
-    tested there); lets a pilot replay exactly the samples a test built."""
+    """The RecordingReader interface over a list of RawSamples (the file format is tested
+    in tests/recording); lets a pilot replay exactly the samples a test built."""
 
     def __init__(self, samples: Sequence[RawSample], bookmarks: Sequence[tuple[float, str]] = ()) -> None:
         self._samples = list(samples)

@@ -64,7 +64,7 @@ def test_live_without_a_server_says_so_and_suggests_demo(capsys: pytest.CaptureF
 def test_demo_finds_the_bundled_incident() -> None:
     path = find_incident()
     if path is None:
-        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+        pytest.skip("mysqltop/data/incident.mtrec is not in this checkout yet")
     app = replay_app(str(path), playing=False)
     assert app.mode == "replay"
 
@@ -75,7 +75,7 @@ def test_demo_starts_shortly_before_the_incident() -> None:
 
     path = find_incident()
     if path is None:
-        pytest.skip("recordings/incident.mtrec is not in this checkout yet")
+        pytest.skip("mysqltop/data/incident.mtrec is not in this checkout yet")
     start = lead_in(path)
     reader = RecordingReader(path)
     mark = reader.bookmarks[0].time

@@ -71,8 +71,8 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: source.blocked.is_set())
         hung_at = time.monotonic()
-        await wait_for(pilot, lambda: "STALE" in status(app), timeout=3 * INTERVAL + 2)
-        # STALE comes from the UI's own timer (> 2 intervals without a frame), not from the worker.
+        await wait_for(pilot, lambda: "LATE" in status(app), timeout=3 * INTERVAL + 2)
+        # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker.
         assert time.monotonic() - hung_at <= 3 * INTERVAL + 2
         assert "LIVE" in status(app) and "db1:3306" in status(app)
         # The worker is blocked inside read() for up to 30 s; a UI waiting on it would take that
@@ -82,11 +82,11 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
                            ("escape", lambda: app.screen.id != "help"), ("p", lambda: app.paused)):
             assert await key_latency(app, key, check) < KEY_ANSWERS_S, key
         await pilot.pause()
-        assert "PAUSED" in status(app) and "STALE" not in status(app)
+        assert "PAUSED" in status(app) and "LATE" not in status(app)
         await pilot.press("p")
-        await wait_for(pilot, lambda: "STALE" in status(app))
+        await wait_for(pilot, lambda: "LATE" in status(app))
         source.release.set()                                  # the server answers again
-        await wait_for(pilot, lambda: "STALE" not in status(app), timeout=3)
+        await wait_for(pilot, lambda: "LATE" not in status(app), timeout=3)
 
 
 @pilot

@@ -10,7 +10,7 @@ from mysqltop.commands.replay_tui import replay_app
 
 from .conftest import pilot, screen_text, wait_for
 
-INCIDENT = Path(__file__).resolve().parents[2] / "recordings" / "incident.mtrec"
+INCIDENT = Path(__file__).resolve().parents[2] / "mysqltop" / "data" / "incident.mtrec"
 
 
 @pilot

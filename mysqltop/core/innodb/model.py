@@ -1,4 +1,4 @@
-"""What the InnoDB status parser returns. Keys of `to_dict()` follow DESIGN §4 (contract).
+"""What the InnoDB status parser returns. Keys of `to_dict()` follow docs/json.md (contract).
 
 Every field is optional: formats drift across 5.0 … 9.x and MariaDB, so a value the text does
 not carry stays None. Extend freely (add fields), never rename or drop one.

@@ -42,7 +42,7 @@ from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 
-# Pane number (zoom key) → widget, in the order the issue names them; the grid places them.
+# Pane number (its zoom key, 1–7) → widget; GRID_ORDER places them on the screen.
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
 GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
@@ -204,8 +204,9 @@ class MysqltopApp(App[None]):
         if frame is None and not silent:
             return None
         if silent or (frame is not None and frame.stale):
-            failure = frame.failure if frame is not None and frame.stale else None
-            word = ALERT_WORDS.get(failure or "", "STALE")
+            # Silent after a fresh frame: the poll is running and waited for (a busy server answers late).
+            word = (ALERT_WORDS.get(frame.failure or "", "STALE") if frame is not None and frame.stale
+                    else "LATE")
             return f"{word} {units.duration(now - since)}"
         return None
 
@@ -220,7 +221,7 @@ class MysqltopApp(App[None]):
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None else None, paused=self.paused, position=self.position,
-            recording=self.position.recording, alert=self.alert(time.monotonic()),
+            recording=self.position.recording, recording_stopped=self.position.recording_stopped, alert=self.alert(time.monotonic()),
             source=self.source_name or (replay.server if replay else None),
             clock=shown.time if shown is not None else None))
 

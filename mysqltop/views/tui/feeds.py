@@ -16,11 +16,12 @@ import time
 from collections import deque
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from textual.message import Message
 
 from mysqltop.core.frame import Frame
+from mysqltop.engine import Recorder
 from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
 
@@ -35,11 +36,6 @@ def step_choice(choices: tuple[float, ...], current: float, direction: int) -> f
     if direction > 0:
         return next((c for c in choices if c > current + 1e-9), choices[-1])
     return next((c for c in reversed(choices) if c < current - 1e-9), choices[0])
-
-
-class Recorder(Protocol):
-    def append(self, raw: Any) -> None: ...
-    def close(self) -> None: ...
 
 
 class Feed:
@@ -154,31 +150,32 @@ class LiveFeed(Feed):
         self.trend: deque[Frame] = deque(maxlen=TREND)
 
     def position(self) -> Position:
-        return Position(mode="live", interval=self.interval, recording=self.record_path)
+        stopped = self.engine.recording_stopped
+        return Position(mode="live", interval=self.interval, recording=self.record_path,
+                        recording_stopped=stopped.reason if stopped is not None else None)
 
     def run(self) -> None:
         if self._initial_record:
             self.do_record(self._initial_record)
-        while not self._stop.is_set():
-            started = time.monotonic()
-            frame = self.engine.step()
-            if frame is None:
-                self._post(FeedNotice("the source ended", "warning"))
-                return
-            self.trend.append(frame)
-            if self.record_path and getattr(self.engine, "recorder", None) is None:
-                self.record_path = None  # the engine dropped a failing recorder (note is in the frame)
-            self._post(FrameReady(frame, tuple(self.trend), self.position()))
-            # Polls never overlap; one that overran its interval is followed at once. Commands
-            # (a new interval, recording) are applied while waiting and may move the deadline.
-            # The first frame has no rates yet: take the second sample soon, not a whole interval later.
-            first = len(self.trend) == 1
-            while not self._stop.is_set():
-                gap = min(self.interval, FIRST_GAP) if first else self.interval
-                commands = self._wait(started + gap - time.monotonic())
-                if not commands:
-                    break
-                self._apply_all(commands)
+        # The engine's paced loop; commands (a new interval, recording) are applied while it waits.
+        # The first frame has no rates yet: the second sample comes soon, not a whole interval later.
+        self.engine.run(self.interval, on_frame=self._on_frame, stop_event=self._stop,
+                        wait=self._serve, first_gap=FIRST_GAP)
+        if not self._stop.is_set():
+            self._post(FeedNotice("the source ended", "warning"))
+
+    def _on_frame(self, frame: Frame) -> None:
+        self.trend.append(frame)
+        if self.record_path and self.engine.recorder is None:
+            self.record_path = None            # the engine stopped a failing recorder: say it loudly
+            stopped = self.engine.recording_stopped
+            self._post(FeedNotice(stopped.detail if stopped else "recording stopped", "error"))
+        self._post(FrameReady(frame, tuple(self.trend), self.position()))
+
+    def _serve(self, seconds: float) -> bool:
+        commands = self._wait(seconds)
+        self._apply_all(commands)
+        return bool(commands)
 
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):
@@ -188,17 +185,13 @@ class LiveFeed(Feed):
 
     def do_interval(self, seconds: float) -> None:
         self.interval = seconds
-        set_interval = getattr(self.engine.source, "set_interval", None)
-        if set_interval is not None:   # live: the read timeout stays below the new interval
-            set_interval(seconds)
+        self.engine.set_interval(seconds)      # live: the source's timeouts follow it
 
     def do_record(self, path: str | None = None) -> None:
         """Start recording to `path` (or a file named by the time), or stop if recording."""
         if self.record_path is not None:
-            recorder, self.engine.recorder = self.engine.recorder, None
             done, self.record_path = self.record_path, None
-            if recorder is not None:
-                recorder.close()
+            self.engine.stop_recording()
             self._post(FeedNotice(f"recording saved to {done}"))
             return
         if self.open_recorder is None:
@@ -206,7 +199,7 @@ class LiveFeed(Feed):
             return
         target = path or str(Path(self.directory) / recording_name())
         try:
-            self.engine.recorder = self.open_recorder(target)
+            self.engine.start_recording(self.open_recorder(target))
         except Exception as exc:
             self._post(FeedNotice(f"cannot record to {target}: {exc}", "error"))
             return

@@ -9,7 +9,7 @@ markup. The drill-down screen reuses the live view's panes and status bar.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Callable
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -30,7 +30,7 @@ from mysqltop.views.tui.messages import Position
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 
-REFRESH_S = 0.5           # table refresh: also how soon "late" shows once a poll hangs
+REFRESH_S = 1.0           # table refresh (rows change once per poll); "late" shows within 1.5–2.5 intervals
 
 
 class FleetApp(App[None]):
@@ -42,6 +42,7 @@ class FleetApp(App[None]):
         super().__init__()
         self.poller, self.interval, self.notes = poller, interval, notes
         self._states: dict[str, ServerState] = {}
+        self._summary_shown = ""
 
     def compose(self) -> ComposeResult:
         names = [visible(n) for n in getattr(self.poller, "names", ())] or ["server"]
@@ -73,6 +74,8 @@ class FleetApp(App[None]):
     def refresh_rows(self) -> None:
         states = self.poller.states()
         self._states = {s.name: s for s in states}
+        if isinstance(self.screen, ServerScreen):
+            return                           # the drill-down reads the states; the table waits
         rows = fleet_rows(states, time.monotonic(), self.interval)
         self.table.show(rows)
         self._summary(rows)
@@ -85,11 +88,13 @@ class FleetApp(App[None]):
             if counts[state]:
                 text.append(f"  {counts[state]} {state}", style=STATE_STYLE[state])
         text.append(f"  │ every {self.interval:g}s │ worst first", style="dim")
-        self.query_one("#fleet-summary", Static).update(text)
+        if text.plain != self._summary_shown:
+            self._summary_shown = text.plain
+            self.query_one("#fleet-summary", Static).update(text)
 
     def on_fleet_table_opened(self, message: FleetTable.Opened) -> None:
         if not isinstance(self.screen, ServerScreen):
-            self.push_screen(ServerScreen(message.server, self.interval))
+            self.push_screen(ServerScreen(message.server, self.interval, self.state_of))
 
     def action_zoom(self, number: int) -> None:
         """Panes ask the App to zoom on double-click: the drill-down screen does it."""
@@ -107,9 +112,9 @@ class ServerScreen(Screen[None]):
     ]
     zoomed: var[int | None] = var(None)
 
-    def __init__(self, server: str, interval: float) -> None:
+    def __init__(self, server: str, interval: float, state_of: Callable[[str], ServerState | None]) -> None:
         super().__init__()
-        self.server, self.interval = server, interval
+        self.server, self.interval, self.state_of = server, interval, state_of
         self._frame: Frame | None = None
 
     def compose(self) -> ComposeResult:
@@ -133,11 +138,8 @@ class ServerScreen(Screen[None]):
         if zoomed != self.zoomed:
             self.zoomed = zoomed
 
-    def _app(self) -> Any:
-        return self.app
-
     def refresh_server(self) -> None:
-        st: ServerState | None = self._app().state_of(self.server)
+        st = self.state_of(self.server)
         if st is None:
             return
         frame = st.frame

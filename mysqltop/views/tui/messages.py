@@ -16,6 +16,7 @@ class Position:
     mode: str                          # "live" | "replay"
     interval: float = 1.0              # live poll interval (s)
     recording: str | None = None       # live: file being recorded to
+    recording_stopped: str | None = None   # live: why recording stopped ("disk full"), until restarted
     index: int | None = None           # replay: sample index shown
     count: int | None = None           # replay: samples in the recording
     sample_time: float | None = None   # epoch of the sample shown

@@ -45,9 +45,11 @@ class LocksPane(Pane):
                                      [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
             ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
                                   else lk.row_lock_current_waits)),
-            ("oldest trx", units.duration(lk.longest_transaction_s)),
+            ("oldest trx", lt.secs(lk.longest_transaction_s)),
             ("deadlocks/s", units.num(lk.deadlocks_per_s)),
         ], width)
+        if frame.session_states:             # "16 in Commit" at a glance, above the detail
+            lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         kill = lt.kill_line(frame)
         if kill:
             lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot),
@@ -58,10 +60,11 @@ class LocksPane(Pane):
             lines.append(_fit(f"lock waits not read: {why}", width, p.note))
         elif lk.blocked_sessions is not None:
             lines.append(Text("no session waits for a lock", style=p.dim))
-        lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         if (why := lt.not_read(frame, "sessions")) is not None:
             lines.append(_fit(f"sessions not read: {why}", width, p.note))
-        lines += [_fit(lt.session_line(s), width) for s in frame.sessions[:lt.TOP_SESSIONS * many]]
+        if frame.sessions:
+            lines.append(Text("busy sessions, longest in their state first", style=p.header))
+            lines += [_fit(lt.session_line(s), width) for s in frame.sessions[:lt.TOP_SESSIONS * many]]
         if frame.transactions:
             lines.append(Text("transactions, longest first", style=p.header))
             lines += [_fit(lt.transaction_line(t), width) for t in frame.transactions[:lt.TOP_TRANSACTIONS * many]]

@@ -30,6 +30,7 @@ class StatusState:
     paused: bool = False
     position: Position | None = None
     recording: str | None = None
+    recording_stopped: str | None = None
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
@@ -76,6 +77,8 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
             out.append((9, Text(f"{when} {p.index + 1 if p.index is not None else '?'}/{p.count}")))
     if s.recording:
         out.append((9, Text("● REC", style=HOT)))
+    elif s.recording_stopped:
+        out.append((10, Text(visible(f"REC stopped: {s.recording_stopped}"), style=_badge(HOT))))
     if s.alert:
         out.append((10, Text(visible(s.alert), style=_badge(HOT))))
     return out

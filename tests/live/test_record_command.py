@@ -1,0 +1,81 @@
+"""`mysqltop record`: a duration is wall time, a file holds one server, a stop is loud."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from mysqltop.recording.reader import RecordingReader
+
+pytestmark = pytest.mark.live
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _mysqltop(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mysqltop", *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_duration_is_wall_time(mariadb, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "d.mtrec"
+    t0 = time.monotonic()
+    out = _mysqltop("record", str(path), *mariadb.cli_args(), "--interval", "0.5", "--duration", "3s")
+    took = time.monotonic() - t0
+    assert out.returncode == 0, out.stderr
+    assert "until " in out.stderr and "(3s)" in out.stderr and "samples" not in out.stderr.splitlines()[0]
+    with RecordingReader(path) as r:
+        span = r.time_at(len(r) - 1) - r.time_at(0)
+        assert len(r) >= 2
+    # the samples cover (at most) the 3 s asked for, whatever the polls cost; the process adds
+    # only its start (interpreter, connect) on top
+    assert span <= 3.0 + 0.2, span
+    assert took < 3.0 + 30, took
+
+
+def test_appending_another_servers_samples_is_refused(mariadb, mariadb_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "one.mtrec"
+    first = _mysqltop("record", str(path), *mariadb.cli_args(), "--interval", "0.2", "--count", "2")
+    assert first.returncode == 0, first.stderr
+    again = _mysqltop("record", str(path), *mariadb.cli_args(), "--interval", "0.2", "--count", "2")
+    assert again.returncode == 0, again.stderr                   # the same server: appended
+    other = mariadb_factory(name="other")
+    refused = _mysqltop("record", str(path), *other.cli_args(), "--interval", "0.2", "--count", "2")
+    assert refused.returncode == 2
+    line = refused.stderr.strip().splitlines()[-1]
+    assert f"127.0.0.1:{mariadb.port}" in line and f"127.0.0.1:{other.port}" in line and "another file" in line
+    with RecordingReader(path) as r:
+        assert len(r) == 4 and {r.sample(i).server.address for i in range(4)} == {f"127.0.0.1:{mariadb.port}"}
+
+
+def _small_tmpfs(size: str) -> str | None:
+    """A tmpfs of `size` (root only); None where mounting is not allowed."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return None
+    d = tempfile.mkdtemp(prefix="mtop-full-")
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", d], capture_output=True)
+    if res.returncode != 0:
+        os.rmdir(d)
+        return None
+    return d
+
+
+def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  # type: ignore[no-untyped-def]
+    d = _small_tmpfs("256k")
+    if d is None:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = _mysqltop("record", f"{d}/full.mtrec", *mariadb.cli_args(), "--interval", "0.05",
+                        "--max-size", "0", timeout=300)
+        assert out.returncode == 1, out.stderr
+        assert "recording stopped (disk full)" in out.stderr.strip().splitlines()[-1], out.stderr
+        assert "Traceback" not in out.stderr
+    finally:
+        subprocess.run(["umount", d], capture_output=True)
+        os.rmdir(d)

@@ -1,0 +1,83 @@
+"""docs/ states the contracts: every frame key docs/json.md lists is in real `snapshot` JSON (a key
+renamed or dropped fails here), and the repo's docs point inside the repo."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from mysqltop.commands.demo import INCIDENT
+from mysqltop.core.frame import Frame
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.recording.reader import RecordingReader
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def documented_keys() -> dict[str, set[str]]:
+    """{"": top-level keys, "io": its keys, "io.threads": item keys, …} from the frame-keys block."""
+    text = (DOCS / "json.md").read_text()
+    block = text.split("<!-- frame-keys -->", 1)[1].split("<!-- /frame-keys -->", 1)[0].strip().strip("`")
+    entries: list[list[str]] = []
+    for line in block.splitlines():
+        if re.match(r"^[a-z_]+\s", line):
+            entries.append([line])
+        elif line.strip() and entries:
+            entries[-1].append(line.strip())
+    out: dict[str, set[str]] = {"": set()}
+    for lines in entries:
+        joined = " ".join(lines)
+        key = joined.split()[0]
+        out[""].add(key)
+        group = re.match(r"^\w+\s+\[?\{([^}]*)\}", joined)           # "io  {threads, pending_reads, …}"
+        if group:
+            out[key] = set(re.findall(r"\w+", group.group(1)))
+        for sub, fields in re.findall(r"(\w+): \[\{([^}]*)\}", joined):   # "threads: [{id, role, …}]"
+            out[f"{key}.{sub}"] = set(re.findall(r"\w+", fields))
+    return out
+
+
+def incident_frames() -> list[Frame]:
+    reader = RecordingReader(INCIDENT)
+    try:
+        pipe = FramePipeline()
+        return [pipe.push(reader.sample(i)) for i in range(len(reader))]
+    finally:
+        reader.close()
+
+
+def test_every_documented_frame_key_is_in_real_frames() -> None:
+    keys = documented_keys()
+    assert {"time", "stale", "hotspots", "advice", "io", "host"} <= keys[""]
+    assert {"tps", "qps"} <= keys["throughput"] and {"id", "role", "state"} <= keys["io.threads"]
+    seen: dict[str, set[str]] = {}
+    # the incident holds no lock trees: one frame with one of each row covers their keys
+    locked = Frame(time=0.0, blocking=[Blocker(thread_id=1, trx_id="1", waiters=[LockWaiter(thread_id=2, trx_id="2")])],
+                   transactions=[Transaction(trx_id="1")], sessions=[Session(thread_id=1)],
+                   session_states=[SessionState(command="Query", state="updating", sessions=1)])
+    for frame in [*incident_frames(), locked]:
+        d = json.loads(json.dumps(frame.to_dict(), default=str))
+        seen.setdefault("", set()).update(d)
+        for key, value in d.items():
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, dict):
+                    seen.setdefault(key, set()).update(item)
+                    for sub, subvalue in item.items():
+                        for x in subvalue if isinstance(subvalue, list) else []:
+                            if isinstance(x, dict):
+                                seen.setdefault(f"{key}.{sub}", set()).update(x)
+    missing = {name: sorted(want - seen.get(name, set())) for name, want in keys.items()
+               if want - seen.get(name, set())}
+    assert not missing, f"docs/json.md lists keys that frames do not have: {missing}"
+
+
+def test_docs_and_readme_stay_inside_the_repo() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "../shared" not in readme and "docs/" in readme
+    for doc in DOCS.glob("*.md"):
+        for target in re.findall(r"\]\(([^)#]+\.md)\)", doc.read_text()):
+            assert (DOCS / target).is_file(), f"{doc.name} links to missing {target}"
