@@ -13,7 +13,7 @@ import mysqltop.core
 
 ROOT = Path(mysqltop.__file__).parent
 FORBIDDEN_IN_CORE = {
-    "pymysql", "psutil", "textual", "textual_plotext", "plotext", "sqlite3", "socket",
+    "pymysql", "psutil", "textual", "plotext", "sqlite3", "socket",
     "subprocess", "threading", "time", "random", "os", "mysqltop.sources", "mysqltop.views",
     "mysqltop.recording", "mysqltop.engine", "mysqltop.commands", "mysqltop.cli",
 }
