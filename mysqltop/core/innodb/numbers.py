@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
@@ -18,14 +19,32 @@ def two_word(high: int, low: int) -> int:
     return (high << 32) + low
 
 
+# InnoDB counters are 64-bit: a longer number is garbage or hostile, not a value (it would
+# overflow every float conversion downstream).
+MAX_COUNTER = 2**64
+_MAX_DIGITS = 40
+
+
+def bounded(value: int) -> int:
+    if not 0 <= value < MAX_COUNTER:
+        raise ValueError("out of the 64-bit range")
+    return value
+
+
 def num(text: str) -> int | float:
-    """'123' → 123, '0 12345' → two-word int, '42.96' → 42.96. Raises ValueError on garbage."""
+    """'123' → 123, '0 12345' → two-word int, '42.96' → 42.96. Raises ValueError on garbage
+    and on numbers no server prints (past 64 bits, not finite)."""
+    if len(text) > _MAX_DIGITS:
+        raise ValueError("too long for a counter")
     if " " in text:
         high, low = text.split()
-        return two_word(int(high), int(low))
+        return bounded(two_word(int(high), int(low)))
     if "." in text:
-        return float(text)
-    return int(text)
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+        return value
+    return bounded(int(text))
 
 
 def has_hex_letter(text: str) -> bool:
@@ -39,13 +58,15 @@ def trx_id(text: str, hex_ids: bool) -> int | None:
     hex letter is hex whatever the flag says. Anything else gives None.
     """
     text = text.strip()
+    if len(text) > _MAX_DIGITS:
+        return None
     try:
         if " " in text:
             high, low = text.split()
-            return two_word(int(high), int(low))
+            return bounded(two_word(int(high), int(low)))
         if hex_ids or has_hex_letter(text):
-            return int(text, 16)
-        return int(text)
+            return bounded(int(text, 16))
+        return bounded(int(text))
     except ValueError:
         return None
 
