@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Sequence
 
 import plotext as plt
@@ -23,6 +23,8 @@ from mysqltop.core.safe_text import visible
 ANSI_SGR = re.compile(r"\x1b\[[0-9;]*m")
 COLORS = ("green", "orange", "cyan", "magenta", "blue", "red")
 MARK_COLOR = "red"          # bookmarks
+MARK_GLYPH = "▼"
+PLAIN_MARKERS = ("•", "+", "x", "o")
 SPAN_COLOR = "yellow"       # advice episodes / findings: their first and last sample
 
 
@@ -40,10 +42,13 @@ class ChartSpec:
     marks: Sequence[tuple[float, str]] = ()                 # (epoch, label)
     spans: Sequence[tuple[float, float, str]] = field(default_factory=tuple)   # (first, last, label)
     y_label: str = ""
+    span_name: str = "advice"
+    utc: bool = False                       # time axis in UTC (reports) rather than local time (TUI)
 
 
-def clock(epoch: float, seconds: bool = True) -> str:
-    return datetime.fromtimestamp(epoch).strftime("%H:%M:%S" if seconds else "%H:%M")
+def clock(epoch: float, seconds: bool = True, utc: bool = False) -> str:
+    when = datetime.fromtimestamp(epoch, timezone.utc) if utc else datetime.fromtimestamp(epoch)
+    return when.strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
 def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
@@ -62,12 +67,15 @@ def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
         if not pts:
             continue
         xs, ys = zip(*pts)
-        plt.plot(list(xs), list(ys), label=visible(s.label), marker="braille", color=COLORS[n % len(COLORS)])
+        # colour tells braille lines apart; plain text (reports) needs a glyph per series
+        marker = "braille" if color else PLAIN_MARKERS[n % len(PLAIN_MARKERS)]
+        plt.plot(list(xs), list(ys), label=visible(s.label), marker=marker, color=COLORS[n % len(COLORS)])
         drawn = True
     lo = times[0] - t0
-    for t, _ in spec.marks:
-        if times[0] <= t <= t0:
-            plt.vline(t - t0, MARK_COLOR)
+    top = max((v for s in spec.series for v in s.values if v is not None), default=0.0)
+    shown = [t - t0 for t, _ in spec.marks if times[0] <= t <= t0]
+    if shown and drawn:           # bookmarks: a ▼ on top of the chart (reads without colour)
+        plt.scatter(shown, [top] * len(shown), marker=MARK_GLYPH, color=MARK_COLOR)
     for first, last, _ in spec.spans:
         for t in {first, last}:
             if times[0] <= t <= t0:
@@ -76,13 +84,13 @@ def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
     span = -lo
     if span > 0:
         at = [lo + span * k / (ticks - 1) for k in range(ticks)]
-        plt.xticks(at, [clock(t0 + x, span < 3 * 3600) for x in at])
+        plt.xticks(at, [clock(t0 + x, span < 3 * 3600, spec.utc) for x in at])
     title = visible(spec.title)
     legend = []
-    if any(times[0] <= t <= t0 for t, _ in spec.marks):
-        legend.append("│ red: bookmark")
+    if shown:
+        legend.append(f"· {MARK_GLYPH} bookmark")
     if any(times[0] <= a <= t0 or times[0] <= b <= t0 for a, b, _ in spec.spans):
-        legend.append("│ yellow: advice start/end")
+        legend.append(f"· │ {spec.span_name} start/end")
     plt.title(" ".join([title, *legend]) if legend else title)
     if spec.y_label:
         plt.ylabel(visible(spec.y_label))

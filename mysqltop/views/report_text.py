@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from mysqltop.core import units as u
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.core.report import Comparison, Report, Stat
-from mysqltop.views import locks_text
+from mysqltop.views import locks_text, report_charts
 
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
@@ -148,7 +148,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         adv.lines += [f"  [{a.severity}] {a.id}: {a.evidence}" for a in r.window_advice]
     if not adv.lines:
         adv.lines.append("no rule fired in this window")
-    blocks = [head, thr, drops, hot, peaks, *locks_text.report_blocks(r, Block), host, adv]
+    blocks = [head, thr, *report_charts.blocks(r, Block), drops, hot, peaks, *locks_text.report_blocks(r, Block),
+              host, adv]
     if r.bookmarks:
         blocks.insert(3, Block("Bookmarks", [
             f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import bisect
 import functools
+import html
 import inspect
+import re
 from typing import Any, Callable, Sequence
 
 import pytest
@@ -66,8 +68,39 @@ def pilot(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+_SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="[\d.]+" '
+                       r'clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>')
+_CELL = 12.2              # px per cell in Rich's SVG export (0.61 × the 20 px font)
+
+
 def screen_text(app: MysqltopApp) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    """The screen as lines of text, read from the public screenshot (SVG) of what is displayed."""
+    width, height = app.size
+    rows = [[" "] * width for _ in range(height)]
+    for x, line, content in _SVG_TEXT.findall(app.export_screenshot()):
+        y, col = int(line), round(float(x) / _CELL)
+        for n, ch in enumerate(html.unescape(content).replace("\xa0", " ")):
+            if y < height and 0 <= col + n < width:
+                rows[y][col + n] = ch
+    return "\n".join("".join(r) for r in rows)
+
+
+class Toasts:
+    """A run_test message_hook that keeps every notification the app raised (Notify messages),
+    including those whose toast has already timed out."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    def __call__(self, message: Any) -> None:
+        from textual.notifications import Notify
+
+        if isinstance(message, Notify):
+            self.sent.append(message.notification)
+
+    @property
+    def texts(self) -> list[str]:
+        return [str(n.message) for n in self.sent]
 
 
 async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -90,7 +123,7 @@ async def key_latency(app: Any, key: str, check: Callable[[], bool], timeout: fl
 
     loop = asyncio.get_running_loop()
     t0 = loop.time()
-    app._driver.send_message(events.Key(key, None))
+    app.post_message(events.Key(key, None))      # what the terminal driver does with a key press
     while not check():
         if loop.time() - t0 > timeout:
             raise AssertionError(f"key {key!r} had no effect within {timeout}s")

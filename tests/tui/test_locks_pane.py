@@ -8,7 +8,7 @@ from mysqltop.core.frame import Frame, Locks
 from mysqltop.core.locks import blocking_tree, session_states, sessions, transactions
 from mysqltop.views.tui.widgets.locks import LocksPane
 
-from .conftest import pilot, replay_app, screen_text, wait_for
+from .conftest import Toasts, pilot, replay_app, screen_text, wait_for
 from .samples import samples
 
 EVIL = "UPDATE t SET v=1 /* \x1b]0;owned\x07 [bold red]x[/] \x1b[2J */"
@@ -56,10 +56,11 @@ def test_pane_says_why_lock_waits_were_not_read() -> None:
 async def test_k_shows_the_kill_line_of_the_hottest_blocker() -> None:
     raws = [dataclasses.replace(s, lock_waits=ROWS) for s in samples(3)]
     app = replay_app(raws, start=1)
-    async with app.run_test(size=(160, 48)) as p:
+    toasts = Toasts()
+    async with app.run_test(size=(160, 48), message_hook=toasts) as p:
         await wait_for(p, lambda: app.frame is not None and bool(app.frame.blocking))
         await p.press("k")
-        await wait_for(p, lambda: any("KILL 42;" in str(n.message) for n in app._notifications))
+        await wait_for(p, lambda: any("KILL 42;" in t for t in toasts.texts))
         assert app.clipboard == "KILL 42;"
         await p.press("7")
         await wait_for(p, lambda: "hottest blocker: KILL 42;" in screen_text(app))

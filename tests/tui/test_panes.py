@@ -102,3 +102,17 @@ async def test_no_color_renders(monkeypatch: pytest.MonkeyPatch) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.position.index == 3)
         assert "1 Latch hotspots" in screen_text(app)
+
+
+@pilot
+async def test_pane_colours_come_from_the_stylesheet_and_follow_the_theme() -> None:
+    app = replay_app(samples(10), start=3)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.position.index == 3)
+        pane = app.panes[1]
+        await wait_for(pilot, lambda: not isinstance(pane.palette.hot, str))    # read from COMPONENT_CLASSES
+        before = pane.palette.hot
+        assert before.bold and before.color is not None
+        app.theme = "gruvbox"            # its error colour differs from textual-dark's
+        await wait_for(pilot, lambda: pane.palette.hot != before)
+        assert app.status_bar.palette.hot == pane.palette.hot

@@ -23,7 +23,7 @@ async def test_zoomed_panes_draw_time_charts_with_bookmarks() -> None:
             assert title in text, text
             assert datetime.fromtimestamp(app.trend[-1].time).strftime("%H:%M:%S") in text
             if number == 4:
-                assert "red: bookmark" in text
+                assert "▼ bookmark" in text and "▼" in text.split("bookmark", 1)[1]
             await pilot.press(str(number))
             await wait_for(pilot, lambda: not app.panes[number].zoomed)
         assert "┌" not in app.panes[4].text

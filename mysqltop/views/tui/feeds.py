@@ -47,12 +47,35 @@ class Feed:
         self._commands: queue.Queue[FeedCommand] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._post: Callable[[Message], object] = lambda m: None
+        self._lock = threading.Lock()
+        self._early: list[Message] | None = None        # posted before the App was there
+        self._target: Callable[[Message], object] = lambda m: None
+
+    def begin(self) -> None:
+        """Start the thread before the App runs (the first poll overlaps the UI's start-up); what
+        it posts meanwhile is kept and handed over by `start`."""
+        if self._thread is None:
+            self._early = []
+            self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
+            self._thread.start()
 
     def start(self, post: Callable[[Message], object]) -> None:
-        self._post = post
-        self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
-        self._thread.start()
+        with self._lock:
+            early, self._early = self._early or [], None
+            self._target = post
+        for message in early:
+            post(message)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
+            self._thread.start()
+
+    def _post(self, message: Message) -> None:
+        with self._lock:
+            if self._early is not None:
+                self._early.append(message)
+                return
+            target = self._target
+        target(message)
 
     def send(self, command: FeedCommand) -> None:
         self._commands.put(command)

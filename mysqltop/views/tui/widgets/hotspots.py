@@ -107,7 +107,7 @@ class HotspotsPane(Pane):
             if hit is None or hit[0] is not f:
                 hit = names[id(f)] = (f, _by_name(f) if f.elapsed is not None else None)
             out.append(hit[1])
-        if len(names) > 4 * max(1, len(frames)) + 64:      # frames left the trend: forget them
+        if len(names) > len(frames) + 16:       # frames left the trend: forget them (and free them)
             keep = {id(f) for f in frames}
             self._names = {k: v for k, v in names.items() if k in keep}
         return out

@@ -112,7 +112,11 @@ class StatusBar(Static):
 
     def on_mount(self) -> None:
         self._load_palette()
-        self.watch(self.app, "theme", lambda _: self._load_palette(), init=False)
+        # after the refresh: the new theme's styles are applied to the component classes by then
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        self.call_after_refresh(self._load_palette)
 
     def _load_palette(self) -> None:
         self.palette = Palette(**{name: self.get_component_rich_style(f"status--{name}", partial=True)
