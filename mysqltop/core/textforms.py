@@ -52,6 +52,7 @@ _CONTINUATION = re.compile(r"^\s*->\s?(.*)$")
 _TERMINATED = re.compile(r"(?:;|\\[Gg])\s*$")
 # "92 rows in set (0.08 sec)", "1 row in set, 1 warning (0.00 sec)", "Empty set (0.00 sec)"
 _RESULT_NOTE = re.compile(r"^\s*(?:\d+ rows? in set\b|Empty set\b|Query OK\b|\d+ rows? affected\b)", re.I)
+_NOTE_MAX = 120       # result notes are short: a longer line is data, whatever it starts with
 _TABLE_LINE = re.compile(r"^\s*(?:[+|]|\*{5,} \d+\. row)")
 
 
@@ -62,7 +63,7 @@ def _strip_client(lines: list[str]) -> tuple[list[str], list[str]]:
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
-        m = _PROMPT.match(line)
+        m = _PROMPT.match(line) if ">" in line else None     # a cheap test first: most lines are data
         if m:
             stmt = [m.group(1).strip()]
             j = i + 1
@@ -83,7 +84,7 @@ def _strip_client(lines: list[str]) -> tuple[list[str], list[str]]:
                 statements.append(" ".join(s for s in stmt if s))
             i = j
             continue
-        if not _RESULT_NOTE.match(line):
+        if len(line) > _NOTE_MAX or not _RESULT_NOTE.match(line):
             out.append(line)
         i += 1
     return out, statements
@@ -161,6 +162,13 @@ def _unescape_status_lines(lines: list[str]) -> list[str]:
 _BORDER = re.compile(r"^\s*\+(?:-+\+)+\s*$")
 _MD_SEP = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+# Far wider than any output parse reads (performance_schema summaries have a dozen columns): a
+# wider "row" is not a table, and splitting it would cost time for nothing.
+MAX_CELLS = 256
+
+
+def _pipe_row(line: str) -> bool:
+    return line.count("|") <= MAX_CELLS + 1 and _PIPE_ROW.match(line) is not None
 _ROW_MARK = re.compile(r"^\s*\*+ \d+\. row \*+\s*$")   # docs indent it
 
 
@@ -177,11 +185,11 @@ def _bordered_tables(lines: list[str]) -> list[Table]:
     tables: list[Table] = []
     i, n = 0, len(lines)
     while i < n:
-        if not (_BORDER.match(lines[i]) or _PIPE_ROW.match(lines[i])):
+        if not (_BORDER.match(lines[i]) or _pipe_row(lines[i])):
             i += 1
             continue
         block: list[tuple[bool, str]] = []          # (is_border, line)
-        while i < n and (_BORDER.match(lines[i]) or _PIPE_ROW.match(lines[i])):
+        while i < n and (_BORDER.match(lines[i]) or _pipe_row(lines[i])):
             line = lines[i]
             block.append((bool(_BORDER.match(line) or _MD_SEP.match(line)), line))
             i += 1
@@ -296,6 +304,10 @@ def extract(text: str) -> Extracted:
     """Everything the text holds: the InnoDB status text (if any) and every table."""
     lines, statements = _strip_client(_lines(text))
     status = _status_text(lines) or _status_text(_unescape_status_lines(lines))
+    if status is not None:
+        # The status wins over any table in the same text (detect.classify), so a status of many
+        # megabytes is not also scanned for tables.
+        return Extracted(status, [], statements)
     tables = _bordered_tables(lines)
     vertical = _vertical_table(lines)
     if vertical:
