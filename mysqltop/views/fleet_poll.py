@@ -112,17 +112,18 @@ class FleetPoller:
     def _accept(self, slot: _Slot, frame: Frame) -> None:
         now = self._clock()
         engine = slot.engine
+        fresh = not frame.stale
+        totals = latch_totals(frame.hotspots) if fresh else None      # outside the lock: views wait on it
         with self._lock:
             st = slot.state
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
-            fresh = not frame.stale
             slot.state = replace(
                 st, frame=frame, good=frame if fresh else st.good, arrived=now,
                 good_at=now if fresh else st.good_at,
                 summary_of=frame if fresh else st.summary_of,
-                latches=tuple(latch_totals(frame.hotspots)) if fresh else st.latches,
-                hottest=hottest_latch(frame) if fresh else st.hottest,
+                latches=tuple(totals) if totals is not None else st.latches,
+                hottest=hottest_latch(frame, totals) if totals is not None else st.hottest,
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
