@@ -20,6 +20,7 @@ from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, RawSample, own_statements
+from mysqltop.core.status import status_int
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -43,6 +44,10 @@ STATUS_NAMES: tuple[str, ...] = (
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
 )
+# Row counters a poll's own information_schema / performance_schema reads move (MariaDB's
+# Rows_read, the handler counters; InnoDB's own row counters do not count them): the poll reads
+# its session's values too (RawSample.own_status) and derive takes them out.
+OWN_ROW_COUNTERS: tuple[str, ...] = ("Rows_read", *HANDLER_READS, "Handler_write", "Handler_update", "Handler_delete")
 # INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
 METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks")
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
@@ -152,6 +157,11 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     return _sum_pair(pairs) if pairs else (None, None)
 
 
+def _present_names(prev: ParsedSample | None, cur: ParsedSample, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The counters _present_sum adds up (present in both samples)."""
+    return tuple(n for n in names if prev is not None and prev.stat(n) is not None and cur.stat(n) is not None)
+
+
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected."""
@@ -159,6 +169,32 @@ def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int
     if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:
         return q_prev, q_cur
     return q_prev, max(q_prev, q_cur - own_statements(prev.raw, cur.raw))
+
+
+def _own_rows(prev: ParsedSample | None, cur: ParsedSample, names: tuple[str, ...]) -> int:
+    """How much the monitor's own session moved these counters between the two polls: 0 when a
+    sample did not read them or the session is a new one (its counters started again)."""
+    own0 = prev.raw.own_status if prev is not None else None
+    own1 = cur.raw.own_status
+    if not own0 or not own1:
+        return 0
+    total = 0
+    for n in names:
+        a, b = status_int(own0, n), status_int(own1, n)
+        if a is None or b is None or b < a:
+            return 0
+        total += b - a
+    return total
+
+
+def _without_own(prev: ParsedSample | None, cur: ParsedSample,
+                 pair: tuple[Number | None, Number | None], names: tuple[str, ...]) -> tuple[Number | None, Number | None]:
+    """A (Σprev, Σcur) pair of server-wide counters without the monitor's own share of them, as
+    _client_questions does for statements. A reset stays a reset: only a forward count is corrected."""
+    p, c = pair
+    if p is None or c is None or c < p:
+        return pair
+    return p, max(p, c - _own_rows(prev, cur, names))
 
 
 def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
@@ -173,12 +209,15 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) 
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
                                     _innodb_pair(prev, cur, ro + "rows_read"),
-                                    _stat_pair(prev, cur, "Rows_read"),          # MariaDB: no Innodb_rows_*
-                                    _present_sum(prev, cur, HANDLER_READS)], dt)
+                                    # MariaDB: no Innodb_rows_*; these also count the monitor's own reads
+                                    _without_own(prev, cur, _stat_pair(prev, cur, "Rows_read"), ("Rows_read",)),
+                                    _without_own(prev, cur, _present_sum(prev, cur, HANDLER_READS),
+                                                 _present_names(prev, cur, HANDLER_READS))], dt)
+    handler_changes = tuple(f"Handler_{k}" for k in ("write", "update", "delete"))
     t.rows_changed_per_s = first_rate([
         _sum_pair([_stat_pair(prev, cur, f"Innodb_rows_{k}") for k in ("inserted", "updated", "deleted")]),
         _sum_pair([_innodb_pair(prev, cur, ro + f"rows_{k}") for k in ("inserted", "updated", "deleted")]),
-        _sum_pair([_stat_pair(prev, cur, f"Handler_{k}") for k in ("write", "update", "delete")]),
+        _without_own(prev, cur, _sum_pair([_stat_pair(prev, cur, n) for n in handler_changes]), handler_changes),
     ], dt)
     t.threads_running = cur.stat("Threads_running")
     t.binlog_commits_per_s = rate(*_stat_pair(prev, cur, "Binlog_commits"), dt)

@@ -26,9 +26,10 @@ class Failure(str, Enum):
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics",
+    "innodb_status", "innodb_mutex", "ps_waits", "own_status", "global_status", "innodb_metrics",
     "lock_waits", "transactions", "sessions", "session_states", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
+OWN_STATUS_STATEMENT = "own_status"     # the poll's own session counters, read right before it
 
 
 def sent_statements(raw: "RawSample") -> list[str]:
@@ -94,6 +95,10 @@ class RawSample:
     # the interval it took, when it did: a busy server's answer, delivered late, not dropped)
     timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)          # statement → error text
+    # The polling session's own row counters (SHOW SESSION STATUS: Rows_read, Handler_*), read
+    # right before global_status: the monitor's own information_schema / performance_schema
+    # reads, which derive takes out of the server's rows/s. None: not read (older recordings).
+    own_status: dict[str, str] | None = None
     error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
     failure: Failure | None = None  # the typed reason when `error` is set (None in old recordings)
     # Lock waits, transactions and sessions (row shapes: sources/locks.py); None: not read

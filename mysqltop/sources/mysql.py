@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import POLL_STATEMENTS, Failure, HostSample, RawSample, ServerIdentity
-from mysqltop.core.derive import METRIC_NAMES
+from mysqltop.core.derive import METRIC_NAMES, OWN_ROW_COUNTERS
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
@@ -74,12 +74,16 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
+# Sent right before STATUS_SQL: between two polls the session's counters grow by exactly the rows
+# the monitor itself read (its information_schema and performance_schema tables), as Questions
+# grows by its own statements.
+OWN_STATUS_SQL = f"SHOW SESSION STATUS WHERE Variable_name IN ({_in_list(OWN_ROW_COUNTERS)})"
 METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
-K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
+K_STATUS, K_MUTEX, K_PS, K_OWN, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:6]
 K_VARS = POLL_STATEMENTS[-1]
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
@@ -266,6 +270,7 @@ class MySQLSource:
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
             stmts.append((K_PS, PS_WAITS_SQL))
+        stmts.append((K_OWN, OWN_STATUS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
@@ -343,6 +348,7 @@ class MySQLSource:
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
             ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
+            own_status={str(k): str(val) for k, val in v[K_OWN]} if K_OWN in v else None,
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=self._variables, timings_ms=p.timings_ms, errors=errors,
             **lock_rows)
