@@ -112,10 +112,13 @@ class ReplayFeed(Feed):
 
     def position(self) -> Position:
         assert self.cursor is not None
-        i = self.cursor.index
+        cur = self.cursor
+        i = cur.index
+        before, at = (cur.time_at(i - 1), cur.time_at(i)) if i > 0 else (None, None)
         return Position(mode="replay", index=i, count=self.count,
-                        sample_time=self.cursor.clock_at(i), playing=self.playing,
-                        speed=self.speed, ended=self.cursor.at_end(i))
+                        sample_time=cur.clock_at(i), playing=self.playing,
+                        speed=self.speed, ended=cur.at_end(i),
+                        gap_s=at - before if at is not None and before is not None else None)
 
     # -- commands (applied in the feed thread, between samples) ----------------------------
     def apply(self, command: FeedCommand) -> None:
