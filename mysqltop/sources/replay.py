@@ -155,7 +155,8 @@ class ReplaySource:
                 prev = None
             polls = 1 if prev is None else i - prev
             yield pipe.push(raw, polls=polls), raw
-            prev = i
+            if raw.error is None:       # a stale sample carries no counters: the next spans it
+                prev = i
 
     def close(self) -> None:
         self.reader.close()
