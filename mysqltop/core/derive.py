@@ -72,7 +72,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime")))
+                                                   cur.status.get("uptime"), _clock(raw.server_time)))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:
@@ -151,6 +151,14 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     """(Σprev, Σcur) over the counters present in both samples (a poll may read only some)."""
     pairs = [p for p in (_stat_pair(prev, cur, n) for n in names) if p[0] is not None and p[1] is not None]
     return _sum_pair(pairs) if pairs else (None, None)
+
+
+def _clock(value: object) -> float | None:
+    """The server's clock as recorded, when it is a plausible epoch (2000–2100); a recording is
+    hostile input, and a time no calendar can show must not reach the views."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 946_684_800 <= value <= 4_102_444_800:
+        return float(value)
+    return None
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
