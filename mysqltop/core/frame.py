@@ -113,6 +113,11 @@ class Host:
     # None when the server is not on this host. Views show it in the host's unit (% of all
     # cores, like cpu_user_pct / cpu_system_pct) through mysqld_pct_of_host().
     mysqld_cpu_pct: Num = None
+    # The busiest process other than mysqld (local hosts, while the CPUs are busy): its name
+    # (from the OS: untrusted text), pid and CPU in % of ONE core, like mysqld_cpu_pct.
+    top_process: str | None = None
+    top_process_pid: int | None = None
+    top_process_cpu_pct: Num = None
 
     def mysqld_pct_of_host(self) -> float | None:
         """mysqld's CPU as % of all the host's cores: the unit of cpu_user_pct/cpu_system_pct."""

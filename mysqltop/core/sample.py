@@ -80,6 +80,9 @@ class HostSample:
     mysqld_cpu_s: float | None = None   # cumulative user+system seconds of the mysqld process
     mysqld_threads: int | None = None
     mysqld_rss: int | None = None
+    # The busiest processes other than mysqld since the previous read, while the host's CPUs were
+    # busy: [[pid, name, cumulative user+system CPU seconds], …] (None: not looked at).
+    top_procs: list[list[Any]] | None = None
 
 
 @dataclass(frozen=True)
