@@ -112,3 +112,6 @@ class RawSample:
     # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
     # recordings, replays of them, a failed poll).
     server_time: float | None = None
+    # The monitor's own session's Rows_read, read with server_time (MariaDB, whose rows read/s
+    # comes from Rows_read, which counts the monitor's own statements too); None: not read.
+    own_rows_read: int | None = None

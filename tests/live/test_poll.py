@@ -266,3 +266,20 @@ def test_an_odd_result_shape_costs_one_sample_not_the_session(source: MySQLSourc
     bad, good = source.read(), source.read()
     assert bad.error == "unexpected poll result: TypeError: int() argument must be a string, not 'NoneType'"
     assert good.error is None and good.innodb_status and source._conn is not None
+
+
+def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSource) -> None:
+    """MariaDB counts Rows_read for every session, the monitor's P_S, status and lock queries
+    too (~370 rows a poll: "rows r/s 349" on an idle server); the poll reads its own session's
+    Rows_read in the same round trip and derive takes it out."""
+    from mysqltop.core.pipeline import FramePipeline
+
+    pipe = FramePipeline()
+    frames = []
+    for _ in range(4):
+        raw = source.read()
+        assert raw.own_rows_read is not None and raw.server_time is not None
+        frames.append(pipe.push(raw))
+        time.sleep(0.3)
+    rates = [f.throughput.rows_read_per_s for f in frames[1:]]
+    assert all(r is not None and r < 5.0 for r in rates), rates
