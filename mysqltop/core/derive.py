@@ -19,7 +19,7 @@ from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread,
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import Failure, RawSample, own_statements
+from mysqltop.core.sample import Failure, RawSample, own_statements, sent_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -62,10 +62,13 @@ ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES'
                   "instrumented with performance-schema-instrument='wait/synch/%=ON' in the server config")
 
 
-def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None) -> Frame:
+def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
+           polls: int = 1) -> Frame:
     """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
     counters, good or not (host rates keep their own clock while the server does not answer).
-    Without `prev_host`, host rates use `prev`."""
+    Without `prev_host`, host rates use `prev`. `polls`: how many polls lie between prev and cur
+    (a report over every k-th sample: counters are cumulative, so the rates are the exact
+    averages over the span; only the monitor's own statements need counting k times)."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
@@ -90,7 +93,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
 
-    frame.throughput = _throughput(prev, cur, server_dt)
+    frame.throughput = _throughput(prev, cur, server_dt, polls)
     frame.semaphores = _semaphores(prev, cur, server_dt)
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
@@ -150,21 +153,24 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     return _sum_pair(pairs) if pairs else (None, None)
 
 
-def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
+                      polls: int = 1) -> tuple[int | None, int | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
-    10 qps). A reset stays a reset: only a forward count is corrected."""
+    10 qps). A reset stays a reset: only a forward count is corrected. Across `polls` > 1 polls,
+    each poll in between sent what `cur` sent."""
     q_prev, q_cur = _stat_pair(prev, cur, "Questions")
     if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:
         return q_prev, q_cur
-    return q_prev, max(q_prev, q_cur - own_statements(prev.raw, cur.raw))
+    own = own_statements(prev.raw, cur.raw) + max(0, polls - 1) * len(sent_statements(cur.raw))
+    return q_prev, max(q_prev, q_cur - own)
 
 
-def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
+def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, polls: int = 1) -> Throughput:
     t = Throughput()
     t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
-    t.qps = rate(*_client_questions(prev, cur), dt)
+    t.qps = rate(*_client_questions(prev, cur, polls), dt)
     ids_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
                             _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
     t.write_trx_per_s = ids_per_s / TRX_IDS_PER_WRITE_TRX if ids_per_s is not None else None

@@ -202,6 +202,16 @@ class Frame:
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
 
+    def memo(self) -> dict[Any, Any]:
+        """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
+        family): a frame is judged by every window it is part of, so this keeps a rule's cost
+        per window proportional to the frames, not to frames × hotspots. Not a field: never in
+        JSON, equality or copies."""
+        memo = self.__dict__.get("_memo")
+        if memo is None:
+            memo = self.__dict__["_memo"] = {}
+        return memo
+
     def why_stale(self) -> str:
         """Why this frame holds no fresh data, in one line (empty for a fresh frame)."""
         if not self.stale:

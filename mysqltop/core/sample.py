@@ -21,6 +21,10 @@ class Failure(str, Enum):
     LOST = "lost"                    # an established connection went away (restart, kill, network)
     DENIED = "denied"                # the server answered but refuses us (password, account locked, grants)
     OTHER = "other"                  # anything else (an unexpected result shape, a client bug)
+    # Not a failure: the poll is still running past the interval (a busy or frozen server, not yet
+    # counted as not answering). The sample carries the host counters of its moment, so the host
+    # view keeps its own clock; the server's answer comes later, as a late sample.
+    WAITING = "waiting"
 
 
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's

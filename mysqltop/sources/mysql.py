@@ -127,6 +127,7 @@ class MySQLSource:
         self.opts = opts
         self._fixed_timeout = answer_timeout
         self.host_probe = host_probe            # host counters read at each sample's time
+        self.host_clock = False                 # a sample every interval while a poll hangs (host counters)
         self.set_interval(interval)
         self.capabilities: Capabilities | None = None
         self.stats = PollStats()
@@ -202,14 +203,24 @@ class MySQLSource:
                 job = self._inflight = _Inflight(wall, time.monotonic(), host)
                 threading.Thread(target=self._run_poll, args=(job, self._conn), name="mysqltop-poll",
                                  daemon=True).start()
-            # Wait for the answer until the server counts as not answering; once it does, one
-            # timeout sample per call (the caller paces), the poll itself still waited for.
+            # The poll is waited for however long it takes. With host counters on their own clock,
+            # a read that has waited an interval returns a sample of this moment's host counters
+            # (failure=waiting, then timeout once the server counts as not answering); without,
+            # the first read waits up to the answer timeout, the later ones return at once.
             limit = job.mono + self.answer_timeout
-            job.done.wait(max(0.0, limit - time.monotonic()) if time.monotonic() < limit else 0.0)
+            job.done.wait(max(0.0, (called + self.interval if self.host_clock else limit) - time.monotonic()))
+            host = None if job.done.is_set() else self._host()
+            if host is None and not job.done.is_set():      # no host counters here: nothing to say yet
+                job.done.wait(max(0.0, limit - time.monotonic()))
             if not job.done.is_set():
-                wall, mono, waited = time.time(), time.monotonic(), time.monotonic() - job.mono
+                wall, mono = time.time(), time.monotonic()
+                waited = mono - job.mono
+                job.overtaken = True
+                if waited < self.answer_timeout:
+                    return self._error_sample(wall, mono, host, f"waiting for the server's answer for "
+                                              f"{waited:.1f} s (late, not cut)", Failure.WAITING)
                 return self._error_sample(
-                    wall, mono, self._host(),
+                    wall, mono, host,
                     f"no answer for {waited:.1f} s (the poll is still waiting; not cut, to leave the "
                     "server's log clean)", Failure.TIMEOUT)
             self._inflight = None
@@ -225,6 +236,12 @@ class MySQLSource:
             job.done.set()
 
     def _finish(self, job: "_Inflight") -> RawSample:
+        took = job.ended - job.mono
+        if job.overtaken:
+            # Samples of later moments were returned while this poll ran: its answer is stamped
+            # when it is taken (right as it came: a frozen server answers as it resumes), so
+            # time never goes backwards.
+            job.wall, job.mono, job.host = time.time(), time.monotonic(), self._host()
         if job.exc is not None:
             e = job.exc
             self._drop(f"poll failed: {caps_mod.one_line(e)}", classify(e))
@@ -232,7 +249,6 @@ class MySQLSource:
                                       self._last_failure)
         assert job.poll is not None
         self._failing_since = None
-        took = job.ended - job.mono
         job.poll.timings_ms["poll"] = round(took * 1000.0, 3)
         if took > self.interval:
             job.poll.timings_ms["late"] = round((took - self.interval) * 1000.0, 3)
@@ -444,6 +460,7 @@ class _Inflight:
     poll: _Poll | None = None
     exc: BaseException | None = None
     ended: float = 0.0
+    overtaken: bool = False      # a waiting/timeout sample of a later moment was returned meanwhile
 
 
 def _force_close(conn: Any) -> None:

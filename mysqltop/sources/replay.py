@@ -27,6 +27,10 @@ from mysqltop.recording.cursor import Pipeline, ReplayCursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
+# A report over every k-th sample has the rules judge at least this many points.
+ADVICE_POINTS = 10
+
+
 def _stderr(message: str) -> None:
     print(f"mysqltop: warning: {message}", file=sys.stderr)
 
@@ -108,6 +112,47 @@ class ReplaySource:
             self._report(i - 1)
             yield i, raw
         self._report(self.last)
+
+    def points(self, stride: int) -> list[int]:
+        """Indexes for a report over every `stride`-th sample: the range's first and last samples,
+        every segment start, and keyframes at least `stride` apart in between (a keyframe decodes
+        alone, so the samples between points are never decoded)."""
+        out = [self.first]
+        starts = set(self.reader.segment_starts)
+        for k in self.reader.keyframes(self.first + 1, self.last):
+            if k - out[-1] >= stride or k in starts:
+                out.append(k)
+        if out[-1] != self.last:
+            out.append(self.last)
+        return out
+
+    def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
+        """(frame, sample) at the indexes of `points(stride)`, each derived from the
+        point before: counters are cumulative, so every rate is the exact time-weighted average
+        over its span; gauges (pending IO, history length, lock trees) are as at the point. The
+        rules judge max(RECENT_S, ADVICE_POINTS points), so they still see enough frames."""
+        from mysqltop.core.pipeline import FramePipeline
+        from mysqltop.core.rules.base import RECENT_S
+
+        plan = self.points(stride)
+        interval = (self.reader.meta.interval or 1.0)
+        pipe = FramePipeline(advice_span_s=max(RECENT_S, ADVICE_POINTS * stride * interval))
+        if self.primer is not None:
+            pipe.push(self.primer, advise=False)
+        prev = self.first - 1 if self.primer is not None else None
+        for i in plan:
+            raw = self.cursor.sample(i)
+            if raw is None:
+                self._pending = i
+                self._report(i)
+                continue
+            if self.reader.is_segment_start(i):
+                pipe.forget_previous()
+                prev = None
+            polls = 1 if prev is None else i - prev
+            yield pipe.push(raw, polls=polls), raw
+            if raw.error is None:       # a stale sample carries no counters: the next spans it
+                prev = i
 
     def close(self) -> None:
         self.reader.close()

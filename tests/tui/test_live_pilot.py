@@ -234,3 +234,26 @@ async def test_the_alert_follows_the_typed_failure_not_the_words() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "ACCESS DENIED" in status(app), timeout=3)
         assert "NOT ANSWERING" not in status(app)
+
+
+@pilot
+async def test_a_late_server_is_late_not_stale_and_the_host_pane_keeps_its_clock() -> None:
+    """While a poll runs past the interval the source yields waiting samples with host counters:
+    the status bar says LATE, the server's numbers stay (not dimmed), the host pane moves on."""
+    source = StallingSource(healthy=3, fail="waiting for the server's answer for 1.2 s (late, not cut)",
+                            failure=Failure.WAITING)
+    app = live_app(source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and app.frame.failure == "waiting"
+                       and "LATE" in status(app))
+        assert not app.grid.has_class("-stale")
+        assert "NOT ANSWERING" not in status(app) and "STALE" not in status(app)
+        def host_shown() -> object:
+            frame = app.panes[5]._frame
+            return frame.host if frame is not None else None
+
+        first = host_shown()
+        assert first is not None and first is app.frame.host
+        await wait_for(pilot, lambda: host_shown() is not first and host_shown() is app.frame.host)
+        # the server panes keep the last good frame; the host pane shows the waiting frame's counters
+        assert app.panes[1]._frame is app.good_frame and not app.good_frame.stale

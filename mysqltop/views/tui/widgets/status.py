@@ -35,6 +35,8 @@ class StatusState:
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
+    poll_s: float | None = None         # how long the poll behind it took
+    late_s: float | None = None         # … and how much longer than the interval, when it was late
 
 
 def short_version(version: str | None) -> str | None:
@@ -76,6 +78,12 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
         if p and p.sample_time is not None:
             when = datetime.fromtimestamp(p.sample_time).strftime("%H:%M:%S")
             out.append((9, Text(f"{when} {p.index + 1 if p.index is not None else '?'}/{p.count}")))
+    if s.poll_s is not None:
+        poll = f"poll {units.duration(s.poll_s)}"
+        if s.late_s:
+            out.append((8, Text(f"{poll}, late +{units.duration(s.late_s)}", style=WARM)))
+        else:
+            out.append((1, Text(poll, style=DIM)))
     if s.recording:
         out.append((9, Text("● REC", style=HOT)))
     elif s.recording_stopped:
