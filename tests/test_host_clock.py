@@ -74,3 +74,27 @@ def test_a_poll_within_the_interval_is_not_overtaken() -> None:
     release.set()
     raw = src.read()
     assert raw.error is None and raw.failure is None
+
+
+def test_the_busiest_other_processes_are_picked_while_the_cpus_are_busy(monkeypatch) -> None:
+    from mysqltop.sources import host as host_src
+
+    scans = iter([{1: ("mysqld", 10.0), 2: ("hog", 5.0), 3: ("idle", 1.0)},
+                  {1: ("mysqld", 11.5), 2: ("hog", 6.8), 3: ("idle", 1.0), 4: ("new", 0.5)}])
+    monkeypatch.setattr(host_src, "_all_procs", lambda: next(scans))
+    scan = host_src._Scan()
+    busy = [{"user": 0.0, "idle": 0.0}, {"user": 1.9, "idle": 0.1}, {"user": 3.8, "idle": 0.2}]
+    assert host_src.top_procs(busy[0], exclude=1, scan=scan) is None        # no CPU times before: not busy
+    assert host_src.top_procs(busy[1], exclude=1, scan=scan) == []           # busy: first scan, nothing to compare
+    # mysqld (excluded) and processes that used nothing are left out; a new pid has no delta yet
+    assert host_src.top_procs(busy[2], exclude=1, scan=scan) == [[2, "hog", 6.8]]
+    assert host_src.top_procs({"user": 3.8, "idle": 10.0}, exclude=1, scan=scan) is None   # idle: no scan
+
+
+def test_all_procs_reads_this_process() -> None:
+    from mysqltop.sources import host as host_src
+
+    import os
+
+    procs = host_src._all_procs()
+    assert os.getpid() in procs and procs[os.getpid()][1] > 0

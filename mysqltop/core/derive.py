@@ -19,7 +19,7 @@ from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread,
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import Failure, RawSample, own_statements, sent_statements
+from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -72,7 +72,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime")))
+                                                   cur.status.get("uptime"), _clock(raw.server_time)))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:
@@ -151,6 +151,14 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     """(Σprev, Σcur) over the counters present in both samples (a poll may read only some)."""
     pairs = [p for p in (_stat_pair(prev, cur, n) for n in names) if p[0] is not None and p[1] is not None]
     return _sum_pair(pairs) if pairs else (None, None)
+
+
+def _clock(value: object) -> float | None:
+    """The server's clock as recorded, when it is a plausible epoch (2000–2100); a recording is
+    hostile input, and a time no calendar can show must not reach the views."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 946_684_800 <= value <= 4_102_444_800:
+        return float(value)
+    return None
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
@@ -394,7 +402,33 @@ def _host(prev: RawSample | None, cur: RawSample) -> Host | None:
     if cur.server.local:
         mysqld = rate(ph.mysqld_cpu_s, h.mysqld_cpu_s, dt)   # backwards: mysqld restarted
         out.mysqld_cpu_pct = mysqld * 100.0 if mysqld is not None else None
+    _top_process(ph, h, dt, out)
     return out
+
+
+def _procs(h: HostSample) -> dict[int, tuple[str, float]]:
+    """pid → (name, CPU seconds) of a sample's top_procs rows that have the recorded shape."""
+    out: dict[int, tuple[str, float]] = {}
+    for row in h.top_procs or ():
+        if isinstance(row, (list, tuple)) and len(row) >= 3:
+            pid, name, cpu = row[0], row[1], row[2]
+            if type(pid) is int and isinstance(cpu, (int, float)) and not isinstance(cpu, bool):
+                out[pid] = (str(name), float(cpu))
+    return out
+
+
+def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> None:
+    """The busiest other process: the highest CPU rate among processes listed in both samples."""
+    before = _procs(ph)
+    best: tuple[float, int, str] | None = None
+    for pid, (name, cpu) in _procs(h).items():
+        if pid not in before:
+            continue
+        r = rate(before[pid][1], cpu, dt)
+        if r is not None and (best is None or r > best[0]):
+            best = (r, pid, name)
+    if best is not None:
+        out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
 def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list[Hotspot]:

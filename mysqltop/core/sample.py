@@ -30,7 +30,7 @@ class Failure(str, Enum):
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics",
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
     "lock_waits", "transactions", "sessions", "session_states", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
@@ -80,6 +80,9 @@ class HostSample:
     mysqld_cpu_s: float | None = None   # cumulative user+system seconds of the mysqld process
     mysqld_threads: int | None = None
     mysqld_rss: int | None = None
+    # The busiest processes other than mysqld since the previous read, while the host's CPUs were
+    # busy: [[pid, name, cumulative user+system CPU seconds], …] (None: not looked at).
+    top_procs: list[list[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -106,3 +109,6 @@ class RawSample:
     transactions: list[list[Any]] | None = None
     sessions: list[list[Any]] | None = None
     session_states: list[list[Any]] | None = None
+    # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
+    # recordings, replays of them, a failed poll).
+    server_time: float | None = None

@@ -90,6 +90,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
 K_VARS = POLL_STATEMENTS[-1]
+K_TIME = "server_time"
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
 _PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}
@@ -280,6 +281,9 @@ class MySQLSource:
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+        # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header.
+        stmts.append((K_TIME, "SELECT UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4)
+                      else "SELECT UNIX_TIMESTAMP()"))
         stmts += locks_src.lock_statements(c.flavor, c.version_tuple, c.performance_schema)
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
@@ -354,6 +358,7 @@ class MySQLSource:
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            server_time=float(v[K_TIME][0][0]) if v.get(K_TIME) and v[K_TIME][0][0] is not None else None,
             **lock_rows)
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,

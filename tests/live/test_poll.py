@@ -50,9 +50,11 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     s = source.read()
     assert s.error is None and s.errors == {}
     assert trips[0] == 1 and source.stats.round_trips == 1
-    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
+    assert source.stats.statements == 10 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "lock_waits", "transactions", "sessions", "session_states", "poll"}
+                                 "server_time", "lock_waits", "transactions", "sessions", "session_states", "poll"}
+    # the server's own clock, read in the same round trip (the same machine here: the same time)
+    assert s.server_time is not None and abs(s.server_time - s.wall) < 5.0
     assert all(v >= 0 for v in s.timings_ms.values())
     # InnoDB status text, whole
     assert "INNODB MONITOR OUTPUT" in s.innodb_status and "END OF INNODB MONITOR OUTPUT" in s.innodb_status
@@ -75,7 +77,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     first = source.read()
     second = source.read()
     assert "variables" in first.timings_ms and "variables" not in second.timings_ms
-    assert source.stats.statements == 8 and source.stats.round_trips == 1
+    assert source.stats.statements == 9 and source.stats.round_trips == 1
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
     monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)

@@ -258,3 +258,32 @@ async def test_a_late_server_is_late_not_stale_and_the_host_pane_keeps_its_clock
         await wait_for(pilot, lambda: host_shown() is not first and host_shown() is app.frame.host)
         # the server panes keep the last good frame; the host pane shows the waiting frame's counters
         assert app.panes[1]._frame is app.good_frame and not app.good_frame.stale
+
+
+class SkewedClockSource(StallingSource):
+    """Healthy samples whose server clock runs an hour and a bit behind this machine's."""
+
+    SKEW_S = -3600.0 - 17 * 60
+
+    def read(self) -> RawSample:
+        raw = super().read()
+        return dataclasses.replace(raw, server_time=raw.wall + self.SKEW_S)
+
+
+@pilot
+async def test_the_live_header_shows_the_servers_clock() -> None:
+    from datetime import datetime
+
+    source = SkewedClockSource(healthy=10_000)
+    app = live_app(source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and "server " in status(app))
+        assert app.frame is not None and app.frame.server.time is not None
+        shown = re.search(r"server (\d\d:\d\d:\d\d)", status(app))
+        assert shown is not None
+        server = datetime.strptime(shown.group(1), "%H:%M:%S")
+        here = datetime.fromtimestamp(time.time())
+        # the server's clock, not this machine's: 77 minutes behind (give or take the poll)
+        behind = ((here.hour * 3600 + here.minute * 60 + here.second)
+                  - (server.hour * 3600 + server.minute * 60 + server.second)) % 86400
+        assert abs(behind + SkewedClockSource.SKEW_S) < 30

@@ -35,6 +35,7 @@ class StatusState:
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
+    server_clock: float | None = None   # live: the server's own clock at that poll, when read
     poll_s: float | None = None         # how long the poll behind it took
     late_s: float | None = None         # … and how much longer than the interval, when it was late
 
@@ -65,7 +66,9 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
     if s.uptime_s is not None:
         out.append((2, Text(f"up {units.duration(s.uptime_s)}")))
     if s.mode == "live":
-        if s.clock is not None:
+        if s.server_clock is not None:
+            out.append((4, Text(f"server {datetime.fromtimestamp(s.server_clock).strftime('%H:%M:%S')}")))
+        elif s.clock is not None:
             out.append((4, Text(datetime.fromtimestamp(s.clock).strftime("%H:%M:%S"))))
         out.append((7, Text(f"every {units.duration(p.interval if p else None)}")))
         badge = ("PAUSED", WARM) if s.paused else ("LIVE", OK)
