@@ -19,7 +19,8 @@ from .conftest import key_latency, pilot, screen_text, wait_for
 from .samples import sample
 
 INTERVAL = 0.2
-KEY_ANSWERS_S = 1.0   # far below the 30 s the blocked poll lasts: a frozen UI cannot pass
+KEY_ANSWERS_S = 5.0   # far below the 30 s the blocked poll lasts: a frozen UI cannot pass,
+                      # and a loaded 2-core box (load 60+) still answers well inside it
 
 
 class StallingSource:
@@ -71,22 +72,23 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: source.blocked.is_set())
         hung_at = time.monotonic()
-        await wait_for(pilot, lambda: "LATE" in status(app), timeout=3 * INTERVAL + 2)
-        # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker.
-        assert time.monotonic() - hung_at <= 3 * INTERVAL + 2
+        await wait_for(pilot, lambda: "LATE" in status(app), timeout=KEY_ANSWERS_S)
+        # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker,
+        # which stays blocked for 30 s.
+        assert time.monotonic() - hung_at <= KEY_ANSWERS_S
         assert "LIVE" in status(app) and "db1:3306" in status(app)
         # The worker is blocked inside read() for up to 30 s; a UI waiting on it would take that
         # long. Keys answer in tens of ms (bench/tui measures it); the bound here only has to
         # tell "answers" from "frozen" on a loaded CI machine, so it is generous on purpose.
         for key, check in (("2", lambda: app.zoomed == 2), ("question_mark", lambda: app.screen.id == "help"),
                            ("escape", lambda: app.screen.id != "help"), ("p", lambda: app.paused)):
-            assert await key_latency(app, key, check) < KEY_ANSWERS_S, key
+            assert await key_latency(app, key, check, timeout=KEY_ANSWERS_S) < KEY_ANSWERS_S, key
         await pilot.pause()
         assert "PAUSED" in status(app) and "LATE" not in status(app)
         await pilot.press("p")
         await wait_for(pilot, lambda: "LATE" in status(app))
         source.release.set()                                  # the server answers again
-        await wait_for(pilot, lambda: "LATE" not in status(app), timeout=3)
+        await wait_for(pilot, lambda: "LATE" not in status(app), timeout=15)
 
 
 @pilot
@@ -130,11 +132,10 @@ async def test_interval_keys_change_the_poll_interval() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.frame is not None)
         await pilot.press("plus")
-        await wait_for(pilot, lambda: app.position.interval == 0.25)
-        assert "every 250ms" in status(app)
+        await wait_for(pilot, lambda: app.position.interval == 0.25 and "every 250ms" in status(app))
         await pilot.press("plus")
         await wait_for(pilot, lambda: app.feed.interval == 0.5)  # type: ignore[attr-defined]
-        assert "every 500ms" in status(app)
+        await wait_for(pilot, lambda: "every 500ms" in status(app))
         await pilot.press("minus", "minus")            # 0.25 s is the floor
         await wait_for(pilot, lambda: app.feed.interval == 0.25)  # type: ignore[attr-defined]
         await pilot.pause(0.3)

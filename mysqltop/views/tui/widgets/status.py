@@ -16,6 +16,7 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.tui.messages import Position
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType
+from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 SEP = " │ "
 
@@ -113,7 +114,7 @@ def status_line(s: StatusState, width: int, palette: Palette = DEFAULT_PALETTE) 
 
 
 class StatusBar(Static):
-    COMPONENT_CLASSES = {f"status--{name}" for name in Palette.NAMES}
+    COMPONENT_CLASSES = component_classes("status")
 
     def __init__(self) -> None:
         super().__init__("", id="status", markup=False)
@@ -122,16 +123,10 @@ class StatusBar(Static):
         self.palette = DEFAULT_PALETTE
 
     def on_mount(self) -> None:
-        self._load_palette()
-        # after the refresh: the new theme's styles are applied to the component classes by then
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        follow_theme(self, "status", self._set_palette)
 
-    def _theme_changed(self) -> None:
-        self.call_after_refresh(self._load_palette)
-
-    def _load_palette(self) -> None:
-        self.palette = Palette(**{name: self.get_component_rich_style(f"status--{name}", partial=True)
-                                  for name in Palette.NAMES})
+    def _set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self._shown = None
         self._redraw()
 
