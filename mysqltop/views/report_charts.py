@@ -1,5 +1,6 @@
-"""The incident window as charts in `report` text and Markdown: TPS/QPS over the window with
-the findings' spans (advice episodes, TPS drops) and bookmarks marked as vertical lines.
+"""The incident window as charts in `report` text and Markdown: TPS, QPS, the top hotspots' wait
+ms/s, history list length and pending IO over the window (Report.series: at most a few hundred
+points), with the findings' spans (advice episodes, TPS drops) and bookmarks marked.
 
 Plain text (no colour): a report is read in files, mail and tickets. Drawn by views/charts.py.
 """
@@ -31,24 +32,52 @@ def marks(r: Report) -> list[tuple[float, str]]:
     return out
 
 
+def _chart(r: Report, title: str, series: list[Series], width: int, height: int) -> list[str]:
+    spec = ChartSpec(r.series.time, series, f"{title} (UTC)", marks=marks(r), spans=spans(r),
+                     span_name="finding", utc=True)
+    return chart(spec, width, height, color=False).rstrip("\n").splitlines()
+
+
 def throughput_charts(r: Report, width: int = WIDTH, height: int = HEIGHT) -> list[str]:
     """TPS and QPS, one chart each (QPS is often ten times TPS: one scale would flatten TPS)."""
-    if len(r.timeline) < 2:
+    s = r.series
+    if len(s.time) < 2:
         return []
-    times = [p.time for p in r.timeline]
+    return _chart(r, "TPS", [Series("tps", s.tps)], width, height) + _chart(r, "QPS", [Series("qps", s.qps)],
+                                                                            width, height)
+
+
+def _known(values: list[float | None]) -> bool:
+    return any(v is not None for v in values)
+
+
+def wait_charts(r: Report, width: int = WIDTH, height: int = HEIGHT) -> list[str]:
+    """The top hotspots' wait ms/s (one chart), history list length, pending IO: each when measured."""
+    s = r.series
+    if len(s.time) < 2:
+        return []
     out: list[str] = []
-    for label, values in (("TPS", [p.tps for p in r.timeline]), ("QPS", [p.qps for p in r.timeline])):
-        spec = ChartSpec(times, [Series(label.lower(), values)], f"{label} (UTC)", marks=marks(r), spans=spans(r),
-                         span_name="finding", utc=True)
-        out += chart(spec, width, height, color=False).rstrip("\n").splitlines()
+    hot = [Series(name, values) for name, values in s.hotspot_wait_ms.items() if _known(values)]
+    if hot:
+        out += _chart(r, "Top hotspots, wait ms/s", hot, width, height)
+    if _known(s.history_list_length):
+        out += _chart(r, "History list length", [Series("history", s.history_list_length)],
+                      width, height)
+    pending = [Series(label, values) for label, values in (("reads", s.pending_reads), ("writes", s.pending_writes),
+                                                           ("fsyncs", s.pending_fsyncs)) if _known(values)]
+    if pending:
+        out += _chart(r, "Pending IO", pending, width, height)
     return out
 
 
 def blocks(r: Report, block: Callable[..., B]) -> list[B]:
     """Report blocks (built with the caller's Block type) holding the charts."""
-    lines = throughput_charts(r)
+    lines = throughput_charts(r) + wait_charts(r)
     if not lines:
         return []
     found: list[Any] = spans(r)
-    note = f"│ lines mark the first and last sample of each of the {len(found)} finding(s)" if found else ""
-    return [block("Charts", [note] if note else [], pre=lines)]
+    notes = [f"│ lines mark the first and last sample of each of the {len(found)} finding(s)"] if found else []
+    per = len(r.timeline) / len(r.series.time) if r.series.time else 1.0
+    if per > 1.5:
+        notes.append(f"one chart point per {per:.0f} frames: rates averaged over them, history and pending IO at their maximum")
+    return [block("Charts", notes, pre=lines)]

@@ -385,31 +385,13 @@ def test_mariadb_single_fsync_line_gives_pending_fsyncs_without_status() -> None
     assert derive(None, parsed(0.0, innodb_status=busy)).io.pending_fsyncs == 3
 
 
-def _rows_polled(mono: float, rows_read: int, own_rows: int | None, **status: int) -> ParsedSample:
-    raw = RawSample(wall=1_700_000_000 + mono, mono=mono,
-                    global_status={"Rows_read": str(rows_read), **{k: str(v) for k, v in status.items()}},
-                    own_status=None if own_rows is None else {"Rows_read": str(own_rows),
-                                                              **{k: "0" for k in status}})
-    return parse_sample(raw)
+def test_the_monitors_own_rows_are_taken_out_of_rows_read() -> None:
+    """MariaDB's Rows_read counts every session's rows, the monitor's own queries too."""
+    def at(mono: float, rows: int, own: int | None) -> ParsedSample:
+        return parsed(mono, global_status={"Rows_read": str(rows)}, own_rows_read=own)
 
-
-def test_own_rows_are_taken_out_of_rows_read() -> None:
-    # MariaDB: Rows_read counts the monitor's own information_schema reads (300 of the 600 here)
-    prev, cur = _rows_polled(0.0, 1000, 100), _rows_polled(2.0, 1600, 400)
-    assert derive(prev, cur).throughput.rows_read_per_s == 150.0
-    # the monitor's session is new (reconnected): its counters started again, nothing to take out
-    assert derive(_rows_polled(0.0, 1000, 900), _rows_polled(2.0, 1600, 50)).throughput.rows_read_per_s == 300.0
-    # older recordings without own_status: as before
-    assert derive(_rows_polled(0.0, 1000, None), _rows_polled(2.0, 1600, None)).throughput.rows_read_per_s == 300.0
-    # never below zero, and a reset stays a reset
-    assert derive(_rows_polled(0.0, 1000, 0), _rows_polled(1.0, 1010, 500)).throughput.rows_read_per_s == 0.0
-    assert derive(_rows_polled(0.0, 1000, 0), _rows_polled(1.0, 10, 5)).throughput.rows_read_per_s is None
-
-
-def test_own_handler_writes_are_taken_out_of_rows_changed() -> None:
-    def polled(mono: float, writes: int, own_writes: int) -> ParsedSample:
-        raw = RawSample(wall=1_700_000_000 + mono, mono=mono,
-                        global_status={"Handler_write": str(writes), "Handler_update": "7", "Handler_delete": "0"},
-                        own_status={"Handler_write": str(own_writes), "Handler_update": "0", "Handler_delete": "0"})
-        return parse_sample(raw)
-    assert derive(polled(0.0, 100, 10), polled(1.0, 150, 40)).throughput.rows_changed_per_s == 20.0
+    assert derive(at(0, 1000, 500), at(2, 1740, 870)).throughput.rows_read_per_s == pytest.approx(185.0)
+    assert derive(at(0, 1000, 500), at(2, 1370, 870)).throughput.rows_read_per_s == 0.0      # idle
+    # a reconnect (the session counter starts again) or an older recording: uncorrected, as before
+    assert derive(at(0, 1000, 500), at(2, 1740, 30)).throughput.rows_read_per_s == pytest.approx(370.0)
+    assert derive(at(0, 1000, None), at(2, 1740, 870)).throughput.rows_read_per_s == pytest.approx(370.0)

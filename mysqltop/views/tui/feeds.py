@@ -112,6 +112,13 @@ class Feed:
             except queue.Empty:
                 return out
 
+    def _serve(self, seconds: float | None) -> bool:
+        """The pacing loop's wait: apply the commands that arrive within `seconds` (None: until
+        one does); True when there were any."""
+        commands = self._wait(seconds)
+        self._apply_all(commands)
+        return bool(commands)
+
     def _apply_all(self, commands: list[FeedCommand]) -> None:
         for command in commands:
             if not isinstance(command, Stop):
@@ -171,11 +178,6 @@ class LiveFeed(Feed):
             stopped = self.engine.recording_stopped
             self._post(FeedNotice(stopped.detail if stopped else "recording stopped", "error"))
         self._post(FrameReady(frame, tuple(self.trend), self.position()))
-
-    def _serve(self, seconds: float) -> bool:
-        commands = self._wait(seconds)
-        self._apply_all(commands)
-        return bool(commands)
 
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):
