@@ -26,18 +26,23 @@ _CPUS = os.cpu_count() or 1
 # Other processes are looked at only while the CPUs are this busy (a scan costs a few ms of CPU).
 SCAN_BUSY_SHARE = 0.8
 TOP_PROCS = 3
+# The scan is a fact of the host, not of one server: however many local servers a fleet watches,
+# the process scans at most once per this many seconds (the others' samples carry no top_procs).
+SCAN_MIN_GAP_S = 0.5
 
 
 class _Scan:
     """Per-process CPU seconds of the last scan and the host CPU times at the last read: to pick
     the processes busiest since then (the choice is the source's; their rates are derive's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, min_gap_s: float = 0.0) -> None:
         self.cpu_times: dict[str, float] | None = None
         self.procs: dict[int, tuple[str, float]] = {}
+        self.min_gap_s = min_gap_s
+        self.at = float("-inf")          # monotonic time of the last look
 
 
-_SCAN = _Scan()
+_SCAN = _Scan(SCAN_MIN_GAP_S)      # one per process: every local server's source shares it
 
 
 def _all_procs() -> dict[int, tuple[str, float]]:
@@ -81,7 +86,12 @@ def _busy_share(before: dict[str, float] | None, now: dict[str, float]) -> float
 
 def top_procs(cpu_times: dict[str, float], exclude: int | None, scan: _Scan = _SCAN) -> list[list[Any]] | None:
     """The TOP_PROCS processes (other than `exclude`) that used most CPU since the previous scan,
-    as [pid, name, cumulative CPU seconds], while the host's CPUs are busy; else None."""
+    as [pid, name, cumulative CPU seconds], while the host's CPUs are busy; else None (also when
+    the scan looked less than its min_gap_s ago: another server's source of this process did)."""
+    now = time.monotonic()
+    if now - scan.at < scan.min_gap_s:
+        return None
+    scan.at = now
     busy = _busy_share(scan.cpu_times, cpu_times)
     scan.cpu_times = dict(cpu_times)
     if busy < SCAN_BUSY_SHARE:
