@@ -22,6 +22,9 @@ from mysqltop.engine import Engine
 from mysqltop.sources.fleet import Member, recording_file_name
 
 TREND = 120                 # frames kept per server for the drill-down charts
+# The rules judge each server's last minute again this often (sample time), not every poll: a
+# finding needs tens of seconds of sustained evidence, and judging is a third of a poll's CPU.
+ADVICE_EVERY_S = 5.0
 LATE_AFTER = 1.5            # intervals without a frame before a server counts as late
 
 
@@ -85,7 +88,7 @@ class FleetPoller:
                     recorder = open_recorder(path)
                 except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
                     path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
-            engine = Engine(m.source, FramePipeline(), recorder)
+            engine = Engine(m.source, FramePipeline(advice_every_s=ADVICE_EVERY_S), recorder)
             self._slots.append(_Slot(m, engine, ServerState(
                 name=m.name, started=now, open_error=m.error, recording=path, recording_error=error)))
 
