@@ -72,7 +72,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime")))
+                                                   cur.status.get("uptime"), _clock(raw.server_time)))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:
@@ -153,6 +153,14 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     return _sum_pair(pairs) if pairs else (None, None)
 
 
+def _clock(value: object) -> float | None:
+    """The server's clock as recorded, when it is a plausible epoch (2000–2100); a recording is
+    hostile input, and a time no calendar can show must not reach the views."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 946_684_800 <= value <= 4_102_444_800:
+        return float(value)
+    return None
+
+
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
                       polls: int = 1) -> tuple[int | None, int | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
@@ -163,6 +171,20 @@ def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
         return q_prev, q_cur
     own = own_statements(prev.raw, cur.raw) + max(0, polls - 1) * len(sent_statements(cur.raw))
     return q_prev, max(q_prev, q_cur - own)
+
+
+def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+    """Rows_read without the rows the monitor's own session read in between (its P_S, status and
+    lock queries: ~370 rows a poll, all of an idle server's "rows read/s"). Its session counter
+    is cumulative, so this holds across any number of polls; a reconnect (the counter starts
+    again) or a sample without it leaves the count as it is."""
+    r_prev, r_cur = _stat_pair(prev, cur, "Rows_read")
+    if prev is None or r_prev is None or r_cur is None or r_cur < r_prev:
+        return r_prev, r_cur
+    a, b = prev.raw.own_rows_read, cur.raw.own_rows_read
+    if not isinstance(a, int) or not isinstance(b, int) or b < a:
+        return r_prev, r_cur
+    return r_prev, max(r_prev, r_cur - (b - a))
 
 
 def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, polls: int = 1) -> Throughput:
@@ -177,7 +199,7 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, 
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
                                     _innodb_pair(prev, cur, ro + "rows_read"),
-                                    _stat_pair(prev, cur, "Rows_read"),          # MariaDB: no Innodb_rows_*
+                                    _client_rows_read(prev, cur),                # MariaDB: no Innodb_rows_*
                                     _present_sum(prev, cur, HANDLER_READS)], dt)
     t.rows_changed_per_s = first_rate([
         _sum_pair([_stat_pair(prev, cur, f"Innodb_rows_{k}") for k in ("inserted", "updated", "deleted")]),

@@ -23,6 +23,7 @@ class ServerInfo:
     flavor: str | None = None
     address: str | None = None
     uptime_s: Num = None      # server Uptime of this sample (a reset shows a restart)
+    time: Num = None          # the server's clock at the poll (epoch; JSON: ISO 8601 UTC), None: not read
 
 
 @dataclass
@@ -227,6 +228,8 @@ class Frame:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["time"] = iso_utc(self.time)
+        if self.server.time is not None:
+            d["server"]["time"] = iso_utc(self.server.time)
         return d
 
 

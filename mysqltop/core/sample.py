@@ -30,7 +30,7 @@ class Failure(str, Enum):
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics",
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
     "lock_waits", "transactions", "sessions", "session_states", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
@@ -109,3 +109,9 @@ class RawSample:
     transactions: list[list[Any]] | None = None
     sessions: list[list[Any]] | None = None
     session_states: list[list[Any]] | None = None
+    # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
+    # recordings, replays of them, a failed poll).
+    server_time: float | None = None
+    # The monitor's own session's Rows_read, read with server_time (MariaDB, whose rows read/s
+    # comes from Rows_read, which counts the monitor's own statements too); None: not read.
+    own_rows_read: int | None = None

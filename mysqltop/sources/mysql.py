@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
@@ -91,6 +92,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
 K_VARS = POLL_STATEMENTS[-1]
+K_TIME = "server_time"
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
 _PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}
@@ -115,6 +117,15 @@ class _Poll:
     values: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+
+
+def _clock_row(rows: Any) -> dict[str, Any]:
+    """RawSample fields from the server_time statement: (clock, [own session's Rows_read])."""
+    row = rows[0] if rows else ()
+    num = [float(x) if isinstance(x, (int, float, Decimal)) or (isinstance(x, str) and x.isdigit()) else None
+           for x in row]
+    return {"server_time": num[0] if num else None,
+            "own_rows_read": int(num[1]) if len(num) > 1 and num[1] is not None else None}
 
 
 class MySQLSource:
@@ -282,6 +293,11 @@ class MySQLSource:
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+        # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
+        # MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
+        now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
+        stmts.append((K_TIME, f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
+                              "WHERE VARIABLE_NAME = 'ROWS_READ')" if c.flavor == "mariadb" else f"SELECT {now}"))
         stmts += locks_src.lock_statements(c.flavor, c.version_tuple, c.performance_schema)
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
@@ -356,6 +372,7 @@ class MySQLSource:
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            **_clock_row(v.get(K_TIME)),
             **lock_rows)
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,

@@ -51,6 +51,7 @@ class ReplaySource:
             self.reader.close()
             raise
         self._pending: int | None = None     # first index of a damaged run not yet reported
+        self._reading = self._readable()      # read()'s place in the range
         if self.reader.notice and on_damage is not None:
             on_damage(self.reader.notice)
 
@@ -72,7 +73,6 @@ class ReplaySource:
             raise UserError(f"no samples in {want}; {r.path} spans {span}", 2)
         self.first, self.last = lo, hi
         self.cursor.floor = lo
-        self._next = lo
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
 
     def prime(self, pipeline: Pipeline) -> int:
@@ -91,22 +91,18 @@ class ReplaySource:
 
     # -- SampleSource -----------------------------------------------------------------------
     def read(self) -> RawSample | None:
-        while self._next <= self.last:
-            i = self._next
-            self._next += 1
-            raw = self.cursor.sample(i)
-            if raw is None:
-                if self._pending is None:
-                    self._pending = i
-                continue
-            self._report(i - 1)
-            return raw
-        self._report(self.last)
-        return None
+        step = next(self._reading, None)
+        return None if step is None else step[1]
 
     def frames(self) -> Iterator[tuple[Frame, RawSample]]:
         """(frame, sample) for each readable sample in range, derived by the replay cursor (so
         each frame is the one replay shows for that moment); damaged ranges are reported."""
+        for i, raw in self._readable():
+            yield self.cursor.frame_at(i), raw
+
+    def _readable(self) -> Iterator[tuple[int, RawSample]]:
+        """(index, sample) for each readable sample in range; each damaged run is reported once,
+        when the next readable sample (or the end of the range) is reached."""
         for i in range(self.first, self.last + 1):
             raw = self.cursor.sample(i)
             if raw is None:
@@ -114,7 +110,7 @@ class ReplaySource:
                     self._pending = i
                 continue
             self._report(i - 1)
-            yield self.cursor.frame_at(i), raw
+            yield i, raw
         self._report(self.last)
 
     def points(self, stride: int) -> list[int]:

@@ -243,7 +243,8 @@ class MysqltopApp(App[None]):
             recording=self.position.recording, recording_stopped=self.position.recording_stopped, alert=self.alert(time.monotonic()),
             poll_s=shown.poll_s if shown is not None else None, late_s=shown.late_s if shown is not None else None,
             source=self.source_name or (replay.server if replay else None),
-            clock=shown.time if shown is not None else None))
+            clock=shown.time if shown is not None else None,
+            server_clock=shown.server.time if shown is not None else None))
 
     # -- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
