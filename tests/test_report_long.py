@@ -123,3 +123,25 @@ def test_keyframes_lists_the_samples_that_decode_alone() -> None:
         ks = r.keyframes(0, len(r) - 1)
         assert ks[0] == 0 and all(k % KEYFRAME_EVERY == 0 for k in ks)
         assert r.keyframes(1, 19) == []
+
+
+def test_a_day_of_findings_is_drawn_as_spans_a_chart_can_show() -> None:
+    from mysqltop.core.report import AdviceEpisode
+    from mysqltop.views.report_charts import MAX_SPANS, drawn_spans
+
+    b = ReportBuilder()
+    for i in range(0, 86_400, 40):
+        f = Frame(time=1_800_000_000.0 + i, elapsed=40.0)
+        f.throughput.tps = 100.0
+        b.add(f)
+    r = b.build()
+    t0 = 1_800_000_000.0
+    # every 4 minutes for the first 12 h (closer than a column: 864 s), then one at 18:00
+    r.advice = [AdviceEpisode("row_lock_waits", "warning", "m", "e", t0 + k * 240, t0 + k * 240 + 60, 2)
+                for k in range(180)] + [AdviceEpisode("purge_lag", "warning", "p", "e", t0 + 64_800, t0 + 65_000, 5)]
+    drawn = drawn_spans(r)
+    assert len(drawn) == 2 and drawn[0][:2] == (t0, t0 + 179 * 240 + 60) and drawn[1][:2] == (t0 + 64_800, t0 + 65_000)
+    r.advice = r.advice[:MAX_SPANS]                    # few findings: each one drawn
+    assert len(drawn_spans(r)) == MAX_SPANS
+    out = render(r, "text")
+    assert "lines mark the first and last sample of each of the 12 finding(s)" in out
