@@ -10,7 +10,9 @@ pacing rules live in one place:
   there (no burst of catch-up polls);
 - the wait between polls goes through a hook (`wait`), so a caller serves its commands (a new
   interval, start/stop recording) while waiting instead of writing a second loop;
-- a replay source is read as fast as possible unless the caller asks for pacing (or a speed).
+- a replay source is read as fast as possible unless the caller asks for pacing. The TUI
+  replay's playback (each sample its recorded gap ÷ speed after the one before, nothing due
+  while paused) runs in the same loop, `run_paced`, with its own `due`.
 
 The frame is derived before the sample is recorded, so a recorder that decides what to keep
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
@@ -23,6 +25,7 @@ and — with `stop_on_recording_error` (the `record` command) — ends the run. 
 from __future__ import annotations
 
 import errno
+import functools
 import threading
 import time
 from dataclasses import dataclass
@@ -203,73 +206,51 @@ class Engine:
         stop_event: threading.Event | None = None,
         *,
         pace: bool | None = None,
-        speed: float | None = None,
-        wait: Callable[[float], bool] | None = None,
+        wait: Callable[[float | None], bool] | None = None,
         first_gap: float | None = None,
     ) -> int:
         """Poll until `count` frames, the end of the source, `stop_event`, or a recording error
         under stop_on_recording_error; return the frames made.
 
-        pace=None paces live sources at `interval` and reads replay sources unpaced. With
-        `speed`, a replay is paced by the recorded gaps between samples divided by speed.
-        `wait(seconds)` replaces the sleep between polls; it may return early, True when it did
-        something (set_interval, say): the deadline is then worked out again. `first_gap`
-        spaces the second poll (the first frame has no rates yet).
+        pace=None paces live sources at `interval` and reads replay sources unpaced.
+        `wait(seconds)` replaces the sleep between polls (see run_paced). `first_gap` spaces
+        the second poll (the first frame has no rates yet).
         """
         if count is not None and count < 0:
             raise ValueError("count must be >= 0")
-        replay = is_replay(self.source)
-        if speed is not None and speed <= 0:
-            raise ValueError("speed must be > 0")
-        paced = (not replay or speed is not None) if pace is None else pace
-        if paced and speed is None and interval <= 0:
+        paced = (not is_replay(self.source)) if pace is None else pace
+        if paced and interval <= 0:
             raise ValueError("interval must be > 0")
         self.interval = interval
-        stop = stop_event or threading.Event()
-        by_recorded_gaps = paced and replay and speed is not None
         made = 0
-        next_at = self._clock()
-        prev_mono: float | None = None
-        while (count is None or made < count) and not stop.is_set() and not self._halt:
+
+        def more() -> bool:
+            return (count is None or made < count) and not self._halt
+
+        def tick() -> bool:
+            nonlocal made
+            if not more():
+                return False
             frame = self.step()
             if frame is None:
-                break
-            if by_recorded_gaps and speed is not None:
-                # Each recorded sample is shown its own recorded gap (÷ speed) after the previous one.
-                mono = self.last_raw.mono if self.last_raw else None
-                if prev_mono is not None and mono is not None:
-                    at = next_at + max(0.0, mono - prev_mono) / speed
-                    next_at = self._wait_until(lambda: at, stop, wait)
-                    if stop.is_set():
-                        break
-                prev_mono = mono
+                return False
             made += 1
             if on_frame is not None:
                 on_frame(frame)
-            if (count is not None and made >= count) or not paced or by_recorded_gaps or self._halt:
-                continue
-            base, first = next_at, first_gap if made == 1 else None
-            next_at = self._wait_until(lambda: base + self._gap(interval, first), stop, wait)
+            return more()
+
+        def due(anchor: float) -> float | None:
+            if not paced:
+                return anchor
+            first = first_gap if made == 1 else None
+            return anchor + self._gap(interval, first)
+
+        run_paced(tick, due, stop_event or threading.Event(), wait, self._clock)
         return made
 
     def _gap(self, interval: float, first: float | None) -> float:
         spacing = self.interval or interval
         return min(first, spacing) if first is not None else spacing
-
-    def _wait_until(self, at: Callable[[], float], stop: threading.Event,
-                    wait: Callable[[float], bool] | None) -> float:
-        """Wait for grid point `at()` (or `stop`); the point the grid continues from. A poll that
-        overran its slot goes at once and the grid re-anchors there."""
-        while True:
-            target = at()
-            delay = target - self._clock()
-            if delay <= 0:
-                return self._clock()
-            if wait is None:
-                stop.wait(delay)
-                return target
-            if not wait(delay) or stop.is_set():
-                return target
 
     def close(self) -> None:
         """Close the recorder (if still recording) and the source."""
@@ -277,3 +258,47 @@ class Engine:
             self.stop_recording()
         finally:
             self.source.close()
+
+
+def run_paced(tick: Callable[[], bool], due: Callable[[float], float | None], stop: threading.Event,
+              wait: Callable[[float | None], bool] | None = None,
+              clock: Callable[[], float] = time.monotonic, *, tick_first: bool = True) -> None:
+    """The one pacing loop (live polls, TUI replay): `tick()` (False: done), then wait until
+    `due(anchor)` — the clock time of the next tick, worked out from `anchor`, the time the
+    previous one was due; None: nothing is due (a paused or ended replay) until a command.
+
+    `wait(seconds)` (None: until something happens) replaces the sleep, so a caller serves its
+    commands while waiting instead of writing a second loop; it may return early, True when it
+    did something: `due` is then asked again. A tick that overran its slot is followed at once
+    and the grid re-anchors there (no burst of catch-up ticks); sleeping never accumulates drift.
+    tick_first=False waits for the first tick too (what is on show at the start is already due).
+    """
+    anchor = clock()
+    if not tick_first:
+        anchor = _wait_until(functools.partial(due, anchor), stop, wait, clock)
+    while not stop.is_set():
+        if not tick():
+            return
+        anchor = _wait_until(functools.partial(due, anchor), stop, wait, clock)
+
+
+def _wait_until(at: Callable[[], float | None], stop: threading.Event,
+                wait: Callable[[float | None], bool] | None, clock: Callable[[], float]) -> float:
+    """Wait for the time `at()` (or `stop`); the anchor the grid continues from."""
+    while not stop.is_set():
+        target = at()
+        if target is None:
+            if wait is None:
+                stop.wait()
+            else:
+                wait(None)
+            continue
+        delay = target - clock()
+        if delay <= 0:
+            return clock()
+        if wait is None:
+            stop.wait(delay)
+            return target
+        if not wait(delay):
+            return target
+    return clock()

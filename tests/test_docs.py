@@ -40,6 +40,49 @@ def documented_keys() -> dict[str, set[str]]:
     return out
 
 
+def _block(name: str) -> str:
+    text = (DOCS / "json.md").read_text()
+    return text.split(f"<!-- {name} -->", 1)[1].split(f"<!-- /{name} -->", 1)[0].strip().strip("`")
+
+
+def documented_report_keys() -> dict[str, set[str]]:
+    """{"": top-level keys, "hotspots": item keys, …} from the report-keys block."""
+    entries: list[list[str]] = []
+    for line in _block("report-keys").splitlines():
+        if re.match(r"^[a-z_]+[\s,]", line):
+            entries.append([line])
+        elif line.strip() and entries:
+            entries[-1].append(line.strip())
+    out: dict[str, set[str]] = {"": set()}
+    for lines in entries:
+        joined = " ".join(lines)
+        head = re.match(r"^([a-z_]+(?:, [a-z_]+)*)", joined)
+        assert head is not None
+        keys = head.group(1).split(", ")
+        out[""].update(keys)
+        group = re.match(r"^\w+\s+\[?\{([^}]*)\}", joined)
+        if group and len(keys) == 1:
+            out[keys[0]] = set(re.findall(r"\w+", group.group(1)))
+    return out
+
+
+def test_report_json_keys_are_documented_both_ways() -> None:
+    from mysqltop.commands.report import window_report
+    from mysqltop.core.lock_report import ChainSummary
+
+    report = window_report(str(INCIDENT), None, None)
+    report.blocking_chains = [ChainSummary(1, "1", "u", "h", "Query", "UPDATE t", 0.0, 1.0, 2, 1, 0.5, 2, "KILL 1")]
+    d = json.loads(json.dumps(report.to_dict()))
+    keys = documented_report_keys()
+    assert set(d) == keys[""], f"report keys not documented / documented but absent: {set(d) ^ keys['']}"
+    for name, want in keys.items():
+        if not name:
+            continue
+        value = d[name]
+        have = set(value[0]) if isinstance(value, list) and value else set(value) if isinstance(value, dict) else set()
+        assert have == want, f"report {name}: undocumented {sorted(have - want)}, absent {sorted(want - have)}"
+
+
 def incident_frames() -> list[Frame]:
     reader = RecordingReader(INCIDENT)
     try:
@@ -73,6 +116,11 @@ def test_every_documented_frame_key_is_in_real_frames() -> None:
     missing = {name: sorted(want - seen.get(name, set())) for name, want in keys.items()
                if want - seen.get(name, set())}
     assert not missing, f"docs/json.md lists keys that frames do not have: {missing}"
+    undocumented = {name: sorted(seen[name] - want) for name, want in keys.items()
+                    if name in seen and seen[name] - want}
+    undocumented.update({name: sorted(got) for name, got in seen.items()
+                         if name not in keys and name != "errors"})       # errors: statement → text
+    assert not undocumented, f"frames have keys docs/json.md does not list: {undocumented}"
 
 
 def test_docs_and_readme_stay_inside_the_repo() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
-from mysqltop.engine import Engine
+from mysqltop.engine import Engine, run_paced
 
 
 class ListSource:
@@ -213,11 +213,6 @@ def test_replay_sources_are_unpaced_unless_asked() -> None:
     t0 = time.monotonic()
     assert Engine(src, CountingPipeline()).run(5.0) == 50
     assert time.monotonic() - t0 < 2.0           # paced at 5 s it would take minutes
-    # with a speed, the recorded 1 s gaps are replayed at 20x: 3 gaps ≈ 150 ms
-    src = ListSource(4, replay=True)
-    t0 = time.monotonic()
-    Engine(src, CountingPipeline()).run(5.0, speed=20.0)
-    assert 0.14 < time.monotonic() - t0 < 1.5    # 3 s at speed 1
 
 
 def test_close_closes_source() -> None:
@@ -226,21 +221,52 @@ def test_close_closes_source() -> None:
     assert src.closed
 
 
-def test_replay_at_a_speed_waits_each_samples_own_recorded_gap() -> None:
-    # Recorded at 0, 1, 6 (a 5 s gap: the server stalled), 7 s; at speed 2 each frame is shown
-    # half its own gap after the one before it — not the previous pair's gap.
+def test_the_pacing_loop_waits_each_ticks_own_due_time_and_for_commands() -> None:
+    # A replay recorded at 0, 1, 6 (a 5 s gap: the server stalled), 7 s, played at speed 2: each
+    # sample is due half its own gap after the one before it — not the previous pair's gap.
+    # Between the 2nd and 3rd it is paused (nothing due) until a command plays it again.
     t = FakeTime()
     monos = [0.0, 1.0, 6.0, 7.0]
-
-    class Recorded(ListSource):
-        def read(self) -> RawSample | None:
-            i = len(self.reads)
-            if i >= len(monos):
-                return None
-            self.reads.append(t.now)
-            return RawSample(wall=1000.0 + monos[i], mono=monos[i])
-
     shown: list[float] = []
-    Engine(Recorded(4, replay=True), CountingPipeline(), clock=t.clock).run(
-        1.0, on_frame=lambda f: shown.append(t.now), stop_event=t, speed=2.0)
-    assert shown == pytest.approx([0.0, 0.5, 3.0, 3.5])
+    state = {"i": 0, "paused_once": False, "playing": True}
+
+    def tick() -> bool:
+        shown.append(t.now)
+        state["i"] += 1
+        return state["i"] < len(monos)
+
+    def due(anchor: float) -> float | None:
+        if state["i"] == 2 and not state["paused_once"]:
+            state["paused_once"], state["playing"] = True, False
+        if not state["playing"]:
+            return None
+        i = state["i"]
+        return anchor + (monos[i] - monos[i - 1]) / 2.0
+
+    waits: list[float | None] = []
+
+    def wait(seconds: float | None) -> bool:
+        waits.append(seconds)
+        if seconds is None:          # paused: a "play" command arrives 10 s later
+            t.now += 10.0
+            state["playing"] = True
+            return True
+        t.now += seconds
+        return False
+
+    run_paced(tick, due, t, wait, t.clock)  # type: ignore[arg-type]
+    # the play command came after the 3rd sample was due: it goes at once, the grid re-anchors there
+    assert shown == pytest.approx([0.0, 0.5, 10.5, 11.0])
+    assert waits.count(None) == 1
+
+
+def test_tick_first_false_waits_for_the_first_due_time() -> None:
+    t = FakeTime()
+    shown: list[float] = []
+
+    def tick() -> bool:
+        shown.append(t.now)
+        return len(shown) < 2
+
+    run_paced(tick, lambda anchor: anchor + 1.0, t, None, t.clock, tick_first=False)  # type: ignore[arg-type]
+    assert shown == pytest.approx([1.0, 2.0])

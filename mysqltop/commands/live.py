@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     ui_import = threading.Thread(target=importlib.import_module, args=("textual.app",), daemon=True)
     ui_import.start()
     try:
-        source, caps = open_live_source(live_options(args))   # connects now: no TUI without a server
+        source, caps = open_live_source(live_options(args), host_clock=True)   # connects now: no TUI without a server
     except UserError as exc:
         raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.sources.live import open_live_source
 
     check_writable(args.file)
-    source, caps = open_live_source(live_options(args))
+    source, caps = open_live_source(live_options(args), host_clock=True)
     try:
         check_same_server(args.file, caps.identity())
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,

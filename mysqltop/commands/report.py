@@ -61,21 +61,41 @@ def compare_window(path: str, window: str):  # -> mysqltop.core.report.Report
         raise UserError(f"--compare {window}: {message}" if message != exc.message else message, exc.code) from None
 
 
-def window_report(path: str, start: str | None, end: str | None):  # -> mysqltop.core.report.Report
+# Windows up to this many samples are summarised sample by sample (an hour at 1 s, both ends
+# included); longer ones over every k-th sample, k a multiple of the keyframe spacing, so at most
+# about this many frames are derived (a 24 h report reads 2,160 keyframes, not 86,400 samples).
+MAX_POINTS = 3601
+
+
+def stride_for(samples: int, max_points: int = MAX_POINTS) -> int:
+    """1 (every sample) up to max_points, else the smallest multiple of the keyframe spacing that
+    keeps the frames at or under max_points."""
+    from mysqltop.recording.writer import KEYFRAME_EVERY
+
+    if samples <= max_points:
+        return 1
+    return KEYFRAME_EVERY * -(-samples // (KEYFRAME_EVERY * max_points))
+
+
+def window_report(path: str, start: str | None, end: str | None,
+                  max_points: int = MAX_POINTS):  # -> mysqltop.core.report.Report
     """Frames [start, end] of the recording, as replay shows them (the replay cursor: warm-up
-    before the range, damaged samples stepped over and named once), summarised as they stream."""
+    before the range, damaged samples stepped over and named once), summarised as they stream.
+    Past `max_points` samples, over every k-th sample (see stride_for)."""
     from mysqltop.core.report_builder import ReportBuilder
     from mysqltop.sources.replay import ReplaySource
 
     src = ReplaySource(path, start, end)
     builder = ReportBuilder()
     variables: dict[str, str] = {}
+    stride = stride_for(len(src), max_points)
     try:
         marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
                  for b in src.reader.bookmarks]
-        for frame, raw in src.frames():
+        frames = (src.frames() if stride == 1 else src.strided_frames(stride))
+        for frame, raw in frames:
             builder.add(frame)             # streamed: memory does not grow with the recording
             variables = raw.variables or variables
     finally:
         src.close()
-    return builder.build(variables, bookmarks=marks)
+    return builder.build(variables, bookmarks=marks, samples=len(src), stride=stride)

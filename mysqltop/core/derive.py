@@ -19,7 +19,7 @@ from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread,
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
-from mysqltop.core.sample import Failure, RawSample, own_statements
+from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
@@ -62,14 +62,17 @@ ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES'
                   "instrumented with performance-schema-instrument='wait/synch/%=ON' in the server config")
 
 
-def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None) -> Frame:
+def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
+           polls: int = 1) -> Frame:
     """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
     counters, good or not (host rates keep their own clock while the server does not answer).
-    Without `prev_host`, host rates use `prev`."""
+    Without `prev_host`, host rates use `prev`. `polls`: how many polls lie between prev and cur
+    (a report over every k-th sample: counters are cumulative, so the rates are the exact
+    averages over the span; only the monitor's own statements need counting k times)."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime")))
+                                                   cur.status.get("uptime"), _clock(raw.server_time)))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:
@@ -90,7 +93,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
 
-    frame.throughput = _throughput(prev, cur, server_dt)
+    frame.throughput = _throughput(prev, cur, server_dt, polls)
     frame.semaphores = _semaphores(prev, cur, server_dt)
     frame.io = _io(prev, cur, server_dt)
     frame.flush = _flush(prev, cur, server_dt)
@@ -150,28 +153,53 @@ def _present_sum(prev: ParsedSample | None, cur: ParsedSample,
     return _sum_pair(pairs) if pairs else (None, None)
 
 
-def _client_questions(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+def _clock(value: object) -> float | None:
+    """The server's clock as recorded, when it is a plausible epoch (2000–2100); a recording is
+    hostile input, and a time no calendar can show must not reach the views."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 946_684_800 <= value <= 4_102_444_800:
+        return float(value)
+    return None
+
+
+def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
+                      polls: int = 1) -> tuple[int | None, int | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
-    10 qps). A reset stays a reset: only a forward count is corrected."""
+    10 qps). A reset stays a reset: only a forward count is corrected. Across `polls` > 1 polls,
+    each poll in between sent what `cur` sent."""
     q_prev, q_cur = _stat_pair(prev, cur, "Questions")
     if prev is None or q_prev is None or q_cur is None or q_cur < q_prev:
         return q_prev, q_cur
-    return q_prev, max(q_prev, q_cur - own_statements(prev.raw, cur.raw))
+    own = own_statements(prev.raw, cur.raw) + max(0, polls - 1) * len(sent_statements(cur.raw))
+    return q_prev, max(q_prev, q_cur - own)
 
 
-def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Throughput:
+def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+    """Rows_read without the rows the monitor's own session read in between (its P_S, status and
+    lock queries: ~370 rows a poll, all of an idle server's "rows read/s"). Its session counter
+    is cumulative, so this holds across any number of polls; a reconnect (the counter starts
+    again) or a sample without it leaves the count as it is."""
+    r_prev, r_cur = _stat_pair(prev, cur, "Rows_read")
+    if prev is None or r_prev is None or r_cur is None or r_cur < r_prev:
+        return r_prev, r_cur
+    a, b = prev.raw.own_rows_read, cur.raw.own_rows_read
+    if not isinstance(a, int) or not isinstance(b, int) or b < a:
+        return r_prev, r_cur
+    return r_prev, max(r_prev, r_cur - (b - a))
+
+
+def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, polls: int = 1) -> Throughput:
     t = Throughput()
     t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
-    t.qps = rate(*_client_questions(prev, cur), dt)
+    t.qps = rate(*_client_questions(prev, cur, polls), dt)
     ids_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
                             _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
     t.write_trx_per_s = ids_per_s / TRX_IDS_PER_WRITE_TRX if ids_per_s is not None else None
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
                                     _innodb_pair(prev, cur, ro + "rows_read"),
-                                    _stat_pair(prev, cur, "Rows_read"),          # MariaDB: no Innodb_rows_*
+                                    _client_rows_read(prev, cur),                # MariaDB: no Innodb_rows_*
                                     _present_sum(prev, cur, HANDLER_READS)], dt)
     t.rows_changed_per_s = first_rate([
         _sum_pair([_stat_pair(prev, cur, f"Innodb_rows_{k}") for k in ("inserted", "updated", "deleted")]),
@@ -388,7 +416,33 @@ def _host(prev: RawSample | None, cur: RawSample) -> Host | None:
     if cur.server.local:
         mysqld = rate(ph.mysqld_cpu_s, h.mysqld_cpu_s, dt)   # backwards: mysqld restarted
         out.mysqld_cpu_pct = mysqld * 100.0 if mysqld is not None else None
+    _top_process(ph, h, dt, out)
     return out
+
+
+def _procs(h: HostSample) -> dict[int, tuple[str, float]]:
+    """pid → (name, CPU seconds) of a sample's top_procs rows that have the recorded shape."""
+    out: dict[int, tuple[str, float]] = {}
+    for row in h.top_procs or ():
+        if isinstance(row, (list, tuple)) and len(row) >= 3:
+            pid, name, cpu = row[0], row[1], row[2]
+            if type(pid) is int and isinstance(cpu, (int, float)) and not isinstance(cpu, bool):
+                out[pid] = (str(name), float(cpu))
+    return out
+
+
+def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> None:
+    """The busiest other process: the highest CPU rate among processes listed in both samples."""
+    before = _procs(ph)
+    best: tuple[float, int, str] | None = None
+    for pid, (name, cpu) in _procs(h).items():
+        if pid not in before:
+            continue
+        r = rate(before[pid][1], cpu, dt)
+        if r is not None and (best is None or r > best[0]):
+            best = (r, pid, name)
+    if best is not None:
+        out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
 def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list[Hotspot]:

@@ -23,6 +23,7 @@ class ServerInfo:
     flavor: str | None = None
     address: str | None = None
     uptime_s: Num = None      # server Uptime of this sample (a reset shows a restart)
+    time: Num = None          # the server's clock at the poll (epoch; JSON: ISO 8601 UTC), None: not read
 
 
 @dataclass
@@ -112,6 +113,11 @@ class Host:
     # None when the server is not on this host. Views show it in the host's unit (% of all
     # cores, like cpu_user_pct / cpu_system_pct) through mysqld_pct_of_host().
     mysqld_cpu_pct: Num = None
+    # The busiest process other than mysqld (local hosts, while the CPUs are busy): its name
+    # (from the OS: untrusted text), pid and CPU in % of ONE core, like mysqld_cpu_pct.
+    top_process: str | None = None
+    top_process_pid: int | None = None
+    top_process_cpu_pct: Num = None
 
     def mysqld_pct_of_host(self) -> float | None:
         """mysqld's CPU as % of all the host's cores: the unit of cpu_user_pct/cpu_system_pct."""
@@ -202,6 +208,16 @@ class Frame:
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
 
+    def memo(self) -> dict[Any, Any]:
+        """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
+        family): a frame is judged by every window it is part of, so this keeps a rule's cost
+        per window proportional to the frames, not to frames × hotspots. Not a field: never in
+        JSON, equality or copies."""
+        memo = self.__dict__.get("_memo")
+        if memo is None:
+            memo = self.__dict__["_memo"] = {}
+        return memo
+
     def why_stale(self) -> str:
         """Why this frame holds no fresh data, in one line (empty for a fresh frame)."""
         if not self.stale:
@@ -212,6 +228,8 @@ class Frame:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["time"] = iso_utc(self.time)
+        if self.server.time is not None:
+            d["server"]["time"] = iso_utc(self.server.time)
         return d
 
 

@@ -14,11 +14,15 @@ from mysqltop.core import advice as _advice
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
 from mysqltop.core.parsed import ParsedSample, parse_sample
+from mysqltop.core.rules.base import RECENT_S
 from mysqltop.core.sample import Failure, RawSample
 
 
 class FramePipeline:
-    def __init__(self, window: int = 120) -> None:
+    def __init__(self, window: int = 120, advice_span_s: float = RECENT_S) -> None:
+        """`advice_span_s`: the span the rules judge (live: the last minute; a report over every
+        k-th sample widens it so the rules still see enough frames)."""
+        self.advice_span_s = advice_span_s
         self._prev: ParsedSample | None = None
         self._prev_host: RawSample | None = None      # the last sample with host counters, stale or not
         self._window: deque[Frame] = deque(maxlen=max(window, 1))
@@ -39,12 +43,18 @@ class FramePipeline:
         self._prev_host = None
         self._window.clear()
 
-    def push(self, raw: RawSample, *, advise: bool = True) -> Frame:
+    def forget_previous(self) -> None:
+        """The next frame has no rates (a new recording segment), the advice window stays."""
+        self._prev = None
+        self._prev_host = None
+
+    def push(self, raw: RawSample, *, advise: bool = True, polls: int = 1) -> Frame:
         """The frame of `raw`. advise=False skips the rules (a replay warming its window up: only
-        the last frame's advice is shown)."""
+        the last frame's advice is shown). `polls`: polls since the previous sample pushed (see
+        derive)."""
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
         try:
-            frame = derive(self._prev, cur, self._prev_host)
+            frame = derive(self._prev, cur, self._prev_host, polls)
         except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a live session
             frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
                           failure=Failure.OTHER.value)
@@ -54,13 +64,14 @@ class FramePipeline:
             self._prev_host = raw
         self._window.append(frame)
         if advise:
-            advise_into(frame, list(self._window), raw.variables)
+            advise_into(frame, list(self._window), raw.variables, self.advice_span_s)
         return frame
 
 
-def advise_into(frame: Frame, window: list[Frame], variables: Mapping[str, str]) -> None:
+def advise_into(frame: Frame, window: list[Frame], variables: Mapping[str, str],
+                span_s: float = RECENT_S) -> None:
     """frame.advice over `window` (oldest first, ending with `frame`), as push() computes it."""
     try:
-        frame.advice = _advice.advise(window, variables)
+        frame.advice = _advice.advise(window, variables, span_s)
     except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
         frame.errors["advice"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -35,6 +35,23 @@ class TimelinePoint:
 
 
 @dataclass
+class ReportSeries:
+    """The window as at most CHART_POINTS points for charts: each point is a run of frames
+    (time: its last frame), rates as their time-weighted mean over the run, gauges (history list
+    length, pending IO) as their maximum in it, so a peak survives the downsampling."""
+
+    time: list[float] = field(default_factory=list)
+    tps: list[float | None] = field(default_factory=list)
+    qps: list[float | None] = field(default_factory=list)
+    history_list_length: list[float | None] = field(default_factory=list)
+    pending_reads: list[float | None] = field(default_factory=list)
+    pending_writes: list[float | None] = field(default_factory=list)
+    pending_fsyncs: list[float | None] = field(default_factory=list)
+    # wait ms/s of the report's top hotspots (by share; at most 3), keyed by name
+    hotspot_wait_ms: dict[str, list[float | None]] = field(default_factory=dict)
+
+
+@dataclass
 class DropInfo:
     start: float
     end: float
@@ -73,7 +90,7 @@ class Report:
     start: float | None
     end: float | None
     duration_s: float
-    frames: int
+    frames: int                        # frames summarised (every sample, or one per `stride`)
     live_frames: int
     stale_frames: int
     server: dict[str, str | None]
@@ -95,6 +112,13 @@ class Report:
     long_transactions: list[TransactionSummary] = field(default_factory=list)
     # finding id → its own metric over the window (core.rules.metrics), every one measurable
     finding_metrics: dict[str, float] = field(default_factory=dict)
+    # A long window is summarised over every stride-th sample (keyframes: cheap to read): each
+    # frame's rates are the exact average over its span, gauges and advice are sampled at that
+    # step. samples: in the window; resolution_s: mean seconds per frame (None: every sample).
+    samples: int = 0
+    stride: int = 1
+    resolution_s: float | None = None
+    series: ReportSeries = field(default_factory=ReportSeries)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -174,8 +198,9 @@ def compare(a: Report, b: Report) -> Comparison:
 def _jsonable(o: Any) -> Any:
     """Epoch fields → ISO 8601 UTC (as frames print them), NaN/inf → None."""
     if isinstance(o, dict):
-        return {k: (iso_utc(v) if k in _TIME_KEYS and isinstance(v, (int, float)) else _jsonable(v))
-                for k, v in o.items()}
+        return {k: (iso_utc(v) if k in _TIME_KEYS and isinstance(v, (int, float))
+                    else [iso_utc(x) for x in v] if k in _TIME_KEYS and isinstance(v, list)
+                    else _jsonable(v)) for k, v in o.items()}
     if isinstance(o, list):
         return [_jsonable(v) for v in o]
     if isinstance(o, float) and (o != o or o in (float("inf"), float("-inf"))):

@@ -15,7 +15,9 @@ from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Hotspot, severity_rank
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.hotspots import TOP_HOTSPOTS
-from mysqltop.core.report import AdviceEpisode, DropInfo, HotspotSummary, Report, Stat, TimelinePoint
+from mysqltop.core.report import (
+    AdviceEpisode, DropInfo, HotspotSummary, Report, ReportSeries, Stat, TimelinePoint,
+)
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import cpu_busy_pct
 
@@ -60,6 +62,78 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
     ("locks", "row_lock_current_waits", lambda f: f.locks.row_lock_current_waits),
     ("locks", "deadlocks_per_s", lambda f: f.locks.deadlocks_per_s),
 )
+
+
+# Chart points kept (a chart is ~100 columns wide): past this, neighbouring points are merged.
+CHART_POINTS = 240
+CHART_HOTSPOTS = 3
+_RATES = ("tps", "qps")
+_GAUGES = ("history_list_length", "pending_reads", "pending_writes", "pending_fsyncs")
+
+
+class _Bucket:
+    """A run of frames: Σ rate × Δt and Σ Δt per rate, max per gauge, Σ wait ms per hotspot."""
+
+    __slots__ = ("time", "sums", "dts", "peaks", "hot", "hot_dt")
+
+    def __init__(self, f: Frame) -> None:
+        dt = f.elapsed or 0.0
+        self.time = f.time
+        tp, io = f.throughput, f.io
+        self.sums = [(v or 0.0) * dt for v in (tp.tps, tp.qps)]
+        self.dts = [dt if v is not None else 0.0 for v in (tp.tps, tp.qps)]
+        self.peaks = [f.flush.history_list_length, io.pending_reads, io.pending_writes, io.pending_fsyncs]
+        self.hot = {(h.source, h.name): h.wait_ms_per_s * dt for h in f.hotspots if h.wait_ms_per_s is not None}
+        self.hot_dt = dt
+
+    def merge(self, o: "_Bucket") -> "_Bucket":
+        self.time = o.time
+        self.sums = [a + b for a, b in zip(self.sums, o.sums)]
+        self.dts = [a + b for a, b in zip(self.dts, o.dts)]
+        self.peaks = [b if a is None else a if b is None else max(a, b) for a, b in zip(self.peaks, o.peaks)]
+        for k, v in o.hot.items():
+            self.hot[k] = self.hot.get(k, 0.0) + v
+        self.hot_dt += o.hot_dt
+        return self
+
+
+class _SeriesAcc:
+    """Chart points over any number of frames in bounded memory: buckets of 2^k frames."""
+
+    def __init__(self, cap: int = CHART_POINTS) -> None:
+        self.cap = max(2, cap)
+        self.buckets: list[_Bucket] = []
+        self.per = 1              # frames per bucket
+        self.open_n = 0           # frames in the last bucket
+
+    def add(self, f: Frame) -> None:
+        b = _Bucket(f)
+        if self.buckets and self.open_n < self.per:
+            self.buckets[-1].merge(b)
+            self.open_n += 1
+            return
+        self.buckets.append(b)
+        self.open_n = 1
+        if len(self.buckets) > self.cap:
+            merged = [self.buckets[i].merge(self.buckets[i + 1]) if i + 1 < len(self.buckets) else self.buckets[i]
+                      for i in range(0, len(self.buckets), 2)]
+            odd = len(self.buckets) % 2 == 1          # then the new frame's bucket stays alone
+            self.buckets = merged
+            self.open_n = self.open_n if odd else self.per + self.open_n
+            self.per *= 2
+
+    def series(self, hotspots: Sequence[tuple[str, str]]) -> ReportSeries:
+        s = ReportSeries()
+        for b in self.buckets:
+            s.time.append(b.time)
+            for name, total, dt in zip(_RATES, b.sums, b.dts):
+                getattr(s, name).append(total / dt if dt > 0 else None)
+            for name, peak in zip(_GAUGES, b.peaks):
+                getattr(s, name).append(peak)
+        for key in hotspots:
+            s.hotspot_wait_ms[key[1]] = [b.hot.get(key, 0.0) / b.hot_dt if b.hot_dt > 0 else None
+                                         for b in self.buckets]
+        return s
 
 
 class _StatAcc:
@@ -123,6 +197,8 @@ class ReportBuilder:
         self._sample_max = max(2, advice_sample_max)
         self._stride = 1
         self.lock_window = LockWindow()
+        self._elapsed = 0.0
+        self._series = _SeriesAcc()
 
     def add(self, f: Frame) -> None:
         i = self.frames
@@ -141,12 +217,14 @@ class ReportBuilder:
         if f.elapsed is None:
             return
         self.live += 1
+        self._elapsed += f.elapsed
         for sec, key, get in FIGURES:
             self.stats[(sec, key)].add(get(f), f.time, f.elapsed)
         if f.throughput.tps is not None:
             self.points.append((f.time, f.throughput.tps, f.throughput.threads_running))
             self.qps.append(f.throughput.qps)
         self._hotspots(f)
+        self._series.add(f)
         if f.host is not None:
             self.host_frames += 1
             if f.host.cpus:
@@ -215,10 +293,16 @@ class ReportBuilder:
         return out[:self.top]
 
     def build(self, variables: Mapping[str, str] | None = None,
-              bookmarks: Sequence[Mapping[str, Any]] = ()) -> Report:
+              bookmarks: Sequence[Mapping[str, Any]] = (), samples: int | None = None, stride: int = 1) -> Report:
+        """`samples`: samples in the window (default: the frames added); `stride` > 1: the frames
+        added were every stride-th of them (each frame's rates the average over its span)."""
         start = self.first.time if self.first else None   # the first sample in range, as --start chose it
         end = self.last.time if self.last else None
-        drops = signals.drops_in(self.points)
+        resolution = None
+        if stride > 1 and self.live:
+            resolution = self._elapsed / self.live
+        baseline = max(signals.BASELINE_S, signals.BASELINE_MIN_POINTS * (resolution or 0.0))
+        drops = signals.drops_in(self.points, baseline)
         spans = [(d.start, d.end) for d in drops]
         timeline, k = [], 0
         for (t, tps, _), qps in zip(self.points, self.qps):
@@ -232,14 +316,18 @@ class ReportBuilder:
         episodes = self._done + [ep for ep, _ in self._open.values()]
         episodes.sort(key=lambda e: (e.first, -severity_rank(e.severity), e.id))
         window_advice = advise(self._sample, variables or {}, span_s=None)
+        hotspots = self._hotspot_summaries()
+        timed = [(h.source, h.name) for h in hotspots if h.wait_ms_per_s is not None][:CHART_HOTSPOTS]
         return Report(
             start=start, end=end, duration_s=(end - start) if start is not None and end is not None else 0.0,
             frames=self.frames, live_frames=self.live, stale_frames=self.stale,
+            samples=self.frames if samples is None else samples, stride=max(1, stride), resolution_s=resolution,
+            series=self._series.series(timed),
             server={"version": server.version if server else None, "flavor": server.flavor if server else None,
                     "address": server.address if server else None},
             throughput=sections["throughput"], timeline=timeline,
             drops=[DropInfo(d.start, d.end, d.min_tps, d.baseline_tps, 100.0 * d.depth) for d in drops],
-            hotspots=self._hotspot_summaries(), io=sections["io"], flush=sections["flush"],
+            hotspots=hotspots, io=sections["io"], flush=sections["flush"],
             host={"cpus": self.cpus,
                   "saturated_pct": 100.0 * self.saturated / self.host_frames if self.host_frames and self.cpus else None,
                   **sections["host"]},

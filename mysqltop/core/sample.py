@@ -21,12 +21,16 @@ class Failure(str, Enum):
     LOST = "lost"                    # an established connection went away (restart, kill, network)
     DENIED = "denied"                # the server answered but refuses us (password, account locked, grants)
     OTHER = "other"                  # anything else (an unexpected result shape, a client bug)
+    # Not a failure: the poll is still running past the interval (a busy or frozen server, not yet
+    # counted as not answering). The sample carries the host counters of its moment, so the host
+    # view keeps its own clock; the server's answer comes later, as a late sample.
+    WAITING = "waiting"
 
 
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
-    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics",
+    "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
     "lock_waits", "transactions", "sessions", "session_states", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
@@ -76,6 +80,9 @@ class HostSample:
     mysqld_cpu_s: float | None = None   # cumulative user+system seconds of the mysqld process
     mysqld_threads: int | None = None
     mysqld_rss: int | None = None
+    # The busiest processes other than mysqld since the previous read, while the host's CPUs were
+    # busy: [[pid, name, cumulative user+system CPU seconds], …] (None: not looked at).
+    top_procs: list[list[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -102,3 +109,9 @@ class RawSample:
     transactions: list[list[Any]] | None = None
     sessions: list[list[Any]] | None = None
     session_states: list[list[Any]] | None = None
+    # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
+    # recordings, replays of them, a failed poll).
+    server_time: float | None = None
+    # The monitor's own session's Rows_read, read with server_time (MariaDB, whose rows read/s
+    # comes from Rows_read, which counts the monitor's own statements too); None: not read.
+    own_rows_read: int | None = None

@@ -289,6 +289,16 @@ class RecordingReader:
         return raw
 
     @_locked
+    def keyframes(self, lo: int, hi: int) -> list[int]:
+        """Indexes of the keyframes in [lo, hi]: each decodes without its predecessors."""
+        try:
+            rows = self._conn.execute(
+                "SELECT seq FROM samples WHERE seq BETWEEN ? AND ? AND ref IS NULL ORDER BY seq", (lo, hi))
+            return [int(r[0]) for r in rows]
+        except sqlite3.DatabaseError:
+            return []
+
+    @_locked
     def pair(self, i: int) -> tuple[RawSample | None, RawSample]:
         """(previous sample of the same segment or None, sample i): what derive() needs."""
         cur = self.sample(i)
@@ -370,7 +380,10 @@ class RecordingReader:
                 self._bad.update(range(cur, i + 1))
                 raise DamagedSample(self.path, i, f"its reference sample {cur} is damaged")
             if cur not in rows:
-                self._fetch(max(0, cur - 63), cur, rows)
+                self._fetch(cur, cur, rows)      # a keyframe (strided reads) needs no more
+                ref = rows[cur][1] if cur in rows else None
+                if ref is not None and ref not in self._decoded:
+                    self._fetch(max(0, cur - 63), cur - 1, rows)
             row = rows.get(cur)
             if row is None:
                 self._bad.update(range(cur, i + 1))

@@ -14,6 +14,75 @@ from mysqltop.core.sample import HostSample
 
 _CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 _PROC_CACHE: dict[int, Any] = {}      # pid → psutil.Process, reused across samples
+# Other processes are looked at only while the CPUs are this busy (a scan costs a few ms of CPU).
+SCAN_BUSY_SHARE = 0.8
+TOP_PROCS = 3
+
+
+class _Scan:
+    """Per-process CPU seconds of the last scan and the host CPU times at the last read: to pick
+    the processes busiest since then (the choice is the source's; their rates are derive's)."""
+
+    def __init__(self) -> None:
+        self.cpu_times: dict[str, float] | None = None
+        self.procs: dict[int, tuple[str, float]] = {}
+
+
+_SCAN = _Scan()
+
+
+def _all_procs() -> dict[int, tuple[str, float]]:
+    """pid → (name, user+system CPU seconds) of every process: /proc directly (3× cheaper than
+    psutil), psutil elsewhere."""
+    out: dict[int, tuple[str, float]] = {}
+    if os.path.isdir("/proc/self"):
+        tick = float(os.sysconf("SC_CLK_TCK"))
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    text = f.read()
+            except OSError:
+                continue                      # gone meanwhile
+            close = text.rfind(b")")
+            fields = text[close + 2:].split()
+            if close < 0 or len(fields) < 13:
+                continue
+            name = text[text.find(b"(") + 1:close].decode("utf-8", "replace")
+            out[int(entry)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+        return out
+    import psutil
+
+    for p in psutil.process_iter(["name", "cpu_times"]):
+        t = p.info.get("cpu_times")
+        if t is not None:
+            out[p.pid] = (str(p.info.get("name") or "?"), t.user + t.system)
+    return out
+
+
+def _busy_share(before: dict[str, float] | None, now: dict[str, float]) -> float:
+    if before is None:
+        return 0.0
+    deltas = {k: now[k] - before.get(k, 0.0) for k in now}
+    total = sum(deltas.values())
+    idle = deltas.get("idle", 0.0) + deltas.get("iowait", 0.0)
+    return (total - idle) / total if total > 0 else 0.0
+
+
+def top_procs(cpu_times: dict[str, float], exclude: int | None, scan: _Scan = _SCAN) -> list[list[Any]] | None:
+    """The TOP_PROCS processes (other than `exclude`) that used most CPU since the previous scan,
+    as [pid, name, cumulative CPU seconds], while the host's CPUs are busy; else None."""
+    busy = _busy_share(scan.cpu_times, cpu_times)
+    scan.cpu_times = dict(cpu_times)
+    if busy < SCAN_BUSY_SHARE:
+        scan.procs = {}
+        return None
+    before, scan.procs = scan.procs, _all_procs()
+    used = [(cpu - before[pid][1], pid, name, cpu) for pid, (name, cpu) in scan.procs.items()
+            if pid != exclude and pid in before and cpu > before[pid][1]]
+    used.sort(reverse=True)
+    return [[pid, name, cpu] for _, pid, name, cpu in used[:TOP_PROCS]]
 
 
 def _proc_stat(path: str = "/proc/stat") -> dict[str, Any] | None:
@@ -74,6 +143,10 @@ def read_host(mysqld_pid: int | None = None) -> HostSample:
     except (OSError, RuntimeError):
         disk = None
     cpu_s, threads, rss = _mysqld(mysqld_pid)
+    try:
+        top = top_procs(cpu_times, mysqld_pid)
+    except (OSError, ValueError):
+        top = None
     return HostSample(
         cpus=psutil.cpu_count(logical=True) or 1,
         cpu_times=cpu_times,
@@ -85,5 +158,5 @@ def read_host(mysqld_pid: int | None = None) -> HostSample:
         disk_writes=disk.write_count if disk else None,
         disk_read_bytes=disk.read_bytes if disk else None,
         disk_write_bytes=disk.write_bytes if disk else None,
-        mysqld_cpu_s=cpu_s, mysqld_threads=threads, mysqld_rss=rss,
+        mysqld_cpu_s=cpu_s, mysqld_threads=threads, mysqld_rss=rss, top_procs=top,
     )

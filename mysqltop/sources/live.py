@@ -1,4 +1,4 @@
-"""The live source: the host counters read right before one MySQL poll, per RawSample."""
+"""The live source: MySQL polls with the host counters of each sample's moment."""
 
 from __future__ import annotations
 
@@ -21,10 +21,15 @@ class LiveSource:
     replay = False
 
     def __init__(self, mysql: MySQLSource,
-                 host_reader: Callable[[int | None], HostSample] = read_host) -> None:
+                 host_reader: Callable[[int | None], HostSample] = read_host, *,
+                 host_clock: bool = False) -> None:
         self.mysql = mysql
         self.host_reader = host_reader
         mysql.host_probe = self._host
+        # A sample every interval while a poll hangs (failure=waiting, then timeout), each with
+        # the host counters of its moment: for views and recordings that follow time (the TUI,
+        # `record`); a one-shot `snapshot` or a fleet row waits for the server's answer instead.
+        mysql.host_clock = host_clock
 
     @property
     def capabilities(self) -> Capabilities | None:
@@ -50,7 +55,7 @@ class LiveSource:
         self.mysql.close()
 
 
-def open_live_source(options: LiveOptions) -> tuple[LiveSource, Capabilities]:
+def open_live_source(options: LiveOptions, *, host_clock: bool = False) -> tuple[LiveSource, Capabilities]:
     """Connect and detect capabilities; UserError (exit 2) for connection/privilege problems.
 
     The returned Capabilities carry `notes` (P_S off, instruments disabled …) for the view to show;
@@ -62,4 +67,4 @@ def open_live_source(options: LiveOptions) -> tuple[LiveSource, Capabilities]:
     if changed:
         caps = replace(caps, notes=(*changed, *caps.notes))
         mysql.capabilities = caps
-    return LiveSource(mysql), caps
+    return LiveSource(mysql, host_clock=host_clock), caps

@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
@@ -31,6 +32,7 @@ from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import locks as locks_src
+from mysqltop.sources.base import nice_this_thread
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
 from mysqltop.sources.failure import classify
 
@@ -90,6 +92,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
 K_VARS = POLL_STATEMENTS[-1]
+K_TIME = "server_time"
 
 # Errors that will not go away by retrying: stop sending the statement, keep reporting why.
 _PERMANENT = {1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235}
@@ -116,6 +119,15 @@ class _Poll:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+def _clock_row(rows: Any) -> dict[str, Any]:
+    """RawSample fields from the server_time statement: (clock, [own session's Rows_read])."""
+    row = rows[0] if rows else ()
+    num = [float(x) if isinstance(x, (int, float, Decimal)) or (isinstance(x, str) and x.isdigit()) else None
+           for x in row]
+    return {"server_time": num[0] if num else None,
+            "own_rows_read": int(num[1]) if len(num) > 1 and num[1] is not None else None}
+
+
 class MySQLSource:
     """SampleSource for a live server (without host counters: see sources/live.py)."""
 
@@ -127,6 +139,7 @@ class MySQLSource:
         self.opts = opts
         self._fixed_timeout = answer_timeout
         self.host_probe = host_probe            # host counters read at each sample's time
+        self.host_clock = False                 # a sample every interval while a poll hangs (host counters)
         self.set_interval(interval)
         self.capabilities: Capabilities | None = None
         self.stats = PollStats()
@@ -202,20 +215,31 @@ class MySQLSource:
                 job = self._inflight = _Inflight(wall, time.monotonic(), host)
                 threading.Thread(target=self._run_poll, args=(job, self._conn), name="mysqltop-poll",
                                  daemon=True).start()
-            # Wait for the answer until the server counts as not answering; once it does, one
-            # timeout sample per call (the caller paces), the poll itself still waited for.
+            # The poll is waited for however long it takes. With host counters on their own clock,
+            # a read that has waited an interval returns a sample of this moment's host counters
+            # (failure=waiting, then timeout once the server counts as not answering); without,
+            # the first read waits up to the answer timeout, the later ones return at once.
             limit = job.mono + self.answer_timeout
-            job.done.wait(max(0.0, limit - time.monotonic()) if time.monotonic() < limit else 0.0)
+            job.done.wait(max(0.0, (called + self.interval if self.host_clock else limit) - time.monotonic()))
+            host = None if job.done.is_set() else self._host()
+            if host is None and not job.done.is_set():      # no host counters here: nothing to say yet
+                job.done.wait(max(0.0, limit - time.monotonic()))
             if not job.done.is_set():
-                wall, mono, waited = time.time(), time.monotonic(), time.monotonic() - job.mono
+                wall, mono = time.time(), time.monotonic()
+                waited = mono - job.mono
+                job.overtaken = True
+                if waited < self.answer_timeout:
+                    return self._error_sample(wall, mono, host, f"waiting for the server's answer for "
+                                              f"{waited:.1f} s (late, not cut)", Failure.WAITING)
                 return self._error_sample(
-                    wall, mono, self._host(),
+                    wall, mono, host,
                     f"no answer for {waited:.1f} s (the poll is still waiting; not cut, to leave the "
                     "server's log clean)", Failure.TIMEOUT)
             self._inflight = None
             return self._finish(job)
 
     def _run_poll(self, job: "_Inflight", conn: Any) -> None:
+        nice_this_thread()
         try:
             job.poll = self._poll(job.mono, conn)
         except BaseException as e:  # noqa: BLE001 - handed to the reading thread
@@ -225,6 +249,12 @@ class MySQLSource:
             job.done.set()
 
     def _finish(self, job: "_Inflight") -> RawSample:
+        took = job.ended - job.mono
+        if job.overtaken:
+            # Samples of later moments were returned while this poll ran: its answer is stamped
+            # when it is taken (right as it came: a frozen server answers as it resumes), so
+            # time never goes backwards.
+            job.wall, job.mono, job.host = time.time(), time.monotonic(), self._host()
         if job.exc is not None:
             e = job.exc
             self._drop(f"poll failed: {caps_mod.one_line(e)}", classify(e))
@@ -232,7 +262,6 @@ class MySQLSource:
                                       self._last_failure)
         assert job.poll is not None
         self._failing_since = None
-        took = job.ended - job.mono
         job.poll.timings_ms["poll"] = round(took * 1000.0, 3)
         if took > self.interval:
             job.poll.timings_ms["late"] = round((took - self.interval) * 1000.0, 3)
@@ -264,6 +293,11 @@ class MySQLSource:
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+        # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
+        # MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
+        now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
+        stmts.append((K_TIME, f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
+                              "WHERE VARIABLE_NAME = 'ROWS_READ')" if c.flavor == "mariadb" else f"SELECT {now}"))
         stmts += locks_src.lock_statements(c.flavor, c.version_tuple, c.performance_schema)
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
@@ -338,6 +372,7 @@ class MySQLSource:
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            **_clock_row(v.get(K_TIME)),
             **lock_rows)
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
@@ -444,6 +479,7 @@ class _Inflight:
     poll: _Poll | None = None
     exc: BaseException | None = None
     ended: float = 0.0
+    overtaken: bool = False      # a waiting/timeout sample of a later moment was returned meanwhile
 
 
 def _force_close(conn: Any) -> None:

@@ -27,6 +27,10 @@ from mysqltop.recording.cursor import Pipeline, ReplayCursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
+# A report over every k-th sample has the rules judge at least this many points.
+ADVICE_POINTS = 10
+
+
 def _stderr(message: str) -> None:
     print(f"mysqltop: warning: {message}", file=sys.stderr)
 
@@ -47,6 +51,7 @@ class ReplaySource:
             self.reader.close()
             raise
         self._pending: int | None = None     # first index of a damaged run not yet reported
+        self._reading = self._readable()      # read()'s place in the range
         if self.reader.notice and on_damage is not None:
             on_damage(self.reader.notice)
 
@@ -68,7 +73,6 @@ class ReplaySource:
             raise UserError(f"no samples in {want}; {r.path} spans {span}", 2)
         self.first, self.last = lo, hi
         self.cursor.floor = lo
-        self._next = lo
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
 
     def prime(self, pipeline: Pipeline) -> int:
@@ -87,22 +91,18 @@ class ReplaySource:
 
     # -- SampleSource -----------------------------------------------------------------------
     def read(self) -> RawSample | None:
-        while self._next <= self.last:
-            i = self._next
-            self._next += 1
-            raw = self.cursor.sample(i)
-            if raw is None:
-                if self._pending is None:
-                    self._pending = i
-                continue
-            self._report(i - 1)
-            return raw
-        self._report(self.last)
-        return None
+        step = next(self._reading, None)
+        return None if step is None else step[1]
 
     def frames(self) -> Iterator[tuple[Frame, RawSample]]:
         """(frame, sample) for each readable sample in range, derived by the replay cursor (so
         each frame is the one replay shows for that moment); damaged ranges are reported."""
+        for i, raw in self._readable():
+            yield self.cursor.frame_at(i), raw
+
+    def _readable(self) -> Iterator[tuple[int, RawSample]]:
+        """(index, sample) for each readable sample in range; each damaged run is reported once,
+        when the next readable sample (or the end of the range) is reached."""
         for i in range(self.first, self.last + 1):
             raw = self.cursor.sample(i)
             if raw is None:
@@ -110,8 +110,50 @@ class ReplaySource:
                     self._pending = i
                 continue
             self._report(i - 1)
-            yield self.cursor.frame_at(i), raw
+            yield i, raw
         self._report(self.last)
+
+    def points(self, stride: int) -> list[int]:
+        """Indexes for a report over every `stride`-th sample: the range's first and last samples,
+        every segment's first and last, and keyframes at least `stride` apart in between (a keyframe decodes
+        alone, so the samples between points are never decoded)."""
+        out = [self.first]
+        starts = {s for s in self.reader.segment_starts if self.first < s <= self.last}
+        ends = {s - 1 for s in starts}            # a segment's last sample closes its last span
+        for k in sorted(set(self.reader.keyframes(self.first + 1, self.last)) | starts | ends):
+            if k > out[-1] and (k - out[-1] >= stride or k in starts or k in ends):
+                out.append(k)
+        if out[-1] != self.last:
+            out.append(self.last)
+        return out
+
+    def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
+        """(frame, sample) at the indexes of `points(stride)`, each derived from the
+        point before: counters are cumulative, so every rate is the exact time-weighted average
+        over its span; gauges (pending IO, history length, lock trees) are as at the point. The
+        rules judge max(RECENT_S, ADVICE_POINTS points), so they still see enough frames."""
+        from mysqltop.core.pipeline import FramePipeline
+        from mysqltop.core.rules.base import RECENT_S
+
+        plan = self.points(stride)
+        interval = (self.reader.meta.interval or 1.0)
+        pipe = FramePipeline(advice_span_s=max(RECENT_S, ADVICE_POINTS * stride * interval))
+        if self.primer is not None:
+            pipe.push(self.primer, advise=False)
+        prev = self.first - 1 if self.primer is not None else None
+        for i in plan:
+            raw = self.cursor.sample(i)
+            if raw is None:
+                self._pending = i
+                self._report(i)
+                continue
+            if self.reader.is_segment_start(i):
+                pipe.forget_previous()
+                prev = None
+            polls = 1 if prev is None else i - prev
+            yield pipe.push(raw, polls=polls), raw
+            if raw.error is None:       # a stale sample carries no counters: the next spans it
+                prev = i
 
     def close(self) -> None:
         self.reader.close()

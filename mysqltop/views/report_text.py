@@ -80,9 +80,14 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     srv = r.server
     head = Block(f"mysqltop report{label}", [
         f"server: {srv.get('flavor') or '?'} {srv.get('version') or '?'} at {srv.get('address') or '?'}",
-        f"window: {_ts(r.start, True)} – {_ts(r.end, True)} UTC ({u.duration(r.duration_s)}, {r.frames} samples, "
-        f"{r.stale_frames} stale)",
+        f"window: {_ts(r.start, True)} – {_ts(r.end, True)} UTC ({u.duration(r.duration_s)}, "
+        f"{max(r.samples, r.frames)} samples, {r.stale_frames} stale)",
     ])
+    if r.stride > 1:
+        head.lines.append(
+            f"resolution: one point per {u.duration(r.resolution_s or 0.0)} (every {r.stride}th sample, "
+            f"{r.frames} points): rates and averages are exact over each span; peaks of gauges, lock "
+            "trees and advice are as at the points")
     if not r.live_frames:
         head.lines.append("no frames with rates in this window: nothing to summarise")
         return [head]

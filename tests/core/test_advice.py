@@ -19,7 +19,7 @@ from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput
 from mysqltop.core.pipeline import FramePipeline
-from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 T0 = 1_767_225_600.0            # 2026-01-01 00:00:00 UTC
@@ -549,3 +549,39 @@ def test_bursty_ahi_latch_on_a_busy_host_is_still_the_hot_spot() -> None:
         Hotspot("MDL_lock::rwlock", "rwlock", "performance_schema", waits_per_s=5_000,
                 wait_ms_per_s=300 * (1 - ordered[k]), share=1 - ordered[k])])
     assert "ahi_latch" not in ids(advise(block, v))
+
+
+def _hogged(n: int, hog_cores: float, mysqld_cores: float) -> list[RawSample]:
+    """A 2-core local host ~97 % busy: another process burns `hog_cores`, mysqld `mysqld_cores`."""
+    out = []
+    for k in range(n):
+        host = HostSample(cpus=2, cpu_times={"user": 1.8 * k, "system": 0.14 * k, "idle": 0.06 * k},
+                          ctx_switches=1000 * k, procs_running=6, procs_blocked=0, loadavg=(5.0, 4.0, 3.0),
+                          mysqld_cpu_s=100.0 + mysqld_cores * k,
+                          top_procs=[[4242, "stress-ng-cpu", 50.0 + hog_cores * k], [77, "sshd", 3.0 + 0.01 * k]])
+        out.append(RawSample(wall=T0 + k, mono=float(k), host=host, global_status={"Uptime": str(1000 + k)},
+                             server=ServerIdentity(version="10.11.6-MariaDB", flavor="mariadb", local=True)))
+    return out
+
+
+def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> None:
+    pipe = FramePipeline()
+    frames = [pipe.push(raw, advise=False) for raw in _hogged(60, hog_cores=1.6, mysqld_cores=0.3)]
+    host = frames[-1].host
+    assert host is not None and host.top_process == "stress-ng-cpu" and host.top_process_pid == 4242
+    assert host.top_process_cpu_pct == pytest.approx(160.0)
+    got = advise(frames, {})
+    assert "cpu_saturation" not in ids(got)
+    a = one(got, "cpu_other_process")
+    assert a.message.startswith("CPU saturated by another process, not mysqld: stress-ng-cpu (pid 4242) used 1.6 "
+                                "of 2 cores (mysqld 0.3)")
+    assert "busiest other process stress-ng-cpu (pid 4242) avg 1.6 cores" in a.evidence
+
+
+def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small() -> None:
+    pipe = FramePipeline()
+    busy_mysqld = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.2, mysqld_cores=1.7)], {})
+    assert "cpu_other_process" not in ids(busy_mysqld)
+    pipe = FramePipeline()
+    small = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.3, mysqld_cores=0.2)], {})
+    assert "cpu_other_process" not in ids(small)

@@ -383,3 +383,15 @@ def test_mariadb_single_fsync_line_gives_pending_fsyncs_without_status() -> None
     assert derive(None, parsed(0.0, innodb_status=text)).io.pending_fsyncs == 0
     busy = text.replace("Pending flushes (fsync): 0", "Pending flushes (fsync): 3")
     assert derive(None, parsed(0.0, innodb_status=busy)).io.pending_fsyncs == 3
+
+
+def test_the_monitors_own_rows_are_taken_out_of_rows_read() -> None:
+    """MariaDB's Rows_read counts every session's rows, the monitor's own queries too."""
+    def at(mono: float, rows: int, own: int | None) -> ParsedSample:
+        return parsed(mono, global_status={"Rows_read": str(rows)}, own_rows_read=own)
+
+    assert derive(at(0, 1000, 500), at(2, 1740, 870)).throughput.rows_read_per_s == pytest.approx(185.0)
+    assert derive(at(0, 1000, 500), at(2, 1370, 870)).throughput.rows_read_per_s == 0.0      # idle
+    # a reconnect (the session counter starts again) or an older recording: uncorrected, as before
+    assert derive(at(0, 1000, 500), at(2, 1740, 30)).throughput.rows_read_per_s == pytest.approx(370.0)
+    assert derive(at(0, 1000, None), at(2, 1740, 870)).throughput.rows_read_per_s == pytest.approx(370.0)

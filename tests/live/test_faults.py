@@ -31,9 +31,10 @@ RECOVERY_S = 2 * INTERVAL + 1.0
 class Watched:
     """An engine polling a live source in its own thread; frames with their arrival time."""
 
-    def __init__(self, db, answer_timeout: float | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, db, answer_timeout: float | None = None,  # type: ignore[no-untyped-def]
+                 host_clock: bool = False) -> None:
         mysql = MySQLSource(db.options(), interval=INTERVAL, answer_timeout=answer_timeout)
-        self.source = LiveSource(mysql)
+        self.source = LiveSource(mysql, host_clock=host_clock)
         mysql.open()
         self.engine = Engine(self.source, FramePipeline())
         self.frames: list[tuple[float, Frame]] = []
@@ -93,6 +94,40 @@ def test_sigstop_is_waited_for_host_keeps_ticking_and_fresh_at_once_after_sigcon
         back = w.wait_for(fresh, 30)
         assert back is not None and back[0] - resumed <= RECOVERY_S, back and back[0] - resumed
         # the poll was waited for, not cut: same connection, nothing in the server's log
+        assert w.source.mysql.reconnects == 0
+        assert "Aborted connection" not in db.log_tail(200)
+    finally:
+        w.close()
+
+
+def test_sigstop_host_counters_arrive_every_interval_from_the_first(mariadb_factory) -> None:
+    """With the host on its own clock (the TUI, `record`), a hung poll yields a sample every
+    interval from the first one on — waiting (late, not failed), then not answering — each with
+    fresh host counters; the late answer is delivered when the server runs again."""
+    db = mariadb_factory(name="hostclock")
+    w = Watched(db, answer_timeout=6 * INTERVAL, host_clock=True)
+    try:
+        assert w.wait_for(fresh, 20)
+        db.pause()
+        paused = time.monotonic()
+        try:
+            assert w.wait_for(lambda f: f.failure == "waiting", 20), "no host sample while the poll hangs"
+            assert w.wait_for(lambda f: f.failure == "timeout", 30), "never counted as not answering"
+            time.sleep(INTERVAL)
+        finally:
+            db.resume()
+        resumed = time.monotonic()
+        during = [f for at, f in w.since(paused) if at < resumed and f.stale]
+        kinds = [f.failure for f in during]
+        assert kinds[0] == "waiting" and "timeout" in kinds, kinds
+        assert kinds.index("timeout") >= 2              # an interval's worth of waiting samples first
+        assert all(f.host is not None and f.host.ctx_switches_per_s is not None for f in during)
+        times = [f.time for f in during]
+        assert times == sorted(times) and len(set(times)) == len(times)   # each of its own moment
+        back = w.wait_for(fresh, 30)
+        assert back is not None
+        assert back[1].late_s is not None and back[1].late_s > 0           # the late answer, delivered
+        assert back[1].time >= times[-1]
         assert w.source.mysql.reconnects == 0
         assert "Aborted connection" not in db.log_tail(200)
     finally:

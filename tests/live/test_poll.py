@@ -50,9 +50,11 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     s = source.read()
     assert s.error is None and s.errors == {}
     assert trips[0] == 1 and source.stats.round_trips == 1
-    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
+    assert source.stats.statements == 10 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "lock_waits", "transactions", "sessions", "session_states", "poll"}
+                                 "server_time", "lock_waits", "transactions", "sessions", "session_states", "poll"}
+    # the server's own clock, read in the same round trip (the same machine here: the same time)
+    assert s.server_time is not None and abs(s.server_time - s.wall) < 5.0
     assert all(v >= 0 for v in s.timings_ms.values())
     # InnoDB status text, whole
     assert "INNODB MONITOR OUTPUT" in s.innodb_status and "END OF INNODB MONITOR OUTPUT" in s.innodb_status
@@ -75,7 +77,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     first = source.read()
     second = source.read()
     assert "variables" in first.timings_ms and "variables" not in second.timings_ms
-    assert source.stats.statements == 8 and source.stats.round_trips == 1
+    assert source.stats.statements == 9 and source.stats.round_trips == 1
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
     monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)
@@ -264,3 +266,20 @@ def test_an_odd_result_shape_costs_one_sample_not_the_session(source: MySQLSourc
     bad, good = source.read(), source.read()
     assert bad.error == "unexpected poll result: TypeError: int() argument must be a string, not 'NoneType'"
     assert good.error is None and good.innodb_status and source._conn is not None
+
+
+def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSource) -> None:
+    """MariaDB counts Rows_read for every session, the monitor's P_S, status and lock queries
+    too (~370 rows a poll: "rows r/s 349" on an idle server); the poll reads its own session's
+    Rows_read in the same round trip and derive takes it out."""
+    from mysqltop.core.pipeline import FramePipeline
+
+    pipe = FramePipeline()
+    frames = []
+    for _ in range(4):
+        raw = source.read()
+        assert raw.own_rows_read is not None and raw.server_time is not None
+        frames.append(pipe.push(raw))
+        time.sleep(0.3)
+    rates = [f.throughput.rows_read_per_s for f in frames[1:]]
+    assert all(r is not None and r < 5.0 for r in rates), rates

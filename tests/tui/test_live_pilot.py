@@ -19,7 +19,8 @@ from .conftest import key_latency, pilot, screen_text, wait_for
 from .samples import sample
 
 INTERVAL = 0.2
-KEY_ANSWERS_S = 1.0   # far below the 30 s the blocked poll lasts: a frozen UI cannot pass
+KEY_ANSWERS_S = 5.0   # far below the 30 s the blocked poll lasts: a frozen UI cannot pass,
+                      # and a loaded 2-core box (load 60+) still answers well inside it
 
 
 class StallingSource:
@@ -71,22 +72,23 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: source.blocked.is_set())
         hung_at = time.monotonic()
-        await wait_for(pilot, lambda: "LATE" in status(app), timeout=3 * INTERVAL + 2)
-        # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker.
-        assert time.monotonic() - hung_at <= 3 * INTERVAL + 2
+        await wait_for(pilot, lambda: "LATE" in status(app), timeout=KEY_ANSWERS_S)
+        # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker,
+        # which stays blocked for 30 s.
+        assert time.monotonic() - hung_at <= KEY_ANSWERS_S
         assert "LIVE" in status(app) and "db1:3306" in status(app)
         # The worker is blocked inside read() for up to 30 s; a UI waiting on it would take that
         # long. Keys answer in tens of ms (bench/tui measures it); the bound here only has to
         # tell "answers" from "frozen" on a loaded CI machine, so it is generous on purpose.
         for key, check in (("2", lambda: app.zoomed == 2), ("question_mark", lambda: app.screen.id == "help"),
                            ("escape", lambda: app.screen.id != "help"), ("p", lambda: app.paused)):
-            assert await key_latency(app, key, check) < KEY_ANSWERS_S, key
+            assert await key_latency(app, key, check, timeout=KEY_ANSWERS_S) < KEY_ANSWERS_S, key
         await pilot.pause()
         assert "PAUSED" in status(app) and "LATE" not in status(app)
         await pilot.press("p")
         await wait_for(pilot, lambda: "LATE" in status(app))
         source.release.set()                                  # the server answers again
-        await wait_for(pilot, lambda: "LATE" not in status(app), timeout=3)
+        await wait_for(pilot, lambda: "LATE" not in status(app), timeout=15)
 
 
 @pilot
@@ -130,11 +132,10 @@ async def test_interval_keys_change_the_poll_interval() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.frame is not None)
         await pilot.press("plus")
-        await wait_for(pilot, lambda: app.position.interval == 0.25)
-        assert "every 250ms" in status(app)
+        await wait_for(pilot, lambda: app.position.interval == 0.25 and "every 250ms" in status(app))
         await pilot.press("plus")
         await wait_for(pilot, lambda: app.feed.interval == 0.5)  # type: ignore[attr-defined]
-        assert "every 500ms" in status(app)
+        await wait_for(pilot, lambda: "every 500ms" in status(app))
         await pilot.press("minus", "minus")            # 0.25 s is the floor
         await wait_for(pilot, lambda: app.feed.interval == 0.25)  # type: ignore[attr-defined]
         await pilot.pause(0.3)
@@ -234,3 +235,56 @@ async def test_the_alert_follows_the_typed_failure_not_the_words() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "ACCESS DENIED" in status(app), timeout=3)
         assert "NOT ANSWERING" not in status(app)
+
+
+@pilot
+async def test_a_late_server_is_late_not_stale_and_the_host_pane_keeps_its_clock() -> None:
+    """While a poll runs past the interval the source yields waiting samples with host counters:
+    the status bar says LATE, the server's numbers stay (not dimmed), the host pane moves on."""
+    source = StallingSource(healthy=3, fail="waiting for the server's answer for 1.2 s (late, not cut)",
+                            failure=Failure.WAITING)
+    app = live_app(source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and app.frame.failure == "waiting"
+                       and "LATE" in status(app))
+        assert not app.grid.has_class("-stale")
+        assert "NOT ANSWERING" not in status(app) and "STALE" not in status(app)
+        def host_shown() -> object:
+            frame = app.panes[5]._frame
+            return frame.host if frame is not None else None
+
+        # the pane follows the app's frame after a refresh: wait for it rather than race it
+        await wait_for(pilot, lambda: host_shown() is not None and host_shown() is app.frame.host)
+        first = host_shown()
+        await wait_for(pilot, lambda: host_shown() is not first and host_shown() is app.frame.host)
+        # the server panes keep the last good frame; the host pane shows the waiting frame's counters
+        assert app.panes[1]._frame is app.good_frame and not app.good_frame.stale
+
+
+class SkewedClockSource(StallingSource):
+    """Healthy samples whose server clock runs an hour and a bit behind this machine's."""
+
+    SKEW_S = -3600.0 - 17 * 60
+
+    def read(self) -> RawSample:
+        raw = super().read()
+        return dataclasses.replace(raw, server_time=raw.wall + self.SKEW_S)
+
+
+@pilot
+async def test_the_live_header_shows_the_servers_clock() -> None:
+    from datetime import datetime
+
+    source = SkewedClockSource(healthy=10_000)
+    app = live_app(source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.frame is not None and "server " in status(app))
+        assert app.frame is not None and app.frame.server.time is not None
+        shown = re.search(r"server (\d\d:\d\d:\d\d)", status(app))
+        assert shown is not None
+        server = datetime.strptime(shown.group(1), "%H:%M:%S")
+        here = datetime.fromtimestamp(time.time())
+        # the server's clock, not this machine's: 77 minutes behind (give or take the poll)
+        behind = ((here.hour * 3600 + here.minute * 60 + here.second)
+                  - (server.hour * 3600 + server.minute * 60 + server.second)) % 86400
+        assert abs(behind + SkewedClockSource.SKEW_S) < 30

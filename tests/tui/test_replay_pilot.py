@@ -253,3 +253,33 @@ async def test_a_minute_forward_then_back_returns_to_the_same_sample() -> None:
         await pilot.press("left_square_bracket")
         await wait_for(pilot, lambda: app.position.index != 139)
         assert app.position.index == 79
+
+
+@pilot
+async def test_a_silence_in_the_recording_reads_as_a_gap_not_late() -> None:
+    """Samples 0–9, nothing for 60 s, then 10–19: the first sample after the silence says the
+    recording has a gap there; recorded waiting samples read LATE (recorded)."""
+    import dataclasses
+
+    from mysqltop.core.sample import Failure
+
+    raw = samples(20)
+    raw = raw[:10] + [dataclasses.replace(r, wall=r.wall + 60, mono=r.mono + 60) for r in raw[10:]]
+    raw[15] = dataclasses.replace(raw[15], error="waiting for the server's answer for 1.2 s (late, not cut)",
+                                  failure=Failure.WAITING)
+    app = replay_app(raw, start=10)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.position.index == 10 and app.replay is not None)
+        await wait_for(pilot, lambda: "gap in the recording" in screen_text(app).splitlines()[0])
+        line = screen_text(app).splitlines()[0]
+        assert "STALE" in line and "1m01s gap" in line and "LATE" not in line, line
+        await pilot.press("right")
+        await wait_for(pilot, lambda: app.position.index == 11)
+        await wait_for(pilot, lambda: "gap" not in screen_text(app).splitlines()[0])
+        await pilot.press("g")
+        await pilot.pause()
+        for ch in "+75s":
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.position.index == 15)
+        await wait_for(pilot, lambda: "LATE (recorded)" in screen_text(app).splitlines()[0])

@@ -194,6 +194,11 @@ class Window:
         vals = self.values(get)
         return max(vals) if vals else None
 
+    @staticmethod
+    def frame_family(f: Frame, family: "LatchFamily") -> "_FrameFamily":
+        """One frame's hotspots of `family` (worked out once per frame)."""
+        return _frame_family(f, family)
+
     def latch(self, family: "LatchFamily") -> LatchStats:
         if family.id not in self._latch_cache:
             self._latch_cache[family.id] = _latch_stats(self.frames, family)
@@ -220,6 +225,41 @@ def _matches(pattern: str, exclude: str | None, name: str, site: str | None) -> 
     return exclude is None or re.search(exclude, text, re.IGNORECASE) is None
 
 
+@dataclass
+class _FrameFamily:
+    """One frame's hotspots of one family, worked out once per frame (Frame.memo)."""
+
+    by_source: dict[str, list[Hotspot]]
+    share: float                       # the best source's summed share, capped at 1
+    waits: float | None
+    wait_ms: float | None
+    threads: float | None
+    kind: str | None                   # what the best source measures; None when nothing matched
+    sources: frozenset[str]            # sources with a rate this frame (SEMAPHORES has none)
+
+
+def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
+    memo = f.memo()
+    key = ("latch_family", family)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    by_source: dict[str, list[Hotspot]] = {}
+    for h in f.hotspots:
+        if family.matches(h):
+            by_source.setdefault(h.source, []).append(h)
+    best = max(by_source.values(), key=lambda hs: sum(h.share or 0.0 for h in hs), default=[])
+    wait_ms = _total(h.wait_ms_per_s for h in best)
+    kind = None
+    if best:
+        kind = ("waiting threads" if best[0].source == "semaphores"
+                else "wait time" if wait_ms is not None else "waits")
+    hit = memo[key] = _FrameFamily(
+        by_source, min(sum(h.share or 0.0 for h in best), 1.0), _total(h.waits_per_s for h in best), wait_ms,
+        _total(h.waiting_threads for h in best), kind, frozenset(h.source for h in f.hotspots) - {"semaphores"})
+    return hit
+
+
 def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
     st = LatchStats([], [], [], [], {}, "waits")
     measures: dict[str, int] = {}
@@ -227,12 +267,14 @@ def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
     source_seconds: dict[str, float] = {}
     for f in frames:
         dt = f.elapsed or 0.0
-        by_source: dict[str, list[Hotspot]] = {}
-        for h in f.hotspots:
-            if family.matches(h):
-                by_source.setdefault(h.source, []).append(h)
+        ff = _frame_family(f, family)
+        for src, hs in ff.by_source.items():
+            members = by_source_members.setdefault(src, {})
+            for h in hs:
                 st.names[h.name] = st.names.get(h.name, 0.0) + (h.share or 0.0)
-                m = by_source_members.setdefault(h.source, {}).setdefault(h.name, Member())
+                m = members.get(h.name)
+                if m is None:
+                    m = members[h.name] = Member()
                 m.share_sum += h.share or 0.0
                 if h.waits_per_s is not None:
                     m.waits += h.waits_per_s * dt
@@ -240,17 +282,14 @@ def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
                     m.wait_ms += h.wait_ms_per_s * dt
                     m.timed = True
         # a rate covers the whole interval for every latch of its source, whether it waited or not
-        for src in {h.source for h in f.hotspots} - {"semaphores"}:
+        for src in ff.sources:
             source_seconds[src] = source_seconds.get(src, 0.0) + dt
-        best = max(by_source.values(), key=lambda hs: sum(h.share or 0.0 for h in hs), default=[])
-        st.shares.append(min(sum(h.share or 0.0 for h in best), 1.0))
-        st.waits.append(_total(h.waits_per_s for h in best))
-        st.wait_ms.append(_total(h.wait_ms_per_s for h in best))
-        st.threads.append(_total(h.waiting_threads for h in best))
-        if best:
-            kind = ("waiting threads" if best[0].source == "semaphores"
-                    else "wait time" if st.wait_ms[-1] is not None else "waits")
-            measures[kind] = measures.get(kind, 0) + 1
+        st.shares.append(ff.share)
+        st.waits.append(ff.waits)
+        st.wait_ms.append(ff.wait_ms)
+        st.threads.append(ff.threads)
+        if ff.kind is not None:
+            measures[ff.kind] = measures.get(ff.kind, 0) + 1
     if measures:
         st.measure = max(measures, key=measures.__getitem__)
     if by_source_members:

@@ -82,11 +82,14 @@ def _window_share(w: Window, family: LatchFamily) -> float:
     fam = total = 0.0
     for f in w.frames:
         dt = f.elapsed or 0.0
-        for h in f.hotspots:
-            if h.source == "performance_schema" and h.wait_ms_per_s is not None:
-                total += h.wait_ms_per_s * dt
-                if family.matches(h):
-                    fam += h.wait_ms_per_s * dt
+        memo = f.memo()
+        ps_ms = memo.get("ps_wait_ms")
+        if ps_ms is None:
+            ps_ms = memo["ps_wait_ms"] = sum(h.wait_ms_per_s for h in f.hotspots
+                                             if h.source == "performance_schema" and h.wait_ms_per_s is not None)
+        total += ps_ms * dt
+        fam += sum(h.wait_ms_per_s for h in w.frame_family(f, family).by_source.get("performance_schema", ())
+                   if h.wait_ms_per_s is not None) * dt
     return fam / total if total else 0.0
 
 

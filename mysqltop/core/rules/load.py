@@ -17,6 +17,8 @@ from mysqltop.core.rules.server import is_mariadb
 # half of them; sessions compete for CPUs (a thread pool helps) from 2 running per core.
 CPU_SATURATED_PCT = 90.0
 MYSQLD_CPU_SHARE = 0.5
+# Another process is named when it used at least half a core and more than mysqld.
+OTHER_PROCESS_MIN_CORES = 0.5
 THREAD_POOL_RUNNING_PER_CPU = 2.0
 # Spinning only matters when it is frequent and the CPUs have nothing spare.
 SPIN_WAITS_MIN_PER_S = 1000.0
@@ -50,6 +52,11 @@ def _mysqld_cores(f: Frame) -> float | None:
     return f.host.mysqld_cpu_pct / 100.0 if f.host and f.host.mysqld_cpu_pct is not None else None
 
 
+def _other_cores(f: Frame) -> float | None:
+    """CPUs' worth of time the busiest process other than mysqld used (psutil / /proc)."""
+    return f.host.top_process_cpu_pct / 100.0 if f.host and f.host.top_process_cpu_pct is not None else None
+
+
 def _waiting_threads(f: Frame) -> float:
     """Thread-equivalents asleep on row locks and on the commit path (not on a CPU)."""
     lock = (f.locks.row_lock_wait_ms_per_s or 0.0) / 1000.0
@@ -70,7 +77,9 @@ def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
     cpus = w.peak(_cpus)
     mysqld = w.avg(_mysqld_cores)
     if not cpus or mysqld is None or mysqld < MYSQLD_CPU_SHARE * cpus:
-        return      # not mysqld's doing (or not measurable here): no server knob fixes another process
+        # not mysqld's doing: name the process that is, when it can be seen here
+        yield from _other_process(w, cpus, mysqld, held)
+        return
     running = w.avg(running_sessions) or 0.0
     waiting = w.avg(_waiting_threads) or 0.0
     if waiting >= mysqld:
@@ -97,6 +106,29 @@ def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
                 f"{num(waiting)} waiting on row locks / commits; ≥ {num(CPU_SATURATED_PCT)} % busy in "
                 f"{pct(held)} of samples {w.label}")
     yield advice("cpu_saturation", sev, msg, evidence)
+
+
+def _other_process(w: Window, cpus: float | None, mysqld: float | None, held: float) -> Iterator[Advice]:
+    """The CPUs are full and mysqld is not the cause: name the busiest other process (the one most
+    often on top over the window) — no server setting helps, so the finding must not blame mysqld."""
+    other = w.avg(_other_cores)
+    if not cpus or other is None or other < OTHER_PROCESS_MIN_CORES or other <= (mysqld or 0.0):
+        return
+    tops: dict[tuple[str, int | None], int] = {}
+    for f in w.frames:
+        if f.host is not None and f.host.top_process is not None:
+            key = (f.host.top_process, f.host.top_process_pid)
+            tops[key] = tops.get(key, 0) + 1
+    (name, pid), _ = max(tops.items(), key=lambda kv: kv[1])
+    who = f"{visible(name)} (pid {pid})" if pid is not None else visible(name)
+    by_mysqld = f"mysqld {num(mysqld)}" if mysqld is not None else "mysqld not measured"
+    msg = (f"CPU saturated by another process, not mysqld: {who} used {num(other)} of {num(cpus)} cores "
+           f"({by_mysqld}) — no server setting helps: stop, renice or move {visible(name)}, or give the host "
+           "more CPUs; the server's waits meanwhile are a symptom")
+    evidence = (f"busiest other process {who} avg {num(other)} cores, {by_mysqld} cores, host CPU busy avg "
+                f"{num(w.avg(_busy))} %, run queue avg {num(w.avg(lambda f: f.host.run_queue if f.host else None))}; "
+                f"≥ {num(CPU_SATURATED_PCT)} % busy in {pct(held)} of samples {w.label}")
+    yield advice("cpu_other_process", "warning", msg, evidence)
 
 
 def _rounds_per_wait(f: Frame) -> float | None:

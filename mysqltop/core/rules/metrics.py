@@ -37,6 +37,8 @@ _AVERAGED: dict[str, tuple[str, Getter]] = {
     "row_lock_waits": ("row lock wait ms/s", lambda f: f.locks.row_lock_wait_ms_per_s),
     "cpu_saturation": ("mysqld CPU, cores", lambda f: f.host.mysqld_cpu_pct / 100.0
                        if f.host is not None and f.host.mysqld_cpu_pct is not None else None),
+    "cpu_other_process": ("busiest other process CPU, cores", lambda f: f.host.top_process_cpu_pct / 100.0
+                          if f.host is not None and f.host.top_process_cpu_pct is not None else None),
     "checkpoint_age": ("checkpoint age % of max", lambda f: f.flush.checkpoint_age_pct),
     "pending_aio_reads": ("pending reads", lambda f: f.io.pending_reads),
     "pending_aio_writes": ("pending writes", lambda f: f.io.pending_writes),

@@ -56,13 +56,14 @@ def drops(frames: Sequence[Frame], get: Callable[[Frame], float | None] | None =
                      if not f.stale and (v := get(f)) is not None])
 
 
-def drops_in(points: Sequence[Point]) -> list[Drop]:
-    """`drops` over (time, TPS, Threads_running) points, oldest first."""
+def drops_in(points: Sequence[Point], baseline_s: float = BASELINE_S) -> list[Drop]:
+    """`drops` over (time, TPS, Threads_running) points, oldest first. `baseline_s`: "just before"
+    (wider for points further apart than a poll, so a baseline still holds a few of them)."""
     out: list[Drop] = []
     cur: Drop | None = None
     lo = 0
     for i, (t, v, running) in enumerate(points):
-        while lo < i and points[lo][0] < t - BASELINE_S:
+        while lo < i and points[lo][0] < t - baseline_s:
             lo += 1
         before = points[lo:i]
         if cur is not None:                   # inside a drop, keep judging against its baseline

@@ -22,7 +22,6 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
@@ -37,6 +36,7 @@ from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane
 from mysqltop.views.tui.widgets.hotspots import HotspotsPane
 from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.keyfooter import KeyFooter
 from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
@@ -49,8 +49,10 @@ STALE_AFTER = 2.0          # intervals without a frame before the UI calls the d
 # The status-bar word for a failed poll, by the source's typed reason (core.sample.Failure).
 # A frozen or overloaded server (timeout) is a different incident from a stopped server or a
 # broken network (no connection, connection lost) and from an account the server refuses.
+# A poll still running past the interval (waiting) is a busy server's late answer, not a failure.
 ALERT_WORDS = {"timeout": "NOT ANSWERING", "unreachable": "DISCONNECTED", "lost": "DISCONNECTED",
-               "denied": "ACCESS DENIED"}
+               "denied": "ACCESS DENIED", "waiting": "LATE"}
+WAITING = "waiting"
 ParseWhen = Callable[[str, float, float], float]
 
 
@@ -91,7 +93,7 @@ class MysqltopApp(App[None]):
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
         yield self.grid
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.main_screen = self.screen
@@ -166,17 +168,23 @@ class MysqltopApp(App[None]):
         if frame is None:
             return
         if frame.stale and self.mode == "live":
-            # Keep the last good numbers on screen (dimmed) rather than a screen of dashes;
-            # the status bar says for how long they have been old, a toast says why.
-            if not self.grid.has_class("-stale"):
-                self.say(f"no fresh data: {frame.why_stale()}", "warning", 6)
-            self.grid.add_class("-stale")
-            frame = self.good_frame or frame
+            # Keep the last good server numbers on screen rather than a screen of dashes — dimmed
+            # when the poll failed (a toast says why), as they are while a busy server's answer is
+            # only late; the status bar says for how long. Host counters are local and keep their
+            # own clock: the host pane shows this frame's.
+            if frame.failure != WAITING:
+                if not self.grid.has_class("-stale"):
+                    self.say(f"no fresh data: {frame.why_stale()}", "warning", 6)
+                self.grid.add_class("-stale")
+            host = frame
+            if self.good_frame is not None:
+                host = replace(self.good_frame, host=frame.host) if frame.host is not None else self.good_frame
+                frame = self.good_frame
         else:
-            self.good_frame = frame
+            self.good_frame = host = frame
             self.grid.remove_class("-stale")
         for pane in self.panes.values():
-            pane.show(frame, self.trend)
+            pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
         self.update_status()
 
     def on_feed_opened(self, message: FeedOpened) -> None:
@@ -195,7 +203,7 @@ class MysqltopApp(App[None]):
         if self.failure:
             return "FEED STOPPED"
         if self.mode == "replay":
-            return "STALE (recorded)" if frame is not None and frame.stale else None
+            return self._replay_alert(frame)
         if self.paused:
             return None
         interval = self.position.interval
@@ -210,6 +218,17 @@ class MysqltopApp(App[None]):
             return f"{word} {units.duration(now - since)}"
         return None
 
+    def _replay_alert(self, frame: Frame | None) -> str | None:
+        """What the recording says of this moment: a silence in it (no samples for well over an
+        interval) is a gap of the recording, not a late server; a recorded failure keeps its word."""
+        gap = self.position.gap_s
+        interval = (self.replay.interval if self.replay is not None else None) or 1.0
+        if gap is not None and gap > STALE_AFTER * interval:
+            return f"STALE: {units.duration(gap)} gap in the recording"
+        if frame is not None and frame.stale:
+            return f"{ALERT_WORDS.get(frame.failure or '', 'STALE')} (recorded)"
+        return None
+
     def update_status(self) -> None:
         if not hasattr(self, "status_bar"):
             return
@@ -222,8 +241,10 @@ class MysqltopApp(App[None]):
             flavor=server.flavor if server else None, version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None else None, paused=self.paused, position=self.position,
             recording=self.position.recording, recording_stopped=self.position.recording_stopped, alert=self.alert(time.monotonic()),
+            poll_s=shown.poll_s if shown is not None else None, late_s=shown.late_s if shown is not None else None,
             source=self.source_name or (replay.server if replay else None),
-            clock=shown.time if shown is not None else None))
+            clock=shown.time if shown is not None else None,
+            server_clock=shown.server.time if shown is not None else None))
 
     # -- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -232,7 +253,10 @@ class MysqltopApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]))
+            # built once and kept (installed): each `?` then only shows it again
+            if not self.is_screen_installed("help"):
+                self.install_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]), "help")
+            self.push_screen("help")
 
     def action_pause(self) -> None:
         self.paused = not self.paused

@@ -22,6 +22,7 @@ from textual.message import Message
 
 from mysqltop.core.frame import Frame
 from mysqltop.engine import Recorder
+from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
 
@@ -88,6 +89,7 @@ class Feed:
             self._thread.join(timeout)
 
     def _main(self) -> None:
+        nice_this_thread()         # parse, derive, SQLite reads: the UI thread comes first
         try:
             self.run()
         except Exception as exc:  # the UI must stay alive and say why the data stopped
@@ -111,6 +113,13 @@ class Feed:
                 out.append(self._commands.get_nowait())
             except queue.Empty:
                 return out
+
+    def _serve(self, seconds: float | None) -> bool:
+        """The pacing loop's wait: apply the commands that arrive within `seconds` (None: until
+        one does); True when there were any."""
+        commands = self._wait(seconds)
+        self._apply_all(commands)
+        return bool(commands)
 
     def _apply_all(self, commands: list[FeedCommand]) -> None:
         for command in commands:
@@ -171,11 +180,6 @@ class LiveFeed(Feed):
             stopped = self.engine.recording_stopped
             self._post(FeedNotice(stopped.detail if stopped else "recording stopped", "error"))
         self._post(FrameReady(frame, tuple(self.trend), self.position()))
-
-    def _serve(self, seconds: float) -> bool:
-        commands = self._wait(seconds)
-        self._apply_all(commands)
-        return bool(commands)
 
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):

@@ -23,6 +23,7 @@ class Position:
     playing: bool = True
     speed: float = 1.0
     ended: bool = False                # replay reached the last sample
+    gap_s: float | None = None         # replay: recorded seconds since the sample before this one
 
 
 @dataclass(frozen=True)

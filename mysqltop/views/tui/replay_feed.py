@@ -2,15 +2,18 @@
 
 The cursor (recording/cursor.py) does the moving and deriving — seek, step, nearest, warm-up
 for rates and the advice window, frame cache, stepping over damaged samples — so a moment
-shows the same frame and advice here as in `report` and `snapshot --replay`. This module only
-paces playback (each sample its recorded gap after the previous one, divided by the speed) and
-turns the App's commands into cursor moves.
+shows the same frame and advice here as in `report` and `snapshot --replay`. Playback runs in
+the engine's pacing loop (`run_paced`); this module says when the next sample is due (its
+recorded gap after the previous one, divided by the speed; nothing while paused) and turns the
+App's commands into cursor moves.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
+from mysqltop.engine import run_paced
 from mysqltop.recording.cursor import ReplayCursor
 from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
 from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
@@ -46,6 +49,7 @@ class ReplayFeed(Feed):
         self.cursor: ReplayCursor | None = None
         self.count = 0
         self.bookmarks: tuple[tuple[float, str], ...] = ()
+        self.moved_at = 0.0                 # monotonic time a sample was last shown
 
     @property
     def index(self) -> int:
@@ -71,22 +75,36 @@ class ReplayFeed(Feed):
             interval=_get(meta, "interval"))))
         start = self.start_at(self.reader) if callable(self.start_at) else self.start_at
         self._move(cur.go(int(start)))
-        while not self._stop.is_set():
-            i = cur.index
-            nxt = cur.step(1) if self.playing else i
-            cur.index = i
-            if self.playing and nxt != i:
-                commands = self._wait(cur.gap(i, nxt) / self.speed)
-                if commands:
-                    self._apply_all(commands)   # a command restarts the wait for the next sample
-                else:
-                    cur.index = nxt
-                    self._move(i)
-            else:
-                if self.playing:
-                    self.playing = False        # reached the end: stay on the last sample
-                    self._post_frame()
-                self._apply_all(self._wait(None))
+        # Playback is paced by the engine's loop: this feed only says what is due when (`_due`)
+        # and what a tick does (`_advance`); commands are applied while the loop waits.
+        run_paced(self._advance, self._due, self._stop, self._serve, tick_first=False)
+
+    def _due(self, anchor: float) -> float | None:
+        """When the next sample is due: its recorded gap after the one shown, divided by the
+        speed (counted from the later of the last tick and the last move a command made); at
+        once when the end is reached (to say so); None while paused."""
+        cur = self.cursor
+        if not self.playing or cur is None:
+            return None
+        i = cur.index
+        nxt = cur.step(1)
+        cur.index = i
+        if nxt == i:
+            return anchor
+        return max(anchor, self.moved_at) + cur.gap(i, nxt) / self.speed
+
+    def _advance(self) -> bool:
+        cur = self.cursor
+        assert cur is not None
+        if not self.playing:
+            return True
+        i = cur.index
+        if cur.step(1) == i:
+            self.playing = False            # reached the end: stay on the last sample
+            self._post_frame()
+        else:
+            self._move(i)
+        return True
 
     def close(self) -> None:
         if self.reader is not None and hasattr(self.reader, "close"):
@@ -107,17 +125,21 @@ class ReplayFeed(Feed):
 
     def _post_frame(self) -> None:
         assert self.cursor is not None
+        self.moved_at = time.monotonic()
         trend = tuple(self.cursor.history(self.cursor.index, TREND))
         self._post(FrameReady(trend[-1], trend, self.position()))
 
     def position(self) -> Position:
         assert self.cursor is not None
-        i = self.cursor.index
+        cur = self.cursor
+        i = cur.index
+        before, at = (cur.time_at(i - 1), cur.time_at(i)) if i > 0 else (None, None)
         return Position(mode="replay", index=i, count=self.count,
-                        sample_time=self.cursor.clock_at(i), playing=self.playing,
-                        speed=self.speed, ended=self.cursor.at_end(i))
+                        sample_time=cur.clock_at(i), playing=self.playing,
+                        speed=self.speed, ended=cur.at_end(i),
+                        gap_s=at - before if at is not None and before is not None else None)
 
-    # -- commands (applied in the feed thread, between samples) ----------------------------
+    # -- commands (applied in the feed thread while the pacing loop waits) -----------------
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, Play):
             self.do_play(command.playing)

@@ -33,6 +33,7 @@ from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import ChartSpec, Series, chart, episodes
 from mysqltop.views.tui.widgets.lines import Lines
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
+from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 
 def join(lines: Sequence[Text | str]) -> Text:
@@ -67,7 +68,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         Binding("end", "scroll_end", "bottom", show=False),
     ]
     ALLOW_MAXIMIZE = True
-    COMPONENT_CLASSES = {f"pane--{name}" for name in Palette.NAMES}
+    COMPONENT_CLASSES = component_classes("pane")
     TITLE = ""
     # A stale frame (the poll failed) holds no values: a pane that would explain empty values
     # ("server on another host", "collecting…") says instead that this sample has no data, and
@@ -100,17 +101,9 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         yield self._body
 
     def on_mount(self) -> None:
-        self._load_palette()
-        # after the refresh: the new theme's styles are applied to the component classes by then
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        follow_theme(self, "pane", self._set_palette)
 
-    def _theme_changed(self) -> None:
-        self.call_after_refresh(self._load_palette)
-
-    def _load_palette(self) -> None:
-        def style(name: str):  # type: ignore[no-untyped-def]
-            return self.get_component_rich_style(f"pane--{name}", partial=True)
-        palette = Palette(**{name: style(name) for name in Palette.NAMES})
+    def _set_palette(self, palette: Palette) -> None:
         if palette != self.palette:
             self.palette = palette
             self._rerender()

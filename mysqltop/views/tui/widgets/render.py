@@ -17,7 +17,7 @@ _EIGHTHS_V = " ▁▂▃▄▅▆▇█"          # vertical partial blocks
 SPARK = "▁▂▃▄▅▆▇█"
 
 # Default Rich styles (colour is a bonus; shapes carry the meaning under NO_COLOR). Mounted panes
-# take theirs from the stylesheet instead (Palette.from_widget), so themes reach them.
+# take theirs from the stylesheet instead (widgets/themed.py), so themes reach them.
 HEADER = "bold"
 HOT = "bold red"
 WARM = "yellow"

@@ -16,6 +16,7 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.tui.messages import Position
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType
+from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 SEP = " │ "
 
@@ -34,6 +35,9 @@ class StatusState:
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
+    server_clock: float | None = None   # live: the server's own clock at that poll, when read
+    poll_s: float | None = None         # how long the poll behind it took
+    late_s: float | None = None         # … and how much longer than the interval, when it was late
 
 
 def short_version(version: str | None) -> str | None:
@@ -62,7 +66,9 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
     if s.uptime_s is not None:
         out.append((2, Text(f"up {units.duration(s.uptime_s)}")))
     if s.mode == "live":
-        if s.clock is not None:
+        if s.server_clock is not None:
+            out.append((4, Text(f"server {datetime.fromtimestamp(s.server_clock).strftime('%H:%M:%S')}")))
+        elif s.clock is not None:
             out.append((4, Text(datetime.fromtimestamp(s.clock).strftime("%H:%M:%S"))))
         out.append((7, Text(f"every {units.duration(p.interval if p else None)}")))
         badge = ("PAUSED", WARM) if s.paused else ("LIVE", OK)
@@ -75,6 +81,12 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
         if p and p.sample_time is not None:
             when = datetime.fromtimestamp(p.sample_time).strftime("%H:%M:%S")
             out.append((9, Text(f"{when} {p.index + 1 if p.index is not None else '?'}/{p.count}")))
+    if s.poll_s is not None:
+        poll = f"poll {units.duration(s.poll_s)}"
+        if s.late_s:
+            out.append((8, Text(f"{poll}, late +{units.duration(s.late_s)}", style=WARM)))
+        else:
+            out.append((1, Text(poll, style=DIM)))
     if s.recording:
         out.append((9, Text("● REC", style=HOT)))
     elif s.recording_stopped:
@@ -102,7 +114,7 @@ def status_line(s: StatusState, width: int, palette: Palette = DEFAULT_PALETTE) 
 
 
 class StatusBar(Static):
-    COMPONENT_CLASSES = {f"status--{name}" for name in Palette.NAMES}
+    COMPONENT_CLASSES = component_classes("status")
 
     def __init__(self) -> None:
         super().__init__("", id="status", markup=False)
@@ -111,16 +123,10 @@ class StatusBar(Static):
         self.palette = DEFAULT_PALETTE
 
     def on_mount(self) -> None:
-        self._load_palette()
-        # after the refresh: the new theme's styles are applied to the component classes by then
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        follow_theme(self, "status", self._set_palette)
 
-    def _theme_changed(self) -> None:
-        self.call_after_refresh(self._load_palette)
-
-    def _load_palette(self) -> None:
-        self.palette = Palette(**{name: self.get_component_rich_style(f"status--{name}", partial=True)
-                                  for name in Palette.NAMES})
+    def _set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self._shown = None
         self._redraw()
 
@@ -136,7 +142,7 @@ class StatusBar(Static):
         line = status_line(self.state, max(20, self.size.width or 80), self.palette)
         if self._shown is None or line.plain != self._shown.plain or line.spans != self._shown.spans:
             self._shown = line
-            self.update(line)
+            self.update(line, layout=False)     # one line, always: no layout pass of the screen
 
     def on_resize(self) -> None:
         self._shown = None
