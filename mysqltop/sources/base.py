@@ -17,3 +17,25 @@ class SampleSource(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+# Worker threads (polls, parsing, deriving) run this much nicer than the process, so on a busy box
+# the UI thread of the same program gets the CPU first and keys stay answered. Per thread, Linux
+# only; raising niceness needs no privilege. Modest: without autogroup scheduling the workers
+# also compete with the server's threads, and a poll must not starve.
+WORKER_NICENESS = 5
+
+
+def nice_this_thread(step: int = WORKER_NICENESS) -> None:
+    """Make the calling thread (only) `step` nicer where the OS allows it; silently a no-op elsewhere."""
+    import os
+    import threading
+
+    setpriority = getattr(os, "setpriority", None)
+    if setpriority is None or not hasattr(threading, "get_native_id"):
+        return
+    try:
+        tid = threading.get_native_id()
+        setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + step))
+    except OSError:
+        pass

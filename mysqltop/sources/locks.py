@@ -124,7 +124,10 @@ def explain_error(key: str, code: int, message: str, grantee: str) -> str:
     """A refused lock statement → the message plus the GRANT that fixes it."""
     if key not in KEYS or code not in _DENIED:
         return message
-    if "performance_schema" in message.lower() or code in (1142, 1143) and key in (K_SESSIONS, K_SESSION_STATES):
+    # A table-level refusal (1142/1143) is about a performance_schema table: information_schema
+    # tables need no table grant (INNODB_TRX without PROCESS is 1227), and MySQL 8 names only
+    # the table ("… for table 'data_lock_waits'").
+    if "performance_schema" in message.lower() or code in (1142, 1143):
         return f"{message}: run GRANT SELECT ON performance_schema.* TO {grantee};"
     return f"{message}: run GRANT PROCESS ON *.* TO {grantee};"
 

@@ -13,6 +13,7 @@ from mysqltop.core.report import Report
 from mysqltop.views.charts import ChartSpec, Series, chart
 
 WIDTH, HEIGHT = 100, 12
+MAX_SPANS = 12          # findings drawn one by one; more are merged where closer than a column
 B = TypeVar("B")
 
 
@@ -20,6 +21,24 @@ def spans(r: Report) -> list[tuple[float, float, str]]:
     """What the report found, as time spans: advice episodes and TPS drops."""
     out = [(e.first, e.last, e.message) for e in r.advice]
     out += [(d.start, d.end, "TPS drop") for d in r.drops]
+    return out
+
+
+def drawn_spans(r: Report, width: int = WIDTH) -> list[tuple[float, float, str]]:
+    """The findings' spans as a chart can show them: each one while there are few; past
+    MAX_SPANS, spans less than a column apart are one (a day with hundreds of episodes would
+    otherwise be a wall of lines)."""
+    found = sorted(spans(r))
+    if r.start is None or r.end is None or len(found) <= MAX_SPANS:
+        return found
+    column = (r.end - r.start) / max(1, width)
+    out = [found[0]]
+    for first, last, label in found[1:]:
+        a, b, text = out[-1]
+        if first - b <= column:
+            out[-1] = (a, max(b, last), text if text == label else "findings")
+        else:
+            out.append((first, last, label))
     return out
 
 
@@ -33,7 +52,7 @@ def marks(r: Report) -> list[tuple[float, str]]:
 
 
 def _chart(r: Report, title: str, series: list[Series], width: int, height: int) -> list[str]:
-    spec = ChartSpec(r.series.time, series, f"{title} (UTC)", marks=marks(r), spans=spans(r),
+    spec = ChartSpec(r.series.time, series, f"{title} (UTC)", marks=marks(r), spans=drawn_spans(r, width),
                      span_name="finding", utc=True)
     return chart(spec, width, height, color=False).rstrip("\n").splitlines()
 
@@ -76,7 +95,10 @@ def blocks(r: Report, block: Callable[..., B]) -> list[B]:
     if not lines:
         return []
     found: list[Any] = spans(r)
-    notes = [f"│ lines mark the first and last sample of each of the {len(found)} finding(s)"] if found else []
+    drawn = drawn_spans(r)
+    notes = [f"│ lines mark the first and last sample of each of the {len(found)} finding(s)"
+             + (f" (as {len(drawn)} span(s): those less than a column apart are drawn as one)"
+                if len(drawn) < len(found) else "")] if found else []
     per = len(r.timeline) / len(r.series.time) if r.series.time else 1.0
     if per > 1.5:
         notes.append(f"one chart point per {per:.0f} frames: rates averaged over them, history and pending IO at their maximum")

@@ -113,16 +113,16 @@ class Watcher:
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()
 
-    def poll(self, n: int, before_first: Callable[[], None] | None = None) -> list[Frame]:
+    def poll(self, n: int, after_each: Callable[[], None] | None = None) -> list[Frame]:
         out = []
-        for i in range(n):
+        for _ in range(n):
             delay = self._next - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-            if i == 0 and before_first is not None:
-                before_first()
             self._next = time.monotonic() + 1.0
             raw = self.source.read()
+            if after_each is not None:
+                after_each()
             if raw is None:
                 continue
             if raw.variables:
@@ -151,10 +151,11 @@ def run(db: Any, sc: Scenario) -> Result:
         if gen is not None:
             gen.start()
         time.sleep(sc.warmup_s)
-        # the server's own counters right before the baseline sample (whose successors' rates
-        # make the window) and right after the last one
+        # the server's own counters right after the baseline sample (whose successors' rates make
+        # the window) and right after the last one: both marks trail their sample by one query,
+        # so on a loaded host the two spans shift together instead of one being longer
         marks: list[tuple[float, dict[str, tuple[int, int]]]] = []
-        watcher.poll(1, before_first=lambda: marks.append(_ps(db)))
+        watcher.poll(1, after_each=lambda: marks.append(_ps(db)))
         frames = watcher.poll(sc.observe)
         marks.append(_ps(db))
         result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),

@@ -253,8 +253,9 @@ async def test_a_late_server_is_late_not_stale_and_the_host_pane_keeps_its_clock
             frame = app.panes[5]._frame
             return frame.host if frame is not None else None
 
+        # the pane follows the app's frame after a refresh: wait for it rather than race it
+        await wait_for(pilot, lambda: host_shown() is not None and host_shown() is app.frame.host)
         first = host_shown()
-        assert first is not None and first is app.frame.host
         await wait_for(pilot, lambda: host_shown() is not first and host_shown() is app.frame.host)
         # the server panes keep the last good frame; the host pane shows the waiting frame's counters
         assert app.panes[1]._frame is app.good_frame and not app.good_frame.stale

@@ -22,7 +22,6 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
@@ -37,6 +36,7 @@ from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane
 from mysqltop.views.tui.widgets.hotspots import HotspotsPane
 from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.keyfooter import KeyFooter
 from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
@@ -93,7 +93,7 @@ class MysqltopApp(App[None]):
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
         yield self.grid
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.main_screen = self.screen
@@ -253,7 +253,10 @@ class MysqltopApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]))
+            # built once and kept (installed): each `?` then only shows it again
+            if not self.is_screen_installed("help"):
+                self.install_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]), "help")
+            self.push_screen("help")
 
     def action_pause(self) -> None:
         self.paused = not self.paused

@@ -22,6 +22,7 @@ from textual.message import Message
 
 from mysqltop.core.frame import Frame
 from mysqltop.engine import Recorder
+from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
 
@@ -88,6 +89,7 @@ class Feed:
             self._thread.join(timeout)
 
     def _main(self) -> None:
+        nice_this_thread()         # parse, derive, SQLite reads: the UI thread comes first
         try:
             self.run()
         except Exception as exc:  # the UI must stay alive and say why the data stopped

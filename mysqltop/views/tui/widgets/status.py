@@ -142,7 +142,7 @@ class StatusBar(Static):
         line = status_line(self.state, max(20, self.size.width or 80), self.palette)
         if self._shown is None or line.plain != self._shown.plain or line.spans != self._shown.spans:
             self._shown = line
-            self.update(line)
+            self.update(line, layout=False)     # one line, always: no layout pass of the screen
 
     def on_resize(self) -> None:
         self._shown = None
