@@ -18,6 +18,7 @@ Each failure is classified (sources/failure.py) into RawSample.failure. Only the
 
 from __future__ import annotations
 
+import json
 import queue
 import socket
 import threading
@@ -65,10 +66,32 @@ HARD_CAP_S = 300.0             # socket read timeout: a connection silent this l
 
 # Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
 # are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py).
-PS_WAITS_SQL = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "
+_PS_WAITS_FROM = (
     "FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
+PS_WAITS_SQL = "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT " + _PS_WAITS_FROM
+# The same rows as one JSON text where the server has JSON_ARRAYAGG: one packet instead of ~100
+# row packets PyMySQL decodes in Python (the JSON is parsed in C; integers stay exact).
+PS_WAITS_JSON_SQL = "SELECT JSON_ARRAYAGG(JSON_ARRAY(EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT)) " + _PS_WAITS_FROM
+
+
+def has_json_arrayagg(flavor: str, version: tuple[int, ...]) -> bool:
+    """MariaDB 10.5+, MySQL / Percona 5.7.22+."""
+    return tuple(version[:3]) >= ((10, 5, 0) if flavor == "mariadb" else (5, 7, 22))
+
+
+def _ps_rows(rows: Any, as_json: bool) -> list[list[Any]]:
+    """[EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT] rows from the plain or the JSON form."""
+    if not as_json:
+        return [[str(r[0]), *(int(x) for x in r[1:])] for r in rows]
+    text = rows[0][0] if rows and rows[0] else None      # NULL: no row matched
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    out = json.loads(text) if text else []
+    if not isinstance(out, list) or not all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str)
+                                            and type(r[1]) is int and type(r[2]) is int for r in out):
+        raise ValueError("performance_schema waits: unexpected JSON shape")
+    return out
 
 
 def _in_list(names: tuple[str, ...]) -> str:
@@ -154,6 +177,7 @@ class MySQLSource:
         self._last_failure = Failure.UNREACHABLE
         self._failing_since: float | None = None
         self._inflight: _Inflight | None = None
+        self._ps_json = self._ps_json_sent = False    # P_S waits as one JSON text (see PS_WAITS_JSON_SQL)
         self._worker: threading.Thread | None = None
         self._jobs: queue.SimpleQueue[tuple[_Inflight, Any] | None] = queue.SimpleQueue()
 
@@ -191,6 +215,7 @@ class MySQLSource:
         self.capabilities = caps
         self._disabled.clear()
         self._mutex_empty_polls = 0
+        self._ps_json = has_json_arrayagg(caps.flavor, caps.version_tuple)
 
     @property
     def identity(self) -> ServerIdentity:
@@ -289,13 +314,14 @@ class MySQLSource:
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities
         assert c is not None
+        self._ps_json_sent = self._ps_json
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self._mutex_asked_at >= MUTEX_RETRY_S):
             self._mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
-            stmts.append((K_PS, PS_WAITS_SQL))
+            stmts.append((K_PS, PS_WAITS_JSON_SQL if self._ps_json else PS_WAITS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
@@ -345,7 +371,9 @@ class MySQLSource:
                     key = batch[done][0]
                     poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e),
                                                                self.capabilities.grantee if self.capabilities else "?")
-                    if code in _PERMANENT:
+                    if key == K_PS and self._ps_json and code not in (1142, 1143, 1044, 1227):
+                        self._ps_json = False      # a server without the JSON form: plain rows from the next poll
+                    elif code in _PERMANENT:
                         self._disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
@@ -376,12 +404,20 @@ class MySQLSource:
         return RawSample(
             wall=wall, mono=mono, server=self.identity, host=host, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
-            ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
+            ps_waits=self._ps_waits(v[K_PS], errors) if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=self._variables, timings_ms=p.timings_ms, errors=errors,
             **_clock_row(v.get(K_TIME)),
             **lock_rows)
+
+    def _ps_waits(self, rows: Any, errors: dict[str, str]) -> list[list[Any]] | None:
+        try:
+            return _ps_rows(rows, self._ps_json_sent)
+        except ValueError as e:               # a JSON text cut short or odd: plain rows from the next poll
+            self._ps_json = False
+            errors[K_PS] = f"unexpected result ({caps_mod.one_line(e)}); reading plain rows from the next poll"
+            return None
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
                       failure: Failure) -> RawSample:
