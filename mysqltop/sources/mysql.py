@@ -18,6 +18,7 @@ Each failure is classified (sources/failure.py) into RawSample.failure. Only the
 
 from __future__ import annotations
 
+import queue
 import socket
 import threading
 import time
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import POLL_STATEMENTS, Failure, HostSample, RawSample, ServerIdentity
+from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
@@ -37,24 +39,10 @@ from mysqltop.sources.capabilities import Capabilities, connect, detect_capabili
 from mysqltop.sources.failure import classify
 
 # The status counters the frame reads come from derive (one list, no drift); the extras below
-# are read for the record (advice and reports may use them later). Everything else stays on the server.
+# are the few that `parse` and the tests also look at. Everything else stays on the server: each
+# row costs the client a packet to decode every poll, for every server of a fleet.
 _EXTRA_STATUS: tuple[str, ...] = (
-    "Queries", "Threads_connected", "Threads_created",
-    "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_misc",
-    "Innodb_buffer_pool_pages_lru_flushed", "Innodb_buffer_pool_read_requests", "Innodb_buffer_pool_reads",
-    "Innodb_buffer_pool_write_requests", "Innodb_buffer_pool_wait_free",
-    "Innodb_data_read", "Innodb_data_written",
-    "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs", "Innodb_os_log_pending_writes",
-    "Innodb_log_waits", "Innodb_log_writes", "Innodb_log_write_requests",
-    "Innodb_lsn_flushed", "Innodb_async_reads_tasks_running",
-    "Innodb_async_writes_tasks_running", "Innodb_async_reads_wait_slot_sec", "Innodb_async_writes_wait_slot_sec",
-    "Innodb_row_lock_time_max", "Innodb_pages_read", "Innodb_pages_written", "Innodb_pages_created",
-    "Innodb_dblwr_writes", "Innodb_dblwr_pages_written",
-    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches", "Innodb_ibuf_merges",
-    "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
-    "Table_open_cache_active_instances",
-    "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
-    "Handler_commit", "Handler_rollback",
+    "Threads_connected", "Innodb_buffer_pool_wait_free", "Innodb_log_waits", "Innodb_os_log_pending_fsyncs",
 )
 STATUS_NAMES: tuple[str, ...] = tuple(dict.fromkeys(DERIVE_STATUS_NAMES + _EXTRA_STATUS))
 
@@ -75,10 +63,12 @@ ANSWER_TIMEOUT_MIN_S = 5.0     # a poll is "not answering" after max(this, ANSWE
 ANSWER_INTERVALS = 3.0
 HARD_CAP_S = 300.0             # socket read timeout: a connection silent this long is cut
 
+# Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
+# are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py).
 PS_WAITS_SQL = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MIN_TIMER_WAIT, AVG_TIMER_WAIT, MAX_TIMER_WAIT "
+    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "
     "FROM performance_schema.events_waits_summary_global_by_event_name "
-    "WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0")
+    "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
 
 
 def _in_list(names: tuple[str, ...]) -> str:
@@ -86,6 +76,8 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
+
+METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
@@ -162,6 +154,8 @@ class MySQLSource:
         self._last_failure = Failure.UNREACHABLE
         self._failing_since: float | None = None
         self._inflight: _Inflight | None = None
+        self._worker: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[tuple[_Inflight, Any] | None] = queue.SimpleQueue()
 
     def set_interval(self, interval: float) -> None:
         """New poll spacing (TUI +/-): the read timeout follows it, on the open connection too."""
@@ -213,8 +207,7 @@ class MySQLSource:
                 if self._conn is None and not self._connect_now(called):
                     return self._error_sample(wall, mono, host, self._waiting_message(), self._last_failure)
                 job = self._inflight = _Inflight(wall, time.monotonic(), host)
-                threading.Thread(target=self._run_poll, args=(job, self._conn), name="mysqltop-poll",
-                                 daemon=True).start()
+                self._submit(job, self._conn)
             # The poll is waited for however long it takes. With host counters on their own clock,
             # a read that has waited an interval returns a sample of this moment's host counters
             # (failure=waiting, then timeout once the server counts as not answering); without,
@@ -237,6 +230,20 @@ class MySQLSource:
                     "server's log clean)", Failure.TIMEOUT)
             self._inflight = None
             return self._finish(job)
+
+    def _submit(self, job: "_Inflight", conn: Any) -> None:
+        """Run the poll on this source's poll thread (one per source, started on first use and
+        kept: polls never overlap, and a thread per poll costs more than the poll's parsing)."""
+        if self._worker is None or not self._worker.is_alive():
+            self._jobs = queue.SimpleQueue()
+            self._worker = threading.Thread(target=self._work, args=(self._jobs,), name="mysqltop-poll",
+                                            daemon=True)
+            self._worker.start()
+        self._jobs.put((job, conn))
+
+    def _work(self, jobs: "queue.SimpleQueue[tuple[_Inflight, Any] | None]") -> None:
+        while (item := jobs.get()) is not None:
+            self._run_poll(*item)
 
     def _run_poll(self, job: "_Inflight", conn: Any) -> None:
         nice_this_thread()
@@ -292,7 +299,7 @@ class MySQLSource:
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
-            stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+            stmts.append((K_METRICS, METRICS_SQL + cond))
         # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
         # MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
         now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
@@ -347,6 +354,7 @@ class MySQLSource:
         self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
                                bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
         if K_VARS in poll.values:
+            # a new map, never changed afterwards: every sample until the next read shares it
             self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
             self._variables_at = mono
         return poll
@@ -371,14 +379,14 @@ class MySQLSource:
             ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
-            variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            variables=self._variables, timings_ms=p.timings_ms, errors=errors,
             **_clock_row(v.get(K_TIME)),
             **lock_rows)
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
                       failure: Failure) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity, host=host,
-                         variables=dict(self._variables), error=message, failure=failure)
+                         variables=self._variables, error=message, failure=failure)
 
     # ---- reconnecting ------------------------------------------------------------------------
     def _drop(self, why: str, failure: Failure) -> None:
@@ -461,6 +469,8 @@ class MySQLSource:
                     pass
             else:
                 _force_close(conn)
+        jobs, self._jobs, self._worker = self._jobs, queue.SimpleQueue(), None
+        jobs.put(None)                                # the poll thread ends after the poll it runs
         with self._rc_lock:
             ready, self._rc_ready = self._rc_ready, None
             self._rc_next_at = float("inf")          # no further attempts after close

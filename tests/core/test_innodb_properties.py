@@ -28,9 +28,9 @@ SELF_CONTAINED = {"LOG": "log", "FILE I/O": "file_io", "TRANSACTIONS": "transact
 
 
 def timed_parse(text: str):
-    t0 = time.perf_counter()
+    t0 = time.process_time()             # CPU time: a loaded box stretches wall time, not this
     status = parse_innodb_status(text)
-    assert time.perf_counter() - t0 < LIMIT_S
+    assert time.process_time() - t0 < LIMIT_S
     return status
 
 
@@ -121,9 +121,9 @@ def test_huge_status_with_thousands_of_transactions() -> None:
     base = (CORPUS / "mariadb-10.11__mysqltop-lab__oltp-rw-32thr.txt").read_text()
     big = enlarge(base, 300 * 1024)
     assert len(big) >= 300 * 1024
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     status, unknown = parse_with_unknown(big)
-    assert time.perf_counter() - t0 < LIMIT_S
+    assert time.process_time() - t0 < LIMIT_S
     assert status.transactions.transactions == big.count("\n---TRANSACTION ") > 1000
     assert unknown == [] and status.truncated is False
     assert status.log.lsn == 282464134

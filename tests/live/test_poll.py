@@ -11,6 +11,7 @@ import pytest
 from mysqltop.sources import mysql as mysql_mod
 from mysqltop.sources.host import read_host
 from mysqltop.sources.live import LiveSource
+from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import ThrowawayMariaDB
@@ -60,12 +61,15 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert "INNODB MONITOR OUTPUT" in s.innodb_status and "END OF INNODB MONITOR OUTPUT" in s.innodb_status
     assert "BUFFER POOL AND MEMORY" in s.innodb_status
     # P_S synch summary: only rows that counted something
+    # (name, count, total wait): all derive reads; condition waits are never hotspots, left on the server
     assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
-    assert all(len(r) == 6 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
+    assert not any(r[0].startswith("wait/synch/cond/") for r in s.ps_waits)
+    assert all(len(r) == 3 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
     # filtered global status: what the frame needs and nothing else
     assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
     assert int(s.global_status["Threads_connected"]) >= 1
     assert s.innodb_metrics and all(isinstance(v, int) for v in s.innodb_metrics.values())
+    assert set(s.innodb_metrics) <= set(METRIC_NAMES)          # only the counters derive reads
     assert s.variables["innodb_buffer_pool_size"] == str(64 * 1024 * 1024)
     assert s.variables["table_open_cache"] == "400"
     assert s.innodb_mutex is None                    # MariaDB 10.6+: not even asked

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .atoms import HEADER_RE, normalise_time
+from .rules import MAX_LINES
 
 END_TITLE = "END OF INNODB MONITOR OUTPUT"
 _MARK = "INNODB MONITOR OUTPUT"
@@ -52,6 +53,7 @@ class Envelope:
     ended: bool = False
     sections: list[tuple[str, str]] = field(default_factory=list)   # (title, body)
     unknown: list[str] = field(default_factory=list)                # preamble lines not understood
+    unread: int = 0                                                 # preamble lines past MAX_LINES
 
 
 def unwrap(text: str) -> str:
@@ -166,7 +168,10 @@ def _header(text: str, env: Envelope) -> int:
 
 
 def _preamble(chunk: str, env: Envelope, header_seen: bool) -> None:
-    for raw in chunk.split("\n"):
+    lines = chunk.split("\n", MAX_LINES)
+    if len(lines) > MAX_LINES:       # not a preamble: count the rest, do not read it
+        env.unread += lines.pop().count("\n") + 1
+    for raw in lines:
         line = raw.strip()
         if not line or line.strip("=-") == "":
             continue
