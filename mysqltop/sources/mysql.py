@@ -72,7 +72,10 @@ _PS_WAITS_FROM = (
 PS_WAITS_SQL = "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT " + _PS_WAITS_FROM
 # The same rows as one JSON text where the server has JSON_ARRAYAGG: one packet instead of ~100
 # row packets PyMySQL decodes in Python (the JSON is parsed in C; integers stay exact).
-PS_WAITS_JSON_SQL = "SELECT JSON_ARRAYAGG(JSON_ARRAY(EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT)) " + _PS_WAITS_FROM
+# COUNT(*) rides along: MariaDB builds the text like GROUP_CONCAT and cuts it at
+# group_concat_max_len, so a text with fewer rows than counted is refused, not trusted.
+PS_WAITS_JSON_SQL = ("SELECT JSON_ARRAYAGG(JSON_ARRAY(EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT)), COUNT(*) "
+                     + _PS_WAITS_FROM)
 
 
 def has_json_arrayagg(flavor: str, version: tuple[int, ...]) -> bool:
@@ -88,6 +91,9 @@ def _ps_rows(rows: Any, as_json: bool) -> list[list[Any]]:
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8", "replace")
     out = json.loads(text) if text else []
+    counted = rows[0][1] if rows and len(rows[0]) > 1 else None
+    if counted is not None and isinstance(out, list) and len(out) != int(counted):
+        raise ValueError(f"performance_schema waits: {len(out)} of {counted} rows in the JSON text")
     if not isinstance(out, list) or not all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str)
                                             and type(r[1]) is int and type(r[2]) is int for r in out):
         raise ValueError("performance_schema waits: unexpected JSON shape")

@@ -301,8 +301,12 @@ def test_p_s_waits_plain_and_json_forms_read_the_same_rows(source: MySQLSource, 
     by_name = {r[0]: r for r in as_json}
     assert all(p[1] >= by_name[p[0]][1] for p in plain if p[0] in by_name)   # counters only grow
     source._ps_json = True
-    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")   # cut short
+    # a text cut short at group_concat_max_len: not JSON, or JSON with fewer rows than counted
+    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
     bad = source.read()
     assert bad.error is None and bad.ps_waits is None and "plain rows" in bad.errors["ps_waits"]
     again = source.read()
     assert again.ps_waits and not source._ps_json and "ps_waits" not in again.errors
+    source._ps_json = True
+    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
+    assert "plain rows" in source.read().errors["ps_waits"] and source.read().ps_waits
