@@ -44,8 +44,8 @@ def status_int(status: dict[str, str], name: str) -> int | None:
         value = next((v for k, v in status.items() if k.lower() == lower), None)
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int):              # a recording's JSON: bounded like the text form
+        return value if -(2**64) < value < 2**64 else None
     s = str(value).strip()
     return int(s) if _INT.match(s) else None
 

@@ -38,7 +38,7 @@ def parse_with_unknown(text: str) -> tuple[InnodbStatus, list[str]]:
     status = InnodbStatus(
         time=env.time, header_thread=env.thread, averaging_s=env.averaging_s, truncated=not env.ended
     )
-    ctx = Context(old_header=env.old_header, unknown=env.unknown, unread=env.unread)
+    ctx = Context(old_header=env.old_header, unknown=env.unknown, unread=env.unread, doubtful=env.doubtful)
     for title, body in env.sections:
         status.sections.append(title)
         parser = SECTIONS.get(title)

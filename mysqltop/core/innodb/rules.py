@@ -21,6 +21,7 @@ class Context:
     old_header: bool = False                      # yymmdd header → single-word trx ids are hex
     unknown: list[str] = field(default_factory=list)
     unread: int = 0                               # lines past MAX_LINES: unknown, not read
+    doubtful: set[str] = field(default_factory=set)   # titles a statement printed too (envelope)
 
 
 # Far more lines than any section prints, the session list aside (which is not read line by

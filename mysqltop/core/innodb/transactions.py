@@ -82,7 +82,8 @@ def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
         list_at = cut + len(LIST_MARK)
     else:               # XtraDB 5.1 may list sessions without the LIST OF … line
         cut = list_at = body.find("\n" + ENTRY_MARK)
-    run(lines_of(body[: cut if cut >= 0 else len(body)], ctx), RULES, st, ctx)
+    if "TRANSACTIONS" not in ctx.doubtful:    # else a statement printed a head too: no counter is sure
+        run(lines_of(body[: cut if cut >= 0 else len(body)], ctx), RULES, st, ctx)
     hex_ids = ctx.old_header or any(
         " " not in raw and has_hex_letter(raw) for raw in st.raw_ids.values()
     )
