@@ -97,6 +97,8 @@ _STRICT = re.compile(
     r"|LIST OF TRANSACTIONS FOR EACH SESSION:|[A-Z][A-Z /]+)$")
 _FREE_SECTIONS = ("LATEST DETECTED DEADLOCK", "LATEST FOREIGN KEY ERROR")
 _LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
+_ALWAYS_ONCE = frozenset({"FILE I/O", "INSERT BUFFER AND ADAPTIVE HASH INDEX", "LOG", "BUFFER POOL AND MEMORY",
+                          "ROW OPERATIONS", "END OF INNODB MONITOR OUTPUT"})
 
 
 def redact_status(text: str) -> str:
@@ -108,9 +110,21 @@ def redact_status(text: str) -> str:
     prev = ""
     run_chars = 0
     distrust = False                 # a statement ended inside an open literal
-    for line in text.split("\n"):
-        if prev.startswith("---") and prev.strip("-") == "" and line.isupper():
-            free = line in _FREE_SECTIONS             # a section title
+    lines = text.split("\n")
+    # Headings of sections the server always prints once and that hold no statement: one seen
+    # once is the server's (a forged copy makes two, and then neither is trusted). Only these end
+    # a run of distrust.
+    seen: dict[str, list[int]] = {}
+    for n, line in enumerate(lines):
+        if line in _ALWAYS_ONCE:
+            seen.setdefault(line, []).append(n)
+    trusted = {at[0] for at in seen.values() if len(at) == 1}
+    for n, line in enumerate(lines):
+        if n in trusted and prev.startswith("---") and prev.strip("-") == "":
+            free, distrust, mark, sql = False, False, None, None
+        elif prev.startswith("---") and prev.strip("-") == "" and line.isupper() and not distrust:
+            # a section title; not after a statement cut inside a literal: the literal may hold one
+            free = line in _FREE_SECTIONS
         elif line == _LIST_MARK:
             free = True
         prev = line
@@ -139,7 +153,9 @@ def redact_status(text: str) -> str:
         elif _THREAD.match(line):
             # the statement starts on the next line; quoted text here is a user or host name
             out.append(_QUOTED.sub("?", line))
-            mark, marked, sql, run_chars, distrust = SQL_MARK, False, SqlScanner(), 0, False
+            # distrust stays: after a statement cut inside a literal, this thread line may be the
+            # literal's own; it ends at a heading only the server can have printed
+            mark, marked, sql, run_chars = SQL_MARK, False, SqlScanner(), 0
         elif free and line.strip() and not _STRUCTURAL.match(line) and not _KNOWN_FREE.match(line):
             # not a line InnoDB prints here: the rest of a statement cut short by a line of its own
             if not out or out[-1] != SQL_MARK:
