@@ -91,6 +91,22 @@ def test_the_busiest_other_processes_are_picked_while_the_cpus_are_busy(monkeypa
     assert host_src.top_procs({"user": 3.8, "idle": 10.0}, exclude=1, scan=scan) is None   # idle: no scan
 
 
+def test_local_servers_of_one_process_share_one_scan(monkeypatch) -> None:
+    """A fleet of local servers reads host counters once per server per poll; the process list is
+    the host's, so it is scanned at most once per SCAN_MIN_GAP_S, whoever asks."""
+    from mysqltop.sources import host as host_src
+
+    calls = []
+    monkeypatch.setattr(host_src, "_all_procs", lambda: calls.append(1) or {2: ("hog", 5.0 + len(calls))})
+    scan = host_src._Scan(host_src.SCAN_MIN_GAP_S)
+    host_src.top_procs({"user": 0.0, "idle": 0.0}, exclude=None, scan=scan)   # first look: not busy yet
+    for i in range(20):                                                      # 20 servers' polls, one second
+        host_src.top_procs({"user": 1.0 + i, "idle": 0.0}, exclude=None, scan=scan)
+    assert calls == []                                                       # all within the gap of the first
+    scan.at -= host_src.SCAN_MIN_GAP_S
+    assert host_src.top_procs({"user": 30.0, "idle": 0.0}, exclude=None, scan=scan) == [] and len(calls) == 1
+
+
 def test_all_procs_reads_this_process() -> None:
     from mysqltop.sources import host as host_src
 

@@ -145,3 +145,32 @@ def test_a_day_of_findings_is_drawn_as_spans_a_chart_can_show() -> None:
     assert len(drawn_spans(r)) == MAX_SPANS
     out = render(r, "text")
     assert "lines mark the first and last sample of each of the 12 finding(s)" in out
+
+
+def test_a_strided_report_over_segments_covers_each_one_whole(tmp_path) -> None:
+    """Two recorder runs (the server restarted in between: counters start again): each segment's
+    first and last samples are points, so the averages are those of the report sample by sample."""
+    from mysqltop.core.sample import RawSample, ServerIdentity
+    from mysqltop.recording.writer import RecordingWriter
+
+    path = tmp_path / "two.mtrec"
+    server = ServerIdentity("10.11.19-MariaDB", "mariadb", "db1:3306")
+    t0 = 1_800_000_000.0
+    for seg, (start, per_s) in enumerate(((0, 10), (150, 20))):
+        with RecordingWriter(path, interval=1.0) as w:
+            for i in range(100 + 7 * seg):
+                w.append(RawSample(wall=t0 + start + i, mono=1000.0 * (seg + 1) + i, server=server,
+                                   global_status={"Com_commit": str(per_s * i), "Com_rollback": "0",
+                                                  "Uptime": str(i + 1)}))
+    src = ReplaySource(path)
+    try:
+        points = src.points(20)
+        assert {100, 99, len(src) - 1} <= set(points)
+    finally:
+        src.close()
+    full = window_report(str(path), None, None)
+    coarse = window_report(str(path), None, None, max_points=10)
+    assert coarse.stride == 40 and coarse.frames < full.frames
+    want = (99 * 10 + 106 * 20) / (99 + 106)
+    assert full.throughput["tps"].avg == pytest.approx(want)
+    assert coarse.throughput["tps"].avg == pytest.approx(want)

@@ -49,7 +49,8 @@ def run_fleet(args: argparse.Namespace, hosts: "list[Host]") -> int:
     check_interval(args.interval)
     directory = record_dir(args.record) if args.record else None
     check_terminal("")
-    members = open_fleet(member_options(args, hosts), args.interval)
+    members = open_fleet(member_options(args, hosts), args.interval,
+                         enable_instruments=bool(getattr(args, "enable_instruments", False)))
 
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.fleet_poll import FleetPoller
@@ -57,7 +58,8 @@ def run_fleet(args: argparse.Namespace, hosts: "list[Host]") -> int:
 
     poller = FleetPoller(members, args.interval, record_dir=directory,
                          open_recorder=lambda path: RecordingWriter(path, interval=args.interval))
-    notes = tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
+    notes = tuple(f"{m.name}: {note}" for m in members for note in m.notes)
+    notes += tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
     notes += tuple(f"{s.name}: {s.recording_error}" for s in poller.states() if s.recording_error)
     FleetApp(poller, args.interval, notes=notes).run()
     return 0

@@ -27,6 +27,8 @@ def _read(path: str) -> str:
                 data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise UserError(f"{path}: {(exc.strerror or str(exc)).lower()}", 2) from None
+    except ValueError:                      # a NUL byte in the name
+        raise UserError(f"{path}: not a file name", 2) from None
     if len(data) > MAX_BYTES:
         raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB: not a saved status output", 2)
     if data.startswith(b"SQLite format 3\x00"):    # most likely a recording given to the wrong command

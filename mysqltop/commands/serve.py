@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
-    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False)
+    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False,
+                         enable_instruments=args.enable_instruments)
 
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: done.set())
     poller.start()
     for m in members:
+        for note in m.notes:
+            print(f"mysqltop: {m.name}: {note}", file=sys.stderr)
         if m.error:
             print(f"mysqltop: {m.name}: {m.error} (retrying in the background)", file=sys.stderr)
     shown = f"[{addr}]" if ":" in addr else addr

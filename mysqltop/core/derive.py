@@ -43,6 +43,8 @@ STATUS_NAMES: tuple[str, ...] = (
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
 )
+# INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
+METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks")
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
                                    "innodb_read_io_threads", "innodb_write_io_threads")
@@ -193,8 +195,9 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, 
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
     t.qps = rate(*_client_questions(prev, cur, polls), dt)
-    ids_per_s = first_rate([_innodb_pair(prev, cur, "transactions.trx_id_counter"),
-                            _stat_pair(prev, cur, "Innodb_max_trx_id")], dt)   # MariaDB status
+    # a status variable first: statement text in the status can make its counters unknown
+    ids_per_s = first_rate([_stat_pair(prev, cur, "Innodb_max_trx_id"),           # MariaDB status
+                            _innodb_pair(prev, cur, "transactions.trx_id_counter")], dt)
     t.write_trx_per_s = ids_per_s / TRX_IDS_PER_WRITE_TRX if ids_per_s is not None else None
     ro = "row_operations."
     t.rows_read_per_s = first_rate([_stat_pair(prev, cur, "Innodb_rows_read"),
@@ -252,7 +255,10 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
     waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
     listed = len(waits) if cur.innodb is not None and "TRANSACTIONS" in cur.innodb.sections else None
     lk.row_lock_current_waits = _first(cur.stat("Innodb_row_lock_current_waits"), listed)
-    lk.longest_lock_wait_s = max((w.get("waiting_s") or 0 for w in waits), default=None)
+    if cur.raw.lock_waits is not None:   # the server's lock tables: no statement can print into them
+        lk.longest_lock_wait_s = lock_tree.longest_wait_s(cur.raw.lock_waits)
+    else:
+        lk.longest_lock_wait_s = max((w.get("waiting_s") or 0 for w in waits), default=None)
     metrics = (prev.raw.innodb_metrics or {}) if prev is not None else {}
     lk.deadlocks_per_s = first_rate([_stat_pair(prev, cur, "Innodb_deadlocks"),
                                      (metrics.get("lock_deadlocks"),
@@ -360,8 +366,9 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     fl.log_bytes_per_s = first_rate([_innodb_pair(prev, cur, "log.lsn"),
                                      _stat_pair(prev, cur, "Innodb_lsn_current"),
                                      _stat_pair(prev, cur, "Innodb_os_log_written")], dt)
-    fl.history_list_length = _first(_get(inno, "transactions.history_list_length"),
-                                     cur.stat("Innodb_history_list_length"))
+    fl.history_list_length = _first(cur.stat("Innodb_history_list_length"),      # not printed by statements
+                                     _metric(cur, "trx_rseg_history_len"),
+                                     _get(inno, "transactions.history_list_length"))
     # MariaDB 10.11 reports an uninitialised Innodb_ibuf_size when the change buffer is off: keep
     # only sizes that fit in the buffer pool.
     pool = _first(_get(inno, "buffer_pool.size_pages"), cur.stat("Innodb_buffer_pool_pages_total"), 2**32)
@@ -486,6 +493,11 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and sem.waits:
         groups.append(hs.semaphore_hotspots(sem.waits))   # a snapshot: no previous sample needed
     return hs.rank(*groups)
+
+
+def _metric(cur: ParsedSample, name: str) -> int | None:
+    v = (cur.raw.innodb_metrics or {}).get(name)
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64 else None
 
 
 def _first(*values: Number | None) -> Number | None:

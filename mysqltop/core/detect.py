@@ -67,7 +67,7 @@ def classify(ext: Extracted, text: str = "") -> Detected | None:
             return Detected(kind, table=table)
     if not ext.tables and text:
         for words, spill in _LOOSE:
-            loose = loose_table(text, words, spill)
+            loose = loose_table(text, words, spill, ext.lines)
             if loose is not None:
                 kind = _table_kind(loose, ext.statements)
                 if kind:

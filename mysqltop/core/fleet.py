@@ -43,10 +43,11 @@ def latch_totals(hotspots: list[Hotspot]) -> list[LatchTotal]:
     return sorted(merged.values(), key=lambda t: t.heat, reverse=True)
 
 
-def hottest_latch(frame: Frame | None) -> LatchTotal | None:
+def hottest_latch(frame: Frame | None, totals: list[LatchTotal] | None = None) -> LatchTotal | None:
+    """`totals`: the frame's latch_totals when the caller has them already."""
     if frame is None or frame.stale:
         return None
-    totals = latch_totals(frame.hotspots)
+    totals = latch_totals(frame.hotspots) if totals is None else totals
     return totals[0] if totals and any(totals[0].heat) else None
 
 

@@ -239,4 +239,7 @@ _NO_DATA = {"timeout": "the server did not answer in time", "unreachable": "no c
 
 
 def iso_utc(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    try:
+        return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (ValueError, OverflowError, OSError):    # past year 9999 or not finite: no calendar time
+        return f"@{epoch}"

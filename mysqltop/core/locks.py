@@ -131,6 +131,12 @@ def _row(r: Any, width: int) -> list[Any] | None:
     return list(r) + [None] * (width - len(r)) if isinstance(r, list) else None
 
 
+def longest_wait_s(rows: list[list[Any]] | None) -> float | None:
+    """The longest lock wait in the lock-wait rows (None when nobody waits)."""
+    waits = [_n(r[4]) for r in (_row(raw, 18) for raw in rows or []) if r is not None]
+    return max((w for w in waits if w is not None), default=None)
+
+
 # ---- blocking tree --------------------------------------------------------------------------------
 def blocking_tree(rows: list[list[Any]] | None) -> list[Blocker]:
     """Lock-wait edges → one tree per root blocker, hottest first (most sessions behind it, then

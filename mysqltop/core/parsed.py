@@ -13,7 +13,7 @@ from mysqltop.core import innodb as innodb_parser  # attribute access: a missing
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.mutex import MutexRow, parse_mutex_rows
 from mysqltop.core.sample import RawSample
-from mysqltop.core.status import status_int
+from mysqltop.core.status import lower_keys, status_int
 from mysqltop.core.waits import WaitRow, parse_wait_rows
 
 T = TypeVar("T")
@@ -53,7 +53,7 @@ def parse_sample(raw: RawSample) -> ParsedSample:
     if raw.ps_waits is not None:
         waits = _guard(errors, "ps_waits", lambda: _by_event(parse_wait_rows(raw.ps_waits or [])))
     status = _guard(errors, "global_status", lambda: _numeric(raw.global_status)) or {}
-    variables = {k.lower(): v for k, v in raw.variables.items()}
+    variables = lower_keys(raw.variables)
     return ParsedSample(raw, innodb, mutex, waits, status, variables, errors)
 
 

@@ -12,17 +12,21 @@ from typing import Mapping
 
 from mysqltop.core import advice as _advice
 from mysqltop.core.derive import derive
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.rules.base import RECENT_S
 from mysqltop.core.sample import Failure, RawSample
 
 
 class FramePipeline:
-    def __init__(self, window: int = 120, advice_span_s: float = RECENT_S) -> None:
+    def __init__(self, window: int = 120, advice_span_s: float = RECENT_S, advice_every_s: float = 0.0) -> None:
         """`advice_span_s`: the span the rules judge (live: the last minute; a report over every
-        k-th sample widens it so the rules still see enough frames)."""
+        k-th sample widens it so the rules still see enough frames). `advice_every_s`: judge again
+        only when this much sample time has passed, the frames in between carrying the last
+        judgement (a fleet of many servers: a finding needs tens of seconds of evidence anyway)."""
         self.advice_span_s = advice_span_s
+        self.advice_every_s = advice_every_s
+        self._judged: tuple[float, list[Advice]] | None = None    # (sample time, advice) of the last judgement
         self._prev: ParsedSample | None = None
         self._prev_host: RawSample | None = None      # the last sample with host counters, stale or not
         self._window: deque[Frame] = deque(maxlen=max(window, 1))
@@ -42,6 +46,7 @@ class FramePipeline:
         self._prev = None
         self._prev_host = None
         self._window.clear()
+        self._judged = None
 
     def forget_previous(self) -> None:
         """The next frame has no rates (a new recording segment), the advice window stays."""
@@ -64,7 +69,12 @@ class FramePipeline:
             self._prev_host = raw
         self._window.append(frame)
         if advise:
-            advise_into(frame, list(self._window), raw.variables, self.advice_span_s)
+            judged = self._judged
+            if judged is not None and 0.0 <= frame.time - judged[0] < self.advice_every_s:
+                frame.advice = list(judged[1])
+            else:
+                advise_into(frame, list(self._window), raw.variables, self.advice_span_s)
+                self._judged = (frame.time, frame.advice)
         return frame
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from mysqltop.core.textforms import Table, extract
 
@@ -18,6 +18,24 @@ _VARIABLE_NAMES = frozenset({"version", "innodb_buffer_pool_size", "max_connecti
                              "innodb_flush_log_at_trx_commit", "port"})
 
 
+# id(map) → (map, its lower-cased copy): a live source hands the same variables map to every
+# sample until it reads them again (every minute), so they are lower-cased once, not per poll.
+_LOWERED: dict[int, tuple[Mapping[str, str], dict[str, str]]] = {}
+_LOWERED_MAX = 1024
+
+
+def lower_keys(names: Mapping[str, str]) -> dict[str, str]:
+    """{name.lower(): value}; the result is shared between callers: read it, never change it."""
+    hit = _LOWERED.get(id(names))
+    if hit is not None and hit[0] is names and len(hit[1]) == len(names):
+        return hit[1]
+    out = {k.lower(): v for k, v in names.items()}
+    if len(_LOWERED) >= _LOWERED_MAX:
+        _LOWERED.clear()
+    _LOWERED[id(names)] = (names, out)
+    return out
+
+
 def status_int(status: dict[str, str], name: str) -> int | None:
     """The integer value of a status variable, None when absent or not a number."""
     value = status.get(name)
@@ -26,8 +44,8 @@ def status_int(status: dict[str, str], name: str) -> int | None:
         value = next((v for k, v in status.items() if k.lower() == lower), None)
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int):              # a recording's JSON: bounded like the text form
+        return value if -(2**64) < value < 2**64 else None
     s = str(value).strip()
     return int(s) if _INT.match(s) else None
 

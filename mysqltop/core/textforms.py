@@ -26,6 +26,7 @@ class Extracted:
     status_text: str | None           # SHOW ENGINE INNODB STATUS text, normalised to raw form
     tables: list[Table]
     statements: list[str]             # statements typed after a client prompt (detection hints)
+    lines: list[str] | None = None    # the text's lines without the client's (when split)
 
 
 # --- escaping ---------------------------------------------------------------------------------
@@ -37,7 +38,19 @@ _ESCAPE_RE = re.compile(r"\\(.)", re.S)
 
 def unescape(s: str) -> str:
     """`InnoDB\\t\\t\\n=====` → real tab/newline; unknown escapes stay as written."""
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), s)
+    if "\\" not in s:
+        return s
+    # A whole status is one cell of a million escapes: replace in C rather than call a function
+    # per escape. An escaped backslash is parked on a character the text does not hold, so that
+    # "\\\\n" stays a backslash and an "n".
+    park = next((c for c in "\ue000\ue001\ue002\ue003" if c not in s), None)
+    if park is None:
+        return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), s)
+    s = s.replace("\\\\", park)
+    for code, char in _ESCAPES.items():
+        if code != "\\":
+            s = s.replace("\\" + code, char)
+    return s.replace(park, "\\")
 
 
 # --- client noise -----------------------------------------------------------------------------
@@ -71,7 +84,9 @@ def _strip_client(lines: list[str]) -> tuple[list[str], list[str]]:
             # that dropped the "->"); it ends at ";" / "\G". Give up after a screenful.
             if not _TERMINATED.search(stmt[0]):
                 k = j
-                while k < n and k - j < 40 and not _TABLE_LINE.match(lines[k]):
+                # (a prompt ends the look: each line is looked at for one statement at most)
+                while (k < n and k - j < 40 and not _TABLE_LINE.match(lines[k])
+                       and not (">" in lines[k] and _PROMPT.match(lines[k]))):
                     c = _CONTINUATION.match(lines[k])
                     stmt.append((c.group(1) if c else lines[k]).strip())
                     k += 1
@@ -103,7 +118,14 @@ _SECTIONS = frozenset({
     "LATEST FOREIGN KEY ERROR", "INDIVIDUAL BUFFER POOL INFO",
 })
 # Lines that follow a truncated status in a paste: borders, " |" cell ends, row markers.
-_TRAILING_NOISE = re.compile(r"^(?:[|\s]*|\s*\+[-+]*|\s*\*+ \d+\. row \*+\s*)$")   # no nested \s* (ReDoS)
+_ROW_NOISE = re.compile(r"^\s*\*+ \d+\. row \*+\s*$")
+
+
+def _trailing_noise(line: str) -> bool:
+    # no regex over the whole line: a border is as wide as the status cell it frames
+    bare = line.strip()
+    return (bare.strip("|") == "" or (bare.startswith("+") and bare.strip("+-") == "")
+            or (len(bare) < 200 and _ROW_NOISE.match(bare) is not None))
 
 
 def _section_start(lines: list[str]) -> int | None:
@@ -139,18 +161,24 @@ def _status_text(lines: list[str]) -> str | None:
                 body.append(m.group(0))
     else:
         body = lines[start:]
-        while body and _TRAILING_NOISE.match(body[-1]):
+        while body and _trailing_noise(body[-1]):
             body.pop()
-        if body:  # a bordered paste pads the cell's last line with spaces and " |"
-            body[-1] = re.sub(r"\s+\|\s*$", "", body[-1])
-    return "\n".join(head + [l.rstrip() for l in body]) + "\n"
+        if body:
+            body[-1] = _cell_end(body[-1])
+    if body:
+        body[-1] = body[-1].rstrip()
+    return "\n".join(head + body) + "\n"
+
+
+def _escaped_status(line: str) -> bool:
+    return "\\n" in line and ("MONITOR OUTPUT" in line or "\\n-----" in line)
 
 
 def _unescape_status_lines(lines: list[str]) -> list[str]:
     """The -e/-B one-line form: the whole status is one physical line with literal \\n."""
     out: list[str] = []
     for line in lines:
-        if "\\n" in line and ("MONITOR OUTPUT" in line or "\\n-----" in line):
+        if _escaped_status(line):
             out.extend(unescape(line).split("\n"))
         else:
             out.append(line)
@@ -265,13 +293,17 @@ def _tsv_table(lines: list[str]) -> Table | None:
     return Table([c.strip() for c in rows[0]], rows[1:], "tsv")
 
 
-def loose_table(text: str, header_words: list[str], spill: int | None = None) -> Table | None:
+def loose_table(text: str, header_words: list[str], spill: int | None = None,
+                lines: list[str] | None = None) -> Table | None:
     """A whitespace-aligned table under a header line whose words are `header_words` (any case).
 
     Rows are split on tabs / 2+ spaces when that gives the right count, else on single spaces
     with the extra words joined into column `spill` (default: the last one).
     """
-    lines, _ = _strip_client(_lines(text))
+    if lines is None:
+        if text.count("\n") > MAX_TEXT_LINES:
+            return None
+        lines = _strip_client(_lines(text))[0]
     want = [w.lower() for w in header_words]
     at = next((i for i, l in enumerate(lines) if [w.lower() for w in l.split()] == want), None)
     if at is None:
@@ -300,14 +332,93 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+_MARK = "INNODB MONITOR OUTPUT"
+# Without a status header, a text is a table (thousands of rows at most) or a status cut above
+# its header; millions of lines are neither, and splitting them would cost gigabytes.
+MAX_TEXT_LINES = 1_000_000
+_END_MARK = "END OF INNODB MONITOR OUTPUT"
+
+
+def _whole_status(text: str) -> tuple[str, int] | None:
+    """(status text, where its header line starts) when the text holds a header line, cut out
+    without splitting the text into lines.
+
+    The END is the last one: a statement inside the status can print an END line, the server
+    prints its own after every statement. Client lines (prompts, result notes) are only looked
+    for before the header and, in a status cut short, after its last line: between header and
+    END every line is the server's cell, and a statement line that looks like a prompt stays
+    where the server printed it."""
+    at = text.find(_MARK)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        line = text[start:stop]
+        if _HEADER.match(line) and not _END.search(line):
+            break
+        at = text.find(_MARK, stop)
+    else:
+        return None
+    head = ""
+    if start > 0:                # "Status: =====" or "=====" above the header
+        above = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+        m = _EQUALS.search(above)
+        if m and above.rstrip().endswith(m.group(0)):
+            head = m.group(0) + "\n"
+    end = text.rfind(_END_MARK)
+    if end > start:
+        end_stop = text.find("\n", end)
+        end_stop = len(text) if end_stop < 0 else end_stop
+        body = text[start:end_stop].rstrip(" \t")    # blanks a bordered paste pads its cell with
+        if end_stop < len(text):
+            nxt = text.find("\n", end_stop + 1)
+            m = _EQUALS.match(text[end_stop + 1 : len(text) if nxt < 0 else nxt].strip())
+            if m:
+                body += "\n" + m.group(0)
+        return head + body + "\n", start
+    stop = len(text)             # cut short: drop the client's lines after the last status line
+    while stop > start:
+        line_start = text.rfind("\n", start, stop) + 1 or start
+        line = text[line_start:stop]
+        if not (_trailing_noise(line) or (">" in line and _PROMPT.match(line))
+                or (len(line) <= _NOTE_MAX and _RESULT_NOTE.match(line))):
+            break
+        stop = max(start, line_start - 1)
+    if stop <= start:
+        return None
+    return head + _cell_end(text[start:stop]) + "\n", start
+
+
+def _cell_end(body: str) -> str:
+    """Without the spaces and " |" a bordered paste ends its cell's last line with (no regex:
+    a line of a million blanks costs one pass)."""
+    body = body.rstrip()
+    if body.endswith("|") and body[-2:-1].isspace():
+        body = body[:-1].rstrip()
+    return body
+
+
 def extract(text: str) -> Extracted:
     """Everything the text holds: the InnoDB status text (if any) and every table."""
-    lines, statements = _strip_client(_lines(text))
-    status = _status_text(lines) or _status_text(_unescape_status_lines(lines))
-    if status is not None:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    whole = _whole_status(text)
+    if whole is not None:
         # The status wins over any table in the same text (detect.classify), so a status of many
-        # megabytes is not also scanned for tables.
-        return Extracted(status, [], statements)
+        # megabytes is not also scanned for tables, nor split into lines here.
+        status, start = whole
+        return Extracted(status, [], _strip_client(_lines(text[:start]))[1])
+    if text.count("\n") > MAX_TEXT_LINES:
+        return Extracted(None, [], [])
+    if "\\n" in text:           # the -e/-B one-line form
+        whole = _whole_status("\n".join(unescape(line) if _escaped_status(line) else line
+                                        for line in text.split("\n")))
+        if whole is not None:
+            return Extracted(whole[0], [], _strip_client(_lines(text))[1])
+    lines, statements = _strip_client(_lines(text))
+    cut = _status_text(lines) or _status_text(_unescape_status_lines(lines))   # no header line
+    if cut is not None:
+        return Extracted(cut, [], statements)
     tables = _bordered_tables(lines)
     vertical = _vertical_table(lines)
     if vertical:
@@ -316,4 +427,4 @@ def extract(text: str) -> Extracted:
         tsv = _tsv_table(lines)
         if tsv:
             tables.append(tsv)
-    return Extracted(status, tables, statements)
+    return Extracted(None, tables, statements, lines)

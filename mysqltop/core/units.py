@@ -35,6 +35,8 @@ def num(x: float | None) -> str:
     """12 → '12', 0.333 → '0.33', 3.14 → '3.1', 33.6 → '34', 1234 → '1.2k', 45678 → '46k'."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return NA
+    if isinstance(x, int) and not -1e300 < x < 1e300:    # no counter is this big: not a value
+        return NA
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     v = abs(x)

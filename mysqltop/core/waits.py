@@ -51,9 +51,14 @@ def _number(value: Any, scale: int = 1) -> int | None:
 
 
 def parse_wait_rows(rows: Sequence[Sequence[object]]) -> list[WaitRow]:
-    """Rows [EVENT_NAME, COUNT_STAR, SUM, MIN, AVG, MAX]; values may be str or int."""
+    """Rows [EVENT_NAME, COUNT_STAR, SUM(, MIN, AVG, MAX)] (a live poll reads the first three);
+    values may be str or int."""
     out = []
     for row in rows:
+        if type(row) is list and len(row) == 3 and type(row[1]) is int and type(row[2]) is int \
+                and type(row[0]) is str and row[0] and row[0] == row[0].strip():
+            out.append(WaitRow(row[0], row[1], row[2]))   # a live poll's row: nothing to convert
+            continue
         if not isinstance(row, (list, tuple)) or len(row) < 3 or not str(row[0] or "").strip():
             continue
         nums = [_number(v) for v in row[1:6]]

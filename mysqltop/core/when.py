@@ -28,6 +28,10 @@ class WhenError(ValueError):
     """Bad WHEN or duration text; the message says what was expected."""
 
 
+MAX_DURATION_S = 100 * 366 * 86400.0        # a century: longer is a typo or an attack, not a range
+_EPOCH_RANGE = (0.0, 253_402_300_799.0)     # 1970 … 9999-12-31: what datetime can show
+
+
 def parse_duration(text: str) -> float:
     """Seconds from `90`, `1.5s`, `500ms`, `10m`, `1h30m`, `2d`. Raises WhenError."""
     s = text.strip()
@@ -43,11 +47,20 @@ def parse_duration(text: str) -> float:
         pos, parts = m.end(), parts + 1
         if m.group(2) is None and pos < len(s):  # a bare number must be the last part
             raise WhenError(f"bad duration {text!r} at position {pos + 1} (expected e.g. 90s, 10m, 1h30m)")
+    if not total <= MAX_DURATION_S:
+        raise WhenError(f"duration {text[:40]!r} is longer than a century")
     return total
 
 
 def parse_when(text: str, start: float, end: float, tz: tzinfo | None = None) -> float:
     """Epoch seconds for WHEN relative to a recording spanning [start, end]. Raises WhenError."""
+    t = _parse_when(text, start, end, tz)
+    if not _EPOCH_RANGE[0] <= t <= _EPOCH_RANGE[1]:
+        raise WhenError(f"time {text[:40]!r} is outside 1970 … 9999")
+    return t
+
+
+def _parse_when(text: str, start: float, end: float, tz: tzinfo | None) -> float:
     s = text.strip()
     low = s.lower()
     if not s:

@@ -40,7 +40,7 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
             f"up to {FORMAT_VERSION}); upgrade mysqltop to read it", 2)
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='magic'").fetchone()
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:   # (a damaged schema: names not UTF-8)
         raise UserError(f"{path} is a damaged mysqltop recording ({exc}); its samples cannot be read", 1) from None
     if not row or row[0] != MAGIC:
         raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
@@ -86,8 +86,25 @@ def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> str:
     return f"{path} is a damaged recording ({exc}); its samples cannot be read"
 
 
+def _text(data: bytes) -> str:
+    """A TEXT column of a damaged page may not be UTF-8: shown with U+FFFD, never an exception."""
+    return data.decode("utf-8", "replace")
+
+
+def usable_path(p: Path) -> None:
+    """A name the file system cannot even look up (a NUL byte, too long) is a one-line error."""
+    try:
+        os.stat(p)
+    except ValueError:
+        raise UserError(f"{p}: not a file name", 2) from None
+    except OSError as exc:
+        if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EACCES):
+            raise UserError(f"{p}: {(exc.strerror or str(exc)).lower()}", 2) from None
+
+
 def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     p = Path(path)
+    usable_path(p)
     if not p.exists():
         raise UserError(f"{p}: no such recording", 2)
     if p.is_dir():
@@ -97,6 +114,7 @@ def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     if p.stat().st_size == 0:
         raise UserError(f"{p} is empty, not a mysqltop recording", 2)
     conn = sqlite3.connect(_uri(p, mode="ro"), uri=True, check_same_thread=False)
+    conn.text_factory = _text
     try:
         check_recording(conn, p)
     except UserError as first:
@@ -105,6 +123,7 @@ def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
         # opened as immutable; anything else is a real answer.
         if "not an SQLite" in first.message or not os.access(p.parent, os.W_OK):
             conn = sqlite3.connect(_uri(p, mode="ro", immutable="1"), uri=True, check_same_thread=False)
+            conn.text_factory = _text
             try:
                 check_recording(conn, p)
             except UserError:

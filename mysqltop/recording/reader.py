@@ -30,7 +30,7 @@ from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.core.when import format_clock
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
-from mysqltop.recording.db import open_readonly
+from mysqltop.recording.db import open_readonly, usable_path
 from mysqltop.recording.format import parse_sample_text, parse_state_json
 from mysqltop.recording.recover import recover, truncation
 
@@ -42,6 +42,10 @@ T_MIN, T_MAX = 946_684_800.0, 4_102_444_800.0
 _T_OK = f"t BETWEEN {T_MIN!r} AND {T_MAX!r}"
 MONO_MAX = 1e11          # monotonic seconds (boot time based): finite and far below this
 DATA_MAX = 16 << 20      # one sample's payload; a live poll is a few KB to a few hundred KB
+
+
+def _is_seq(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62
 
 
 def valid_time(t: object) -> bool:
@@ -115,6 +119,7 @@ class RecordingReader:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._lock = threading.RLock()
         self.path = Path(path)
+        usable_path(self.path)
         # A truncated file (a partial copy) opens read-only with the samples of its readable
         # prefix, recovered into a temporary file; `notice` says how much is missing.
         self.notice: str | None = None
@@ -170,11 +175,14 @@ class RecordingReader:
             self._format = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
             state_seqs = self._conn.execute("SELECT seq FROM state ORDER BY seq").fetchall()
             dict_seqs = self._conn.execute("SELECT seq FROM dicts ORDER BY seq").fetchall()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
-        self._state_seqs = [r[0] for r in state_seqs]
-        self._dict_seqs = [r[0] for r in dict_seqs]
-        starts = sorted({r[0] for r in segs if r[0] < self._len} | ({0} if self._len else set()))
+        if not _is_seq(self._len):
+            raise UserError(f"{self.path} is a damaged recording (sample numbers unreadable)", 1)
+        # a damaged page can hand back NULL or text where a number was written: left out
+        self._state_seqs = sorted(r[0] for r in state_seqs if _is_seq(r[0]))
+        self._dict_seqs = sorted(r[0] for r in dict_seqs if _is_seq(r[0]))
+        starts = sorted({r[0] for r in segs if _is_seq(r[0]) and r[0] < self._len} | ({0} if self._len else set()))
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
         return self._len

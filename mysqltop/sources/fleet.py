@@ -23,6 +23,7 @@ from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.live import LiveSource
 from mysqltop.sources.mysql import MySQLSource
+from mysqltop.sources.mysql import enable_instruments as _enable
 
 MAX_HOSTS = 500
 
@@ -116,15 +117,28 @@ class Member:
     source: LiveSource
     capabilities: Capabilities | None = None
     error: str | None = None          # why the first connect failed (the source keeps retrying)
+    notes: tuple[str, ...] = ()       # --enable-instruments: what changed, or why it could not
 
 
-def open_fleet(options: list[ConnectionOptions], interval: float, *, require_one: bool = True) -> list[Member]:
+def open_fleet(options: list[ConnectionOptions], interval: float, *, require_one: bool = True,
+               enable_instruments: bool = False) -> list[Member]:
     """Connect to every server at once. With `require_one`, raises the first UserError when none
-    answered; without (an exporter), every member is kept and retried in the background."""
+    answered; without (an exporter), every member is kept and retried in the background.
+
+    `enable_instruments` (--enable-instruments): each server that answers now first gets its
+    wait/synch instruments turned on; what changed, or why it could not be (a missing GRANT, P_S
+    off), is that member's note — a server that refuses is still watched, as it is."""
     members = [Member(o.address, LiveSource(MySQLSource(o, interval=interval))) for o in options]
     errors: dict[int, UserError] = {}
 
     def open_one(i: int) -> None:
+        if enable_instruments:
+            try:
+                members[i].notes = tuple(_enable(options[i]))
+            except UserError as exc:
+                members[i].notes = (f"instruments not enabled: {exc.message}",)
+            except Exception:  # noqa: BLE001 - unreachable: the connect below says why
+                pass
         try:
             members[i].capabilities = members[i].source.mysql.open()
         except UserError as exc:

@@ -18,6 +18,8 @@ Each failure is classified (sources/failure.py) into RawSample.failure. Only the
 
 from __future__ import annotations
 
+import json
+import queue
 import socket
 import threading
 import time
@@ -27,6 +29,7 @@ from typing import Any, Callable
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import POLL_STATEMENTS, Failure, HostSample, RawSample, ServerIdentity
+from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
@@ -36,24 +39,10 @@ from mysqltop.sources.capabilities import Capabilities, connect, detect_capabili
 from mysqltop.sources.failure import classify
 
 # The status counters the frame reads come from derive (one list, no drift); the extras below
-# are read for the record (advice and reports may use them later). Everything else stays on the server.
+# are the few that `parse` and the tests also look at. Everything else stays on the server: each
+# row costs the client a packet to decode every poll, for every server of a fleet.
 _EXTRA_STATUS: tuple[str, ...] = (
-    "Queries", "Threads_connected", "Threads_created",
-    "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_misc",
-    "Innodb_buffer_pool_pages_lru_flushed", "Innodb_buffer_pool_read_requests", "Innodb_buffer_pool_reads",
-    "Innodb_buffer_pool_write_requests", "Innodb_buffer_pool_wait_free",
-    "Innodb_data_read", "Innodb_data_written",
-    "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs", "Innodb_os_log_pending_writes",
-    "Innodb_log_waits", "Innodb_log_writes", "Innodb_log_write_requests",
-    "Innodb_lsn_flushed", "Innodb_async_reads_tasks_running",
-    "Innodb_async_writes_tasks_running", "Innodb_async_reads_wait_slot_sec", "Innodb_async_writes_wait_slot_sec",
-    "Innodb_row_lock_time_max", "Innodb_pages_read", "Innodb_pages_written", "Innodb_pages_created",
-    "Innodb_dblwr_writes", "Innodb_dblwr_pages_written",
-    "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches", "Innodb_ibuf_merges",
-    "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
-    "Table_open_cache_active_instances",
-    "Open_tables", "Opened_tables", "Created_tmp_disk_tables", "Select_scan", "Slow_queries",
-    "Handler_commit", "Handler_rollback",
+    "Threads_connected", "Innodb_buffer_pool_wait_free", "Innodb_log_waits", "Innodb_os_log_pending_fsyncs",
 )
 STATUS_NAMES: tuple[str, ...] = tuple(dict.fromkeys(DERIVE_STATUS_NAMES + _EXTRA_STATUS))
 
@@ -74,10 +63,40 @@ ANSWER_TIMEOUT_MIN_S = 5.0     # a poll is "not answering" after max(this, ANSWE
 ANSWER_INTERVALS = 3.0
 HARD_CAP_S = 300.0             # socket read timeout: a connection silent this long is cut
 
-PS_WAITS_SQL = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MIN_TIMER_WAIT, AVG_TIMER_WAIT, MAX_TIMER_WAIT "
+# Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
+# are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py).
+_PS_WAITS_FROM = (
     "FROM performance_schema.events_waits_summary_global_by_event_name "
-    "WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0")
+    "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
+PS_WAITS_SQL = "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT " + _PS_WAITS_FROM
+# The same rows as one JSON text where the server has JSON_ARRAYAGG: one packet instead of ~100
+# row packets PyMySQL decodes in Python (the JSON is parsed in C; integers stay exact).
+# COUNT(*) rides along: MariaDB builds the text like GROUP_CONCAT and cuts it at
+# group_concat_max_len, so a text with fewer rows than counted is refused, not trusted.
+PS_WAITS_JSON_SQL = ("SELECT JSON_ARRAYAGG(JSON_ARRAY(EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT)), COUNT(*) "
+                     + _PS_WAITS_FROM)
+
+
+def has_json_arrayagg(flavor: str, version: tuple[int, ...]) -> bool:
+    """MariaDB 10.5+, MySQL / Percona 5.7.22+."""
+    return tuple(version[:3]) >= ((10, 5, 0) if flavor == "mariadb" else (5, 7, 22))
+
+
+def _ps_rows(rows: Any, as_json: bool) -> list[list[Any]]:
+    """[EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT] rows from the plain or the JSON form."""
+    if not as_json:
+        return [[str(r[0]), *(int(x) for x in r[1:])] for r in rows]
+    text = rows[0][0] if rows and rows[0] else None      # NULL: no row matched
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    out = json.loads(text) if text else []
+    counted = rows[0][1] if rows and len(rows[0]) > 1 else None
+    if counted is not None and isinstance(out, list) and len(out) != int(counted):
+        raise ValueError(f"performance_schema waits: {len(out)} of {counted} rows in the JSON text")
+    if not isinstance(out, list) or not all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str)
+                                            and type(r[1]) is int and type(r[2]) is int for r in out):
+        raise ValueError("performance_schema waits: unexpected JSON shape")
+    return out
 
 
 def _in_list(names: tuple[str, ...]) -> str:
@@ -85,6 +104,8 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
+
+METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
@@ -161,6 +182,9 @@ class MySQLSource:
         self._last_failure = Failure.UNREACHABLE
         self._failing_since: float | None = None
         self._inflight: _Inflight | None = None
+        self._ps_json = self._ps_json_sent = False    # P_S waits as one JSON text (see PS_WAITS_JSON_SQL)
+        self._worker: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[tuple[_Inflight, Any] | None] = queue.SimpleQueue()
 
     def set_interval(self, interval: float) -> None:
         """New poll spacing (TUI +/-): the read timeout follows it, on the open connection too."""
@@ -196,6 +220,7 @@ class MySQLSource:
         self.capabilities = caps
         self._disabled.clear()
         self._mutex_empty_polls = 0
+        self._ps_json = has_json_arrayagg(caps.flavor, caps.version_tuple)
 
     @property
     def identity(self) -> ServerIdentity:
@@ -212,8 +237,7 @@ class MySQLSource:
                 if self._conn is None and not self._connect_now(called):
                     return self._error_sample(wall, mono, host, self._waiting_message(), self._last_failure)
                 job = self._inflight = _Inflight(wall, time.monotonic(), host)
-                threading.Thread(target=self._run_poll, args=(job, self._conn), name="mysqltop-poll",
-                                 daemon=True).start()
+                self._submit(job, self._conn)
             # The poll is waited for however long it takes. With host counters on their own clock,
             # a read that has waited an interval returns a sample of this moment's host counters
             # (failure=waiting, then timeout once the server counts as not answering); without,
@@ -236,6 +260,20 @@ class MySQLSource:
                     "server's log clean)", Failure.TIMEOUT)
             self._inflight = None
             return self._finish(job)
+
+    def _submit(self, job: "_Inflight", conn: Any) -> None:
+        """Run the poll on this source's poll thread (one per source, started on first use and
+        kept: polls never overlap, and a thread per poll costs more than the poll's parsing)."""
+        if self._worker is None or not self._worker.is_alive():
+            self._jobs = queue.SimpleQueue()
+            self._worker = threading.Thread(target=self._work, args=(self._jobs,), name="mysqltop-poll",
+                                            daemon=True)
+            self._worker.start()
+        self._jobs.put((job, conn))
+
+    def _work(self, jobs: "queue.SimpleQueue[tuple[_Inflight, Any] | None]") -> None:
+        while (item := jobs.get()) is not None:
+            self._run_poll(*item)
 
     def _run_poll(self, job: "_Inflight", conn: Any) -> None:
         try:
@@ -280,17 +318,18 @@ class MySQLSource:
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities
         assert c is not None
+        self._ps_json_sent = self._ps_json
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self._mutex_asked_at >= MUTEX_RETRY_S):
             self._mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
-            stmts.append((K_PS, PS_WAITS_SQL))
+            stmts.append((K_PS, PS_WAITS_JSON_SQL if self._ps_json else PS_WAITS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
-            stmts.append((K_METRICS, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {cond}"))
+            stmts.append((K_METRICS, METRICS_SQL + cond))
         # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
         # MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
         now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
@@ -336,7 +375,9 @@ class MySQLSource:
                     key = batch[done][0]
                     poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e),
                                                                self.capabilities.grantee if self.capabilities else "?")
-                    if code in _PERMANENT:
+                    if key == K_PS and self._ps_json and code not in (1142, 1143, 1044, 1227):
+                        self._ps_json = False      # a server without the JSON form: plain rows from the next poll
+                    elif code in _PERMANENT:
                         self._disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
@@ -345,6 +386,7 @@ class MySQLSource:
         self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
                                bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
         if K_VARS in poll.values:
+            # a new map, never changed afterwards: every sample until the next read shares it
             self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
             self._variables_at = mono
         return poll
@@ -366,17 +408,25 @@ class MySQLSource:
         return RawSample(
             wall=wall, mono=mono, server=self.identity, host=host, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
-            ps_waits=[[str(r[0]), *(int(x) for x in r[1:])] for r in v[K_PS]] if K_PS in v else None,
+            ps_waits=self._ps_waits(v[K_PS], errors) if K_PS in v else None,
             global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
-            variables=dict(self._variables), timings_ms=p.timings_ms, errors=errors,
+            variables=self._variables, timings_ms=p.timings_ms, errors=errors,
             **_clock_row(v.get(K_TIME)),
             **lock_rows)
+
+    def _ps_waits(self, rows: Any, errors: dict[str, str]) -> list[list[Any]] | None:
+        try:
+            return _ps_rows(rows, self._ps_json_sent)
+        except ValueError as e:               # a JSON text cut short or odd: plain rows from the next poll
+            self._ps_json = False
+            errors[K_PS] = f"unexpected result ({caps_mod.one_line(e)}); reading plain rows from the next poll"
+            return None
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
                       failure: Failure) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity, host=host,
-                         variables=dict(self._variables), error=message, failure=failure)
+                         variables=self._variables, error=message, failure=failure)
 
     # ---- reconnecting ------------------------------------------------------------------------
     def _drop(self, why: str, failure: Failure) -> None:
@@ -459,6 +509,8 @@ class MySQLSource:
                     pass
             else:
                 _force_close(conn)
+        jobs, self._jobs, self._worker = self._jobs, queue.SimpleQueue(), None
+        jobs.put(None)                                # the poll thread ends after the poll it runs
         with self._rc_lock:
             ready, self._rc_ready = self._rc_ready, None
             self._rc_next_at = float("inf")          # no further attempts after close

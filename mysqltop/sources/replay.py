@@ -115,12 +115,13 @@ class ReplaySource:
 
     def points(self, stride: int) -> list[int]:
         """Indexes for a report over every `stride`-th sample: the range's first and last samples,
-        every segment start, and keyframes at least `stride` apart in between (a keyframe decodes
+        every segment's first and last, and keyframes at least `stride` apart in between (a keyframe decodes
         alone, so the samples between points are never decoded)."""
         out = [self.first]
-        starts = set(self.reader.segment_starts)
-        for k in self.reader.keyframes(self.first + 1, self.last):
-            if k - out[-1] >= stride or k in starts:
+        starts = {s for s in self.reader.segment_starts if self.first < s <= self.last}
+        ends = {s - 1 for s in starts}            # a segment's last sample closes its last span
+        for k in sorted(set(self.reader.keyframes(self.first + 1, self.last)) | starts | ends):
+            if k > out[-1] and (k - out[-1] >= stride or k in starts or k in ends):
                 out.append(k)
         if out[-1] != self.last:
             out.append(self.last)

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Sequence
 
-import plotext as plt
-
 from mysqltop.core.safe_text import visible
 
 ANSI_SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -53,6 +51,8 @@ def clock(epoch: float, seconds: bool = True, utc: bool = False) -> str:
 
 def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
     """The chart as text `width`×`height` cells: ANSI colours when `color`, plain otherwise."""
+    import plotext as plt   # here, not at the top: the TUI's first paint does not wait for it
+
     times = list(spec.times)
     plt.clear_figure()
     plt.plotsize(max(20, width), max(6, height))
@@ -100,6 +100,8 @@ def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
 
 
 def _finish(color: bool) -> str:
+    import plotext as plt
+
     out = plt.build()
     plt.clear_figure()
     return out if color else ANSI_SGR.sub("", out)

@@ -22,6 +22,9 @@ from mysqltop.engine import Engine
 from mysqltop.sources.fleet import Member, recording_file_name
 
 TREND = 120                 # frames kept per server for the drill-down charts
+# The rules judge each server's last minute again this often (sample time), not every poll: a
+# finding needs tens of seconds of sustained evidence, and judging is a third of a poll's CPU.
+ADVICE_EVERY_S = 5.0
 LATE_AFTER = 1.5            # intervals without a frame before a server counts as late
 
 
@@ -85,7 +88,7 @@ class FleetPoller:
                     recorder = open_recorder(path)
                 except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
                     path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
-            engine = Engine(m.source, FramePipeline(), recorder)
+            engine = Engine(m.source, FramePipeline(advice_every_s=ADVICE_EVERY_S), recorder)
             self._slots.append(_Slot(m, engine, ServerState(
                 name=m.name, started=now, open_error=m.error, recording=path, recording_error=error)))
 
@@ -112,17 +115,18 @@ class FleetPoller:
     def _accept(self, slot: _Slot, frame: Frame) -> None:
         now = self._clock()
         engine = slot.engine
+        fresh = not frame.stale
+        totals = latch_totals(frame.hotspots) if fresh else None      # outside the lock: views wait on it
         with self._lock:
             st = slot.state
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
-            fresh = not frame.stale
             slot.state = replace(
                 st, frame=frame, good=frame if fresh else st.good, arrived=now,
                 good_at=now if fresh else st.good_at,
                 summary_of=frame if fresh else st.summary_of,
-                latches=tuple(latch_totals(frame.hotspots)) if fresh else st.latches,
-                hottest=hottest_latch(frame) if fresh else st.hottest,
+                latches=tuple(totals) if totals is not None else st.latches,
+                hottest=hottest_latch(frame, totals) if totals is not None else st.hottest,
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,

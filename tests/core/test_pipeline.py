@@ -61,3 +61,25 @@ def test_percona_series_through_the_pipeline() -> None:
         assert frames[i].throughput.write_trx_per_s == pytest.approx(expected)
         assert frames[i].flush.log_bytes_per_s is not None and frames[i].flush.log_bytes_per_s > 0
     assert all(not f.errors for f in frames)
+
+
+def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkeypatch) -> None:
+    from mysqltop.core import pipeline as pipeline_mod
+    from mysqltop.core.frame import Advice
+
+    judged: list[float] = []
+
+    def fake_advise(window, variables, span_s=None):  # type: ignore[no-untyped-def]
+        judged.append(window[-1].time)
+        return [Advice(id=f"a{len(judged)}", severity="warning", message="m", evidence="e")]
+
+    monkeypatch.setattr(pipeline_mod._advice, "advise", fake_advise)
+    p = FramePipeline(advice_every_s=5.0)
+    frames = [p.push(raw(t, 1000 + 10 * t)) for t in range(12)]
+    t0 = frames[0].time
+    assert [t - t0 for t in judged] == [0, 5, 10]                 # judged at 0 s, 5 s and 10 s only
+    assert [f.advice[0].id for f in frames] == ["a1"] * 5 + ["a2"] * 5 + ["a3"] * 2   # carried in between
+    every = FramePipeline()                                       # the default: every frame
+    for t in range(3):
+        every.push(raw(t, 1000))
+    assert len(judged) == 6

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.locks import blocking_tree
 from mysqltop.views.fleet_poll import ServerState
 from mysqltop.views.tui.fleet import FleetApp, ServerScreen
+from mysqltop.views.tui.screens import HelpScreen
 from tests.fleet.test_fleet_rows import frame
-from tests.tui.conftest import pilot, screen_text, wait_for
+from tests.tui.conftest import Toasts, pilot, screen_text, wait_for
+from tests.tui.test_locks_pane import ROWS
 
 
 class StandInPoller:
@@ -67,3 +71,44 @@ async def test_overview_at_80x24_hostile_text_stays_text_and_drill_down() -> Non
         await wait_for(pilot, lambda: not isinstance(app.screen, ServerScreen))
         app.save_screenshot("/tmp/fleet-80x24.svg")
     assert poller.started and poller.stopped
+
+
+@pilot
+async def test_drill_down_help_and_kill_line_work_as_in_the_live_view() -> None:
+    locked = dataclasses.replace(frame(wait_ms=5.0), blocking=blocking_tree(ROWS))
+    poller = StandInPoller([_live("locked:3306", locked), _live("calm:3306", frame(wait_ms=0.1))])
+    app = FleetApp(poller, 1.0)  # type: ignore[arg-type]
+    toasts = Toasts()
+    async with app.run_test(size=(160, 48), message_hook=toasts) as pilot:
+        await wait_for(pilot, lambda: "calm:3306" in screen_text(app) and app.selected is not None)
+        while app.selected != "locked:3306":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ServerScreen) and app.screen.shown is not None)
+        server_screen = app.screen
+
+        # ? lists the drill-down's own keys; esc closes the help, not the drill-down
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = screen_text(app)
+        assert "fleet: locked:3306" in text and "KILL <id>" in text and "back from a zoomed pane" in text
+        assert "one sample back" not in text and "start / stop recording" not in text   # not offered here
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is server_screen)
+
+        # k: the hottest blocker's KILL line, shown and copied, never run
+        await pilot.press("k")
+        await wait_for(pilot, lambda: any("KILL 42;" in t for t in toasts.texts))
+        assert app.clipboard == "KILL 42;"
+        assert any("never kills" in t for t in toasts.texts)
+
+        await pilot.press("escape")                              # back to the overview
+        await wait_for(pilot, lambda: not isinstance(app.screen, ServerScreen))
+        while app.selected != "calm:3306":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ServerScreen) and app.screen.shown is not None)
+        await pilot.press("k")                                   # nobody blocks there: it says so
+        await wait_for(pilot, lambda: any("no session is blocking" in t for t in toasts.texts))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ServerScreen))

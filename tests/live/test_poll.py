@@ -11,6 +11,7 @@ import pytest
 from mysqltop.sources import mysql as mysql_mod
 from mysqltop.sources.host import read_host
 from mysqltop.sources.live import LiveSource
+from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import ThrowawayMariaDB
@@ -60,12 +61,16 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert "INNODB MONITOR OUTPUT" in s.innodb_status and "END OF INNODB MONITOR OUTPUT" in s.innodb_status
     assert "BUFFER POOL AND MEMORY" in s.innodb_status
     # P_S synch summary: only rows that counted something
+    # (name, count, total wait): all derive reads; condition waits are never hotspots, left on the server
     assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
-    assert all(len(r) == 6 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
+    assert not any(r[0].startswith("wait/synch/cond/") for r in s.ps_waits)
+    assert all(len(r) == 3 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
+    assert source._ps_json                                     # MariaDB 10.5+: one JSON text, one packet
     # filtered global status: what the frame needs and nothing else
     assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
     assert int(s.global_status["Threads_connected"]) >= 1
     assert s.innodb_metrics and all(isinstance(v, int) for v in s.innodb_metrics.values())
+    assert set(s.innodb_metrics) <= set(METRIC_NAMES)          # only the counters derive reads
     assert s.variables["innodb_buffer_pool_size"] == str(64 * 1024 * 1024)
     assert s.variables["table_open_cache"] == "400"
     assert s.innodb_mutex is None                    # MariaDB 10.6+: not even asked
@@ -283,3 +288,25 @@ def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSour
         time.sleep(0.3)
     rates = [f.throughput.rows_read_per_s for f in frames[1:]]
     assert all(r is not None and r < 5.0 for r in rates), rates
+
+
+def test_p_s_waits_plain_and_json_forms_read_the_same_rows(source: MySQLSource, monkeypatch) -> None:
+    """The JSON form is only a cheaper wire form: same rows, exact integers; a server that refuses
+    it (or a text cut short) falls back to plain rows, never loses the latch source."""
+    as_json = source.read().ps_waits
+    source._ps_json = False
+    plain = source.read().ps_waits
+    assert as_json and plain and {r[0] for r in as_json} <= {r[0] for r in plain}     # rows only appear
+    assert all(type(r[1]) is int and type(r[2]) is int for r in as_json + plain)
+    by_name = {r[0]: r for r in as_json}
+    assert all(p[1] >= by_name[p[0]][1] for p in plain if p[0] in by_name)   # counters only grow
+    source._ps_json = True
+    # a text cut short at group_concat_max_len: not JSON, or JSON with fewer rows than counted
+    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
+    bad = source.read()
+    assert bad.error is None and bad.ps_waits is None and "plain rows" in bad.errors["ps_waits"]
+    again = source.read()
+    assert again.ps_waits and not source._ps_json and "ps_waits" not in again.errors
+    source._ps_json = True
+    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
+    assert "plain rows" in source.read().errors["ps_waits"] and source.read().ps_waits

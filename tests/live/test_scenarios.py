@@ -126,4 +126,8 @@ def test_small_pool_scans_give_buffer_pool_advice_with_the_latchs_own_figures(ma
 @pytest.mark.parametrize("name", ["calm control", "busy-but-healthy control"])
 def test_controls_are_quiet(mariadb_factory, name: str) -> None:
     r = _go(mariadb_factory, name)
-    assert r.advice == [], _explain(r)
+    # On a shared box another process (another suite's server, the load generator) may truly
+    # saturate the CPU: naming it is right, as long as it is not the server under test.
+    others = [a for a in r.advice if a.id == "cpu_other_process"]
+    assert all(f"(pid {r.server_pid})" not in a.message for a in others), _explain(r)
+    assert [a for a in r.advice if a not in others] == [], _explain(r)

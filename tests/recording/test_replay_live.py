@@ -94,8 +94,11 @@ def test_record_command_writes_a_replayable_file(loaded, tmp_path) -> None:  # t
     snap = _mysqltop("snapshot", "--replay", str(path), "--format", "json")
     assert snap.returncode == 0, snap.stderr
     frames = [json.loads(line) for line in snap.stdout.splitlines()]
-    # snapshot prints only frames with rates: the first sample is the baseline
-    assert len(frames) == 5 and all(f["throughput"]["tps"] is not None for f in frames)
+    # snapshot prints only frames with rates: the first sample is the baseline. On a loaded box a
+    # poll may run past 0.3 s: its sample holds host counters only (failure "waiting"), no tps.
+    assert len(frames) == 5
+    answered = [f for f in frames if f.get("failure") != "waiting"]
+    assert answered and all(f["throughput"]["tps"] is not None for f in answered), frames
 
 
 def test_record_trigger_mode_writes_only_windows(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]

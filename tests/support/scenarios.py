@@ -56,6 +56,7 @@ class Result:
     truth: dict[str, tuple[float, float]]    # short latch name → (waits/s, wait ms/s) from the server
     after_frames: list[Frame] = field(default_factory=list)
     holder_thread: int | None = None
+    server_pid: int | None = None            # the throwaway server's mariadbd
     metric_before: float | None = None
     metric_after: float | None = None
 
@@ -159,7 +160,7 @@ def run(db: Any, sc: Scenario) -> Result:
         frames = watcher.poll(sc.observe)
         marks.append(_ps(db))
         result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
-                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None)
+                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None, server_pid=db.pid)
         result.metric_before = metric_of(sc.finding, frames)
         if sc.remedy is not None and sc.revert is not None:
             with_remedy: list[Frame] = []

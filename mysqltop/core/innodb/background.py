@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .model import InnodbStatus
-from .rules import Context, Rule, ignore, run
+from .rules import Context, Rule, ignore, lines_of, run
 
 # srv_master_thread loops: 47 srv_active, 0 srv_shutdown, 951972 srv_idle
 # srv_master_thread loops: 103 1_second, 103 sleeps, 10 10_second, 0 background, 0 flush
@@ -46,4 +46,4 @@ RULES = [
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, status.background, ctx)
+    run(lines_of(body, ctx), RULES, status.background, ctx)

@@ -8,7 +8,7 @@ import re
 from .atoms import f, n
 from .model import BufferPool, InnodbStatus
 from .numbers import ratio
-from .rules import Context, Out, Rule, ignore, run
+from .rules import Context, Out, Rule, ignore, lines_of, run
 
 
 def _line(label: str, name: str) -> re.Pattern[str]:
@@ -91,7 +91,7 @@ INSTANCE_RE = re.compile(r"---BUFFER POOL (\d+)")
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, Out(status.buffer_pool), ctx)
+    run(lines_of(body, ctx), RULES, Out(status.buffer_pool), ctx)
 
 
 def parse_instances(body: str, status: InnodbStatus, ctx: Context) -> None:
@@ -105,7 +105,7 @@ def parse_instances(body: str, status: InnodbStatus, ctx: Context) -> None:
             status.buffer_pool.instances.append(item)
 
     pool_id = -1
-    for line in body.split("\n"):
+    for line in lines_of(body, ctx):
         if line.startswith("---BUFFER POOL"):
             m = INSTANCE_RE.match(line)
             if m is not None:

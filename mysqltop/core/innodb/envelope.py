@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .atoms import HEADER_RE, normalise_time
+from .rules import MAX_LINES
 
 END_TITLE = "END OF INNODB MONITOR OUTPUT"
 _MARK = "INNODB MONITOR OUTPUT"
@@ -52,6 +53,10 @@ class Envelope:
     ended: bool = False
     sections: list[tuple[str, str]] = field(default_factory=list)   # (title, body)
     unknown: list[str] = field(default_factory=list)                # preamble lines not understood
+    unread: int = 0                                                 # preamble lines past MAX_LINES
+    # free-text titles that open a section more than once where statements are printed: all but
+    # one of them are statement text, and the text alone cannot tell which
+    doubtful: set[str] = field(default_factory=set)
 
 
 def unwrap(text: str) -> str:
@@ -88,12 +93,17 @@ def split(text: str) -> Envelope:
     falling, each title once). Between the two, free-text sections are taken in their order,
     the first of each, and TRANSACTIONS only where its "Trx id counter" line follows; any
     other title there is statement text and stays inside the section that printed it.
+
+    A statement can also print the open section's own title (a deadlock statement printing a
+    whole TRANSACTIONS head, say): then the text alone cannot tell the server's from the
+    statement's, and the title is `doubtful` — its section's own values (the TRANSACTIONS
+    counters, an event's time) are left null, never taken from a statement.
     """
     env = Envelope()
     start = _header(text, env)
     body = "\n" + text[start:]
     titles = list(TITLE_RE.finditer(body))
-    kept = _trusted(titles, body)
+    kept = _trusted(titles, body, env.doubtful)
     if not kept:
         _preamble(body, env, header_seen=start > 0)
         return env
@@ -106,7 +116,7 @@ def split(text: str) -> Envelope:
     return env
 
 
-def _trusted(titles: list[re.Match[str]], body: str) -> list[re.Match[str]]:
+def _trusted(titles: list[re.Match[str]], body: str, doubtful: set[str]) -> list[re.Match[str]]:
     head: list[re.Match[str]] = []
     seen: set[str] = set()
     i = 0
@@ -138,9 +148,12 @@ def _trusted(titles: list[re.Match[str]], body: str) -> list[re.Match[str]]:
     rank = ORDER[head[-1][1]]
     for m in titles[i : j + 1]:                  # between: the free-text sections, in order
         title = m[1]
-        if title in FREE_TEXT and ORDER[title] > rank and _opens(title, body, m.end()):
-            head.append(m)
-            rank = ORDER[title]
+        if title in FREE_TEXT and _opens(title, body, m.end()):
+            if ORDER[title] > rank:
+                head.append(m)
+                rank = ORDER[title]
+            elif ORDER[title] == rank:           # the open section's title again: one is a statement's
+                doubtful.add(title)
     return head + tail[::-1]
 
 
@@ -166,7 +179,10 @@ def _header(text: str, env: Envelope) -> int:
 
 
 def _preamble(chunk: str, env: Envelope, header_seen: bool) -> None:
-    for raw in chunk.split("\n"):
+    lines = chunk.split("\n", MAX_LINES)
+    if len(lines) > MAX_LINES:       # not a preamble: count the rest, do not read it
+        env.unread += lines.pop().count("\n") + 1
+    for raw in lines:
         line = raw.strip()
         if not line or line.strip("=-") == "":
             continue

@@ -22,8 +22,8 @@ def _event(body: str) -> dict[str, Any]:
 
 
 def parse_deadlock(body: str, status: InnodbStatus, ctx: Context) -> None:
-    status.deadlock = _event(body)
+    status.deadlock = {"time": None} if "LATEST DETECTED DEADLOCK" in ctx.doubtful else _event(body)
 
 
 def parse_foreign_key(body: str, status: InnodbStatus, ctx: Context) -> None:
-    status.foreign_key_error = _event(body)
+    status.foreign_key_error = {"time": None} if "LATEST FOREIGN KEY ERROR" in ctx.doubtful else _event(body)

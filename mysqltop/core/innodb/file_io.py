@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .atoms import f, n
 from .model import FileIO, InnodbStatus, IoThreadState
 from .numbers import int_list
-from .rules import Context, Rule, run, set_fields
+from .rules import Context, Rule, lines_of, run, set_fields
 
 # I/O thread 0 state: waiting for i/o request (insert buffer thread)
 # I/O thread 2 state: doing file i/o (read thread) ev set
@@ -101,7 +101,7 @@ RULES = [
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
     out = status.file_io
     st = _State(out)
-    run(body.split("\n"), RULES, st, ctx)
+    run(lines_of(body, ctx), RULES, st, ctx)
     # Totals: normal aio (+ ibuf aio reads, + log i/o's for writes); else the OS pending line;
     # MariaDB 10.6+ (no thread lines, no aio line) omits that line when both are zero.
     if st.aio_reads_total is not None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .atoms import f, n
 from .model import InnodbStatus, InsertBufferAHI
-from .rules import Context, Rule, run, set_fields
+from .rules import Context, Rule, lines_of, run, set_fields
 
 # Ibuf: size 1, free list len 0, seg size 2, 0 merges
 # Ibuf: size 1, free list len 0, seg size 2,
@@ -67,4 +67,4 @@ RULES = [
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, _State(status.insert_buffer), ctx)
+    run(lines_of(body, ctx), RULES, _State(status.insert_buffer), ctx)

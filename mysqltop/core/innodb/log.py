@@ -6,7 +6,7 @@ import re
 
 from .atoms import f, n, n2
 from .model import InnodbStatus
-from .rules import Context, Out, Rule, ignore, run
+from .rules import Context, Out, Rule, ignore, lines_of, run
 
 
 def _lsn(label: str, name: str) -> re.Pattern[str]:
@@ -53,5 +53,5 @@ RULES = [
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, Out(status.log), ctx)
+    run(lines_of(body, ctx), RULES, Out(status.log), ctx)
 

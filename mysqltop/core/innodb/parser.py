@@ -12,7 +12,7 @@ from . import background, buffer_pool, events, file_io, insert_buffer, log, row_
 from . import semaphores, transactions
 from .envelope import split, unwrap
 from .model import InnodbStatus
-from .rules import Context
+from .rules import Context, lines_of
 
 SectionParser = Callable[[str, InnodbStatus, Context], None]
 
@@ -38,15 +38,15 @@ def parse_with_unknown(text: str) -> tuple[InnodbStatus, list[str]]:
     status = InnodbStatus(
         time=env.time, header_thread=env.thread, averaging_s=env.averaging_s, truncated=not env.ended
     )
-    ctx = Context(old_header=env.old_header, unknown=env.unknown)
+    ctx = Context(old_header=env.old_header, unknown=env.unknown, unread=env.unread, doubtful=env.doubtful)
     for title, body in env.sections:
         status.sections.append(title)
         parser = SECTIONS.get(title)
         if parser is None:
-            ctx.unknown.extend(line.strip() for line in body.split("\n") if line.strip())
+            ctx.unknown.extend(line.strip() for line in lines_of(body, ctx) if line.strip())
         else:
             parser(body, status, ctx)
-    status.unknown_lines = len(ctx.unknown)
+    status.unknown_lines = len(ctx.unknown) + ctx.unread
     return status, ctx.unknown
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .atoms import f, n
 from .model import InnodbStatus, RowOperations
-from .rules import Context, Rule, ignore, run, set_fields
+from .rules import Context, Rule, ignore, lines_of, run, set_fields
 
 # 2 queries inside InnoDB, 0 queries in queue
 QUERIES_RE = re.compile(rf"{n('queries_inside')} queries inside InnoDB, {n('queries_queued')} queries in queue")
@@ -75,4 +75,4 @@ RULES = [
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, _State(status.row_operations), ctx)
+    run(lines_of(body, ctx), RULES, _State(status.row_operations), ctx)

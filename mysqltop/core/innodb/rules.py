@@ -20,6 +20,22 @@ class Context:
 
     old_header: bool = False                      # yymmdd header → single-word trx ids are hex
     unknown: list[str] = field(default_factory=list)
+    unread: int = 0                               # lines past MAX_LINES: unknown, not read
+    doubtful: set[str] = field(default_factory=set)   # titles a statement printed too (envelope)
+
+
+# Far more lines than any section prints, the session list aside (which is not read line by
+# line): past this a section is garbage, and splitting tens of megabytes of short lines into
+# strings would cost a gigabyte.
+MAX_LINES = 100_000
+
+
+def lines_of(body: str, ctx: Context) -> list[str]:
+    """The body's first MAX_LINES lines; the rest is counted as unknown without being read."""
+    lines = body.split("\n", MAX_LINES)
+    if len(lines) > MAX_LINES:
+        ctx.unread += lines.pop().count("\n") + 1
+    return lines
 
 
 def set_fields(m: re.Match[str], st: Any) -> None:

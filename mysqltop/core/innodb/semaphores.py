@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .atoms import f, n, site
 from .model import InnodbStatus, Semaphores, SemaphoreWait
-from .rules import Context, Rule, ignore, run, set_fields
+from .rules import Context, Rule, ignore, lines_of, run, set_fields
 
 # OS WAIT ARRAY INFO: reservation count 25852795, signal count 25040646
 # OS WAIT ARRAY INFO: reservation count 119
@@ -185,4 +185,4 @@ RULES = [
 
 
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
-    run(body.split("\n"), RULES, _State(status.semaphores), ctx)
+    run(lines_of(body, ctx), RULES, _State(status.semaphores), ctx)

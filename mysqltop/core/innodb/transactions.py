@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .atoms import n
 from .model import InnodbStatus, Transactions
 from .numbers import has_hex_letter, seconds, trx_id
-from .rules import Context, Rule, ignore, run, set_fields
+from .rules import Context, Rule, ignore, lines_of, run, set_fields
 
 _ID = r"[0-9A-Fa-f]+(?: \d+)?"
 # Trx id counter 0 133408350 | Trx id counter 1F69D1888 | Trx id counter 59684
@@ -36,12 +36,14 @@ LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
 # ---TRANSACTION (0x7f903c1d7080), ACTIVE 0 sec
 # ---TRANSACTION 421260532587336, not started
 # ---TRANSACTION 1234, ACTIVE (PREPARED) 2 sec
+ENTRY_MARK = "---TRANSACTION "
 ENTRY_RE = re.compile(
-    r"---TRANSACTION (?P<id>\([^)]*\)|[0-9A-Fa-f]+(?: \d+)?), "
-    r"(?:(?P<state>ACTIVE(?: \(PREPARED\))?)(?: (?P<sec>\d+) sec)?|(?P<other>[^,]*))"
+    r"(?P<id>\([^)\n]*\)|[0-9A-Fa-f]+(?: \d+)?), "
+    r"(?:(?P<state>ACTIVE(?: \(PREPARED\))?)(?: (?P<sec>\d+) sec)?|(?P<other>[^,\n]*))"
 )
 # ------- TRX HAS BEEN WAITING 32 SEC FOR THIS LOCK TO BE GRANTED:
 # ------- TRX HAS BEEN WAITING 2500212 us FOR THIS LOCK TO BE GRANTED:      (MariaDB 10.11, µs)
+WAITING_MARK = "------- TRX HAS BEEN WAITING"
 WAITING_RE = re.compile(r"------- TRX HAS BEEN WAITING (\d+(?:\.\d+)?) ?(\w+) FOR THIS LOCK TO BE GRANTED")
 
 
@@ -75,19 +77,20 @@ RULES = [
 def parse(body: str, status: InnodbStatus, ctx: Context) -> None:
     out = status.transactions
     st = _State(out)
-    head, mark, tail = body.partition(LIST_MARK)
-    if not mark:        # XtraDB 5.1 may list sessions without the LIST OF … line
-        cut = head.find("\n---TRANSACTION ")
-        if cut >= 0:
-            head, mark, tail = head[:cut], "\n", head[cut:]
-    run(head.split("\n"), RULES, st, ctx)
+    cut = body.find(LIST_MARK)
+    if cut >= 0:
+        list_at = cut + len(LIST_MARK)
+    else:               # XtraDB 5.1 may list sessions without the LIST OF … line
+        cut = list_at = body.find("\n" + ENTRY_MARK)
+    if "TRANSACTIONS" not in ctx.doubtful:    # else a statement printed a head too: no counter is sure
+        run(lines_of(body[: cut if cut >= 0 else len(body)], ctx), RULES, st, ctx)
     hex_ids = ctx.old_header or any(
         " " not in raw and has_hex_letter(raw) for raw in st.raw_ids.values()
     )
     for key, raw in st.raw_ids.items():
         setattr(out, key, trx_id(raw, hex_ids))
-    if mark:
-        _sessions(tail, out, hex_ids)
+    if list_at >= 0:
+        _sessions(body, list_at, out, hex_ids)
 
 
 def _ref(raw: str | None, hex_ids: bool) -> int | str | None:
@@ -97,26 +100,32 @@ def _ref(raw: str | None, hex_ids: bool) -> int | str | None:
     return trx_id(raw, hex_ids)
 
 
-def _sessions(text: str, out: Transactions, hex_ids: bool) -> None:
-    """Count the entries and their lock waits.
+def _sessions(text: str, start: int, out: Transactions, hex_ids: bool) -> None:
+    """Count the entries of the list that starts at `start`, and their lock waits.
 
     An entry's query is printed raw after its "… thread id" line and may hold any line. A lock
     wait is the entry's own only when its head (before the thread line) said LOCK WAIT, and the
     server prints it after the query, so the last wait line of the entry is the real one.
+
+    The list can be tens of megabytes: it is walked from entry line to entry line with `find`,
+    and each entry is looked at with a few searches, never line by line.
     """
     by_state = out.by_state
-    current: str | None = None
     longest: int | None = out.longest_active_s
+    mark = "\n" + ENTRY_MARK
+    at = text.find(mark, max(start - 1, 0))     # the list may start right at an entry line
+    entry: str | None = None             # the current entry's id as printed
     waiting = in_query = False
     wait: dict[str, object] | None = None
-    for line in text.split("\n"):
-        if line.startswith("---TRANSACTION "):
-            m = ENTRY_RE.match(line)
-            if m is None:
-                continue
+    while at >= 0:
+        nxt = text.find(mark, at + 1)
+        chunk = text[at + len(mark) : nxt if nxt >= 0 else len(text)]
+        at = nxt
+        m = ENTRY_RE.match(chunk)
+        if m is not None:
             if wait is not None:
                 out.lock_waits.append(wait)
-            current, waiting, in_query, wait = m["id"], False, False, None
+            entry, waiting, in_query, wait = m["id"], False, False, None
             state = m["state"] or m["other"].strip()
             by_state[state] = by_state.get(state, 0) + 1
             out.transactions += 1
@@ -124,19 +133,29 @@ def _sessions(text: str, out: Transactions, hex_ids: bool) -> None:
                 sec = int(m["sec"])
                 if longest is None or sec > longest:
                     longest = sec
-        elif line.startswith("------- TRX HAS BEEN WAITING"):
-            m = WAITING_RE.match(line)
-            if m is not None and waiting:
-                wait = {"trx": _ref(current, hex_ids), "waiting_s": seconds(m[1], m[2])}
-        elif not in_query:
-            if line.startswith("LOCK WAIT "):
-                waiting = True
-            elif _THREAD_LINE.match(line):
-                in_query = True
+        if entry is None:
+            continue
+        if not in_query:         # the head: up to the thread line that precedes the query
+            t = _THREAD_LINE.search(chunk)
+            waiting = waiting or "\nLOCK WAIT " in (chunk if t is None else chunk[: t.start()])
+            in_query = t is not None
+        if waiting:
+            w = _last_wait(chunk)
+            if w is not None:
+                wait = {"trx": _ref(entry, hex_ids), "waiting_s": w}
     if wait is not None:
         out.lock_waits.append(wait)
     out.longest_active_s = longest
 
 
+def _last_wait(chunk: str) -> float | None:
+    at = len(chunk)
+    while (at := chunk.rfind("\n" + WAITING_MARK, 0, at)) >= 0:
+        m = WAITING_RE.match(chunk, at + 1)
+        if m is not None:
+            return seconds(m[1], m[2])
+    return None
+
+
 # MySQL thread id 5, OS thread handle …  |  MariaDB thread id 6, …  (the query follows it)
-_THREAD_LINE = re.compile(r"(?:MySQL|MariaDB) thread id \d+")
+_THREAD_LINE = re.compile(r"^(?:MySQL|MariaDB) thread id \d+", re.M)

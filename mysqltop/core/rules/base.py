@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mysqltop.core.frame import SEVERITIES, Advice, Frame, Hotspot
+from mysqltop.core.status import lower_keys
 
 Getter = Callable[[Frame], "float | None"]
 
@@ -309,7 +310,7 @@ class Vars:
     """Global variables as the server printed them, with typed accessors."""
 
     def __init__(self, raw: Mapping[str, str]) -> None:
-        self._raw = {k.lower(): v for k, v in raw.items()} if raw else {}
+        self._raw = lower_keys(raw) if raw else {}
 
     def has(self, name: str) -> bool:
         return name in self._raw

@@ -25,8 +25,11 @@ from mysqltop.views.fleet_poll import FleetPoller, ServerState
 from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.views.tui.feeds import FIRST_GAP
+from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.messages import Position
+from mysqltop.views.tui.screens import HelpScreen
+from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 
@@ -107,6 +110,8 @@ class ServerScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "back", "back", key_display="esc"),
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("k", "kill_line", "kill line", key_display="k"),
         Binding("q,ctrl+c", "app.quit", "quit", key_display="q"),
         *(Binding(str(n), f"zoom({n})", "zoom", show=n == 1, key_display="1…7") for n in range(1, len(PANES) + 1)),
     ]
@@ -116,6 +121,7 @@ class ServerScreen(Screen[None]):
         super().__init__()
         self.server, self.interval, self.state_of = server, interval, state_of
         self._frame: Frame | None = None
+        self.shown: Frame | None = None       # what the panes show: the newest fresh frame while stale
 
     def compose(self) -> ComposeResult:
         self.status_bar = StatusBar()
@@ -147,7 +153,7 @@ class ServerScreen(Screen[None]):
             self._frame = frame
             stale = frame.stale and st.good is not None
             self.grid.set_class(stale, "-stale")
-            shown = st.good if stale and st.good is not None else frame
+            shown = self.shown = st.good if stale and st.good is not None else frame
             trend = tuple(f for f in st.trend if not f.stale) if stale else st.trend
             for pane in self.panes.values():
                 pane.show(shown, trend)
@@ -161,6 +167,14 @@ class ServerScreen(Screen[None]):
             position=Position(mode="live", interval=self.interval, recording=st.recording),
             recording=st.recording, alert=None if row.state == LIVE else row.state_text,
             clock=named.time if named is not None else None))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(f"fleet: {visible(self.server)}", [p.TITLE for p in PANES],
+                                        fleet_drill_keys()))
+
+    def action_kill_line(self) -> None:
+        """The live view's `k`: the KILL line of the hottest blocker in what the panes show."""
+        copy_kill_line(self.app, self.shown)
 
     def action_back(self) -> None:
         if self.zoomed is not None:

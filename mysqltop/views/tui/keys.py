@@ -58,3 +58,11 @@ def bindings() -> list[BindingType]:
 def keys_for(mode: str) -> list[Key]:
     """Keys that apply in this mode, for the help screen and the palette (one entry per zoom)."""
     return [k for k in KEYS if k.mode in ("any", mode) and not (k.action.startswith("zoom(") and k.show != "1…7")]
+
+
+def fleet_drill_keys() -> list[Key]:
+    """The keys of the fleet's drill-down into one server (help and palette): the live view's help,
+    zoom and kill-line keys, and esc back to the overview."""
+    picked = [k for k in KEYS if k.action in ("help", "quit", "kill_line") or (k.action.startswith("zoom(")
+                                                                             and k.show == "1…7")]
+    return [*picked, Key("escape", "esc", "back", "back from a zoomed pane, then to the overview")]
