@@ -19,10 +19,11 @@ class SampleSource(Protocol):
     def close(self) -> None: ...
 
 
-# Worker threads (polls, parsing, deriving) run this much nicer than the process, so on a busy box
-# the UI thread of the same program gets the CPU first and keys stay answered. Per thread, Linux
-# only; raising niceness needs no privilege. Modest: without autogroup scheduling the workers
-# also compete with the server's threads, and a poll must not starve.
+# The TUI's feed thread (host counters, parsing, deriving) runs this much nicer than the process, so
+# on a busy box the UI thread of the same program gets the CPU first and keys stay answered. Per
+# thread, Linux only; raising niceness needs no privilege. The poll's own thread (the wire) is left
+# alone: where no scheduler group separates mysqltop from the server, a nicer poll thread loses to
+# the server's threads and samples come late (seen in bench/soak at 64 threads).
 WORKER_NICENESS = 5
 
 

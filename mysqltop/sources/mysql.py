@@ -35,7 +35,6 @@ from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import locks as locks_src
-from mysqltop.sources.base import nice_this_thread
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
 from mysqltop.sources.failure import classify
 
@@ -277,7 +276,6 @@ class MySQLSource:
             self._run_poll(*item)
 
     def _run_poll(self, job: "_Inflight", conn: Any) -> None:
-        nice_this_thread()
         try:
             job.poll = self._poll(job.mono, conn)
         except BaseException as e:  # noqa: BLE001 - handed to the reading thread
