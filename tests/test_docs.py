@@ -19,17 +19,8 @@ DOCS = ROOT / "docs"
 
 def documented_keys() -> dict[str, set[str]]:
     """{"": top-level keys, "io": its keys, "io.threads": item keys, …} from the frame-keys block."""
-    text = (DOCS / "json.md").read_text()
-    block = text.split("<!-- frame-keys -->", 1)[1].split("<!-- /frame-keys -->", 1)[0].strip().strip("`")
-    entries: list[list[str]] = []
-    for line in block.splitlines():
-        if re.match(r"^[a-z_]+\s", line):
-            entries.append([line])
-        elif line.strip() and entries:
-            entries[-1].append(line.strip())
     out: dict[str, set[str]] = {"": set()}
-    for lines in entries:
-        joined = " ".join(lines)
+    for joined in _entries("frame-keys", r"^[a-z_]+\s"):
         key = joined.split()[0]
         out[""].add(key)
         group = re.match(r"^\w+\s+\[?\{([^}]*)\}", joined)           # "io  {threads, pending_reads, …}"
@@ -45,17 +36,21 @@ def _block(name: str) -> str:
     return text.split(f"<!-- {name} -->", 1)[1].split(f"<!-- /{name} -->", 1)[0].strip().strip("`")
 
 
-def documented_report_keys() -> dict[str, set[str]]:
-    """{"": top-level keys, "hotspots": item keys, …} from the report-keys block."""
+def _entries(name: str, starts: str) -> list[str]:
+    """The block's entries, each a line matching `starts` joined with its indented continuations."""
     entries: list[list[str]] = []
-    for line in _block("report-keys").splitlines():
-        if re.match(r"^[a-z_]+[\s,]", line):
+    for line in _block(name).splitlines():
+        if re.match(starts, line):
             entries.append([line])
         elif line.strip() and entries:
             entries[-1].append(line.strip())
+    return [" ".join(lines) for lines in entries]
+
+
+def documented_report_keys() -> dict[str, set[str]]:
+    """{"": top-level keys, "hotspots": item keys, …} from the report-keys block."""
     out: dict[str, set[str]] = {"": set()}
-    for lines in entries:
-        joined = " ".join(lines)
+    for joined in _entries("report-keys", r"^[a-z_]+[\s,]"):
         head = re.match(r"^([a-z_]+(?:, [a-z_]+)*)", joined)
         assert head is not None
         keys = head.group(1).split(", ")
