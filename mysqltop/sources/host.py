@@ -45,26 +45,33 @@ class _Scan:
 _SCAN = _Scan(SCAN_MIN_GAP_S)      # one per process: every local server's source shares it
 
 
+def _pid_stat(pid: int | str) -> tuple[str, list[bytes]]:
+    """(comm, the fields from field 3 on) of /proc/PID/stat. "pid (comm) state ppid …": comm may
+    hold spaces and parentheses, so the fields start after the last ')'. OSError when gone."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        text = f.read()
+    close = text.rindex(b")")
+    return text[text.find(b"(") + 1:close].decode("utf-8", "replace"), text[close + 2:].split()
+
+
+def _cpu_s(fields: list[bytes]) -> float:
+    """User + system CPU seconds (fields 14 and 15) from _pid_stat's fields."""
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def _all_procs() -> dict[int, tuple[str, float]]:
     """pid → (name, user+system CPU seconds) of every process: /proc directly (3× cheaper than
     psutil), psutil elsewhere."""
     out: dict[int, tuple[str, float]] = {}
     if os.path.isdir("/proc/self"):
-        tick = float(os.sysconf("SC_CLK_TCK"))
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    text = f.read()
-            except OSError:
-                continue                      # gone meanwhile
-            close = text.rfind(b")")
-            fields = text[close + 2:].split()
-            if close < 0 or len(fields) < 13:
-                continue
-            name = text[text.find(b"(") + 1:close].decode("utf-8", "replace")
-            out[int(entry)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+                name, fields = _pid_stat(entry)
+                out[int(entry)] = (name, _cpu_s(fields))
+            except (OSError, IndexError, ValueError):
+                continue                      # gone meanwhile, or not a process's stat line
         return out
     import psutil
 
@@ -129,11 +136,9 @@ def _mysqld(pid: int | None) -> tuple[float | None, int | None, int | None]:
     if pid is None:
         return None, None, None
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            # "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'
-            fields = f.read().rsplit(b")", 1)[1].split()
-        # fields[0] is field 3 (state): utime 14, stime 15, num_threads 20, rss 24 (pages)
-        return (int(fields[11]) + int(fields[12])) / _TICK, int(fields[17]), int(fields[21]) * _PAGE
+        _, fields = _pid_stat(pid)
+        # fields[0] is field 3 (state): num_threads is field 20, rss field 24 (pages)
+        return _cpu_s(fields), int(fields[17]), int(fields[21]) * _PAGE
     except FileNotFoundError:
         if os.path.isdir("/proc/self"):
             return None, None, None          # /proc is there: the process is gone
