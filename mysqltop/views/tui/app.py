@@ -26,6 +26,7 @@ from textual.widget import Widget
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
+from mysqltop.core.sample import Failure
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
@@ -50,9 +51,10 @@ STALE_AFTER = 2.0          # intervals without a frame before the UI calls the d
 # A frozen or overloaded server (timeout) is a different incident from a stopped server or a
 # broken network (no connection, connection lost) and from an account the server refuses.
 # A poll still running past the interval (waiting) is a busy server's late answer, not a failure.
-ALERT_WORDS = {"timeout": "NOT ANSWERING", "unreachable": "DISCONNECTED", "lost": "DISCONNECTED",
-               "denied": "ACCESS DENIED", "waiting": "LATE"}
-WAITING = "waiting"
+ALERT_WORDS = {Failure.TIMEOUT.value: "NOT ANSWERING", Failure.UNREACHABLE.value: "DISCONNECTED",
+               Failure.LOST.value: "DISCONNECTED", Failure.DENIED.value: "ACCESS DENIED",
+               Failure.WAITING.value: "LATE"}
+WAITING = Failure.WAITING.value
 ParseWhen = Callable[[str, float, float], float]
 
 
