@@ -66,6 +66,7 @@ class Select:
     rest: str                 # FROM … [WHERE …]
     order: str
     limit: int
+    json_extra: tuple[str, ...] = ()     # aggregates the JSON form also answers, after COUNT(*)
 
     @property
     def plain(self) -> str:
@@ -74,7 +75,7 @@ class Select:
     @property
     def as_json(self) -> str:
         return (f"SELECT JSON_ARRAYAGG(JSON_ARRAY({', '.join(self.cols)}) ORDER BY {self.order} LIMIT {self.limit}), "
-                f"COUNT(*) {self.rest}")
+                f"{', '.join(('COUNT(*)', *self.json_extra))} {self.rest}")
 
 
 def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...]) -> Select:
@@ -112,7 +113,10 @@ TRANSACTIONS = Select(
      "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified", "t.trx_lock_structs",
      "t.trx_isolation_level", "p.COMMAND", _sql("t.trx_query"), "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
     f"FROM {_TRX} t LEFT JOIN {_PL} p ON p.ID = t.trx_mysql_thread_id",
-    "t.trx_started, t.trx_id", MAX_TRANSACTIONS)
+    "t.trx_started, t.trx_id", MAX_TRANSACTIONS,
+    # every transaction waiting for a lock, beyond the LIMIT too: the poll asks for the lock
+    # waits only when this is not 0 (sources/mysql.py)
+    json_extra=("COUNT(CASE WHEN t.trx_state = 'LOCK WAIT' THEN 1 END)",))
 
 SESSIONS_PS = Select(
     ("t.PROCESSLIST_ID", "t.PROCESSLIST_USER", "t.PROCESSLIST_HOST", "t.PROCESSLIST_DB", "t.PROCESSLIST_COMMAND",
