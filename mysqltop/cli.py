@@ -32,6 +32,11 @@ class _Parser(argparse.ArgumentParser):
         return super()._parse_optional(arg_string)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        stray = message.removeprefix("unrecognized arguments: ").split(" ")[0]
+        if message.startswith("unrecognized arguments: ") and stray in COMMANDS:
+            # `mysqltop -h db1 snapshot`: options were read as the live view's, the command came last
+            raise UserError(f"the command goes first: `mysqltop {stray} [options]` "
+                            f"(see `mysqltop {stray} --help`)", 2)
         raise UserError(f"{message} (see `{self.prog} --help`)", 2)
 
 

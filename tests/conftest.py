@@ -2,16 +2,17 @@
 
 - `mariadb` (session): one server for the whole run, started lazily by the first test that asks.
   Do not stop, pause, restart or reconfigure it: other tests share it.
-- `mariadb_factory` (function): `make(extra_args=(), name="x") -> ThrowawayMariaDB`, started and
-  stopped at the end of the test — for extra server options (tiny buffer pool) or destructive
-  operations (SIGSTOP, restart). Each start costs a few seconds: use it only when needed.
+- `mariadb_factory` (function): `make(extra_args=(), name="x", env=None) -> ThrowawayMariaDB`,
+  started and stopped at the end of the test — for extra server options (tiny buffer pool), extra
+  environment for mariadbd alone (`env`: e.g. tests/support/slow_sync.py's LD_PRELOAD) or
+  destructive operations (SIGSTOP, restart). Each start costs a few seconds: use it only when needed.
 
 If mariadbd is not installed the fixtures fail with a clear message (`./dev test` installs it).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import pytest
 
@@ -32,8 +33,9 @@ def mariadb() -> Iterator[ThrowawayMariaDB]:
 def mariadb_factory() -> Iterator[Callable[..., ThrowawayMariaDB]]:
     started: list[ThrowawayMariaDB] = []
 
-    def make(extra_args: Sequence[str] = (), name: str = "own") -> ThrowawayMariaDB:
-        db = ThrowawayMariaDB(extra_args=extra_args, name=name)
+    def make(extra_args: Sequence[str] = (), name: str = "own",
+             env: Mapping[str, str] | None = None) -> ThrowawayMariaDB:
+        db = ThrowawayMariaDB(extra_args=extra_args, name=name, env=env)
         started.append(db)
         return db.start()
 

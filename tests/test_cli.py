@@ -29,6 +29,12 @@ def test_usage_error_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> N
     assert err.startswith("mysqltop: unrecognized arguments: --bogus") and err.count("\n") == 1
 
 
+def test_command_after_options_says_it_goes_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-h", "127.0.0.1", "-P", "1", "snapshot", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert err == "mysqltop: the command goes first: `mysqltop snapshot [options]` (see `mysqltop snapshot --help`)\n"
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--version"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import sys
+from typing import BinaryIO
 
 HELP = "parse saved SHOW ENGINE INNODB STATUS / MUTEX, performance_schema or status output"
 MAX_BYTES = 50 * 1024 * 1024    # far above any status output (InnoDB caps its own at ~1 MB); a bigger file is not one
@@ -23,18 +24,50 @@ def _read(path: str) -> str:
         if path == "-":
             data = sys.stdin.buffer.read(MAX_BYTES + 1)
         else:
-            with open(path, "rb") as f:
+            with _open(path) as f:
                 data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise UserError(f"{path}: {(exc.strerror or str(exc)).lower()}", 2) from None
     except ValueError:                      # a NUL byte in the name
         raise UserError(f"{path}: not a file name", 2) from None
+    if not data and path != "-" and _is_fifo(path):
+        raise UserError(f"{path}: a named pipe with no writer, so nothing to read; start what writes "
+                        "to it first, or save the output to a file and parse that", 2)
     if len(data) > MAX_BYTES:
         raise UserError(f"{path}: larger than {MAX_BYTES // 2**20} MiB: not a saved status output", 2)
     if data.startswith(b"SQLite format 3\x00"):    # most likely a recording given to the wrong command
         raise UserError(f"{path}: an SQLite file (a mysqltop recording?), not saved status output: "
                         f"read recordings with `mysqltop report {path}` or `mysqltop snapshot --replay {path}`", 2)
     return _decode(data)
+
+
+def _open(path: str) -> BinaryIO:
+    """The file, opened for reading without blocking on a FIFO that has no writer.
+
+    `parse <(mysql -e …)` and a named pipe being written are fine (the read waits for the
+    writer to finish), but open() on a FIFO nobody writes to would wait forever: opened
+    non-blocking it succeeds at once and reads as empty, which the caller then reports."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _is_fifo(path: str) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _decode(data: bytes) -> str:

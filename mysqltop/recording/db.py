@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from mysqltop.errors import UserError
@@ -102,6 +103,16 @@ def usable_path(p: Path) -> None:
             raise UserError(f"{p}: {(exc.strerror or str(exc)).lower()}", 2) from None
 
 
+def special_kind(p: Path) -> str | None:
+    """What a path that is not a regular file is (following symlinks), in words; None for a file."""
+    mode = os.stat(p).st_mode
+    for test, words in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return None
+
+
 def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     p = Path(path)
     usable_path(p)
@@ -111,6 +122,12 @@ def open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
         raise UserError(f"{p} is a directory, not a recording", 2)
     if not os.access(p, os.R_OK):
         raise UserError(f"{p}: permission denied", 2)
+    kind = special_kind(p)
+    if kind is not None:
+        # SQLite needs a regular file it can seek in: a FIFO or a device is never a recording,
+        # and "empty" (its st_size) would send the reader looking for the wrong problem.
+        raise UserError(f"{p} is {kind}, not a recording; give the path of the .mtrec file itself "
+                        "(copy a recording from a pipe or device to a file first)", 2)
     if p.stat().st_size == 0:
         raise UserError(f"{p} is empty, not a mysqltop recording", 2)
     conn = sqlite3.connect(_uri(p, mode="ro"), uri=True, check_same_thread=False)

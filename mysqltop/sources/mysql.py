@@ -62,6 +62,7 @@ BACKOFF_MAX_S = 30.0           # … then one every this many seconds
 ANSWER_TIMEOUT_MIN_S = 5.0     # a poll is "not answering" after max(this, ANSWER_INTERVALS × interval)
 ANSWER_INTERVALS = 3.0
 HARD_CAP_S = 300.0             # socket read timeout: a connection silent this long is cut
+GROUP_CONCAT_MAX_LEN = 4 * 2**20
 
 # Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
 # are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py).
@@ -104,6 +105,26 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
+# MariaDB 10.5+: the same counters as one JSON object (one row packet instead of ~50, decoded in
+# C). information_schema spells the names in capitals; COUNT(*) refuses a text cut short.
+STATUS_JSON_SQL = ("SELECT JSON_OBJECTAGG(VARIABLE_NAME, VARIABLE_VALUE), COUNT(*) FROM information_schema.GLOBAL_STATUS "
+                   f"WHERE VARIABLE_NAME IN ({_in_list(STATUS_NAMES)})")
+_STATUS_SPELLING = {n.upper(): n for n in STATUS_NAMES}
+
+
+def _status_json(rows: Any) -> dict[str, str]:
+    """{Variable_name: value} from STATUS_JSON_SQL, spelt as SHOW GLOBAL STATUS spells them."""
+    row: Any = rows[0] if rows else ()
+    text = row[0] if row else None
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    out: Any = json.loads(text) if text else {}
+    if not isinstance(out, dict) or not all(isinstance(v, str) for v in out.values()):
+        raise ValueError("global status: unexpected JSON shape")
+    if len(row) < 2 or len(out) != row[1]:
+        raise ValueError(f"global status: {len(out)} of {row[1] if len(row) > 1 else '?'} rows in the JSON text")
+    return {_STATUS_SPELLING.get(k) or str(k): v for k, v in out.items()}
+
 
 METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
@@ -111,6 +132,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
+K_LOCK_WAITS, K_TRANSACTIONS = locks_src.K_LOCK_WAITS, locks_src.K_TRANSACTIONS
 K_VARS = POLL_STATEMENTS[-1]
 K_TIME = "server_time"
 
@@ -137,11 +159,20 @@ class _Poll:
     values: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    none_waiting: bool = False        # lock waits not asked: the transactions counted no waiting one
+
+
+def _waiting(rows: Any) -> int | None:
+    """Waiting transactions counted by the transactions statement's JSON form (its third
+    column); None when not read."""
+    row: Any = rows[0] if rows else ()
+    n = row[2] if len(row) > 2 else None
+    return n if type(n) is int else None
 
 
 def _clock_row(rows: Any) -> dict[str, Any]:
     """RawSample fields from the server_time statement: (clock, [own session's Rows_read])."""
-    row = rows[0] if rows else ()
+    row: Any = rows[0] if rows else ()
     num = [float(x) if isinstance(x, (int, float, Decimal)) or (isinstance(x, str) and x.isdigit()) else None
            for x in row]
     return {"server_time": num[0] if num else None,
@@ -182,7 +213,12 @@ class MySQLSource:
         self._last_failure = Failure.UNREACHABLE
         self._failing_since: float | None = None
         self._inflight: _Inflight | None = None
-        self._ps_json = self._ps_json_sent = False    # P_S waits as one JSON text (see PS_WAITS_JSON_SQL)
+        # Statements polled in their JSON form (one text instead of rows: PS_WAITS_JSON_SQL,
+        # STATUS_JSON_SQL, locks.Select.as_json); a statement whose JSON form fails or reads odd
+        # leaves the set and is read as plain rows from the next poll.
+        self._json: set[str] = set()
+        self._json_sent: frozenset[str] = frozenset()
+        self._selects: dict[str, locks_src.Select] = {}
         self._worker: threading.Thread | None = None
         self._jobs: queue.SimpleQueue[tuple[_Inflight, Any] | None] = queue.SimpleQueue()
 
@@ -207,6 +243,7 @@ class MySQLSource:
         conn = connect(self.opts, max(self.answer_timeout, self.opts.connect_timeout), self.opts.connect_timeout)
         try:
             caps = detect_capabilities(conn, self.opts, strict=True)
+            _session_setup(conn, caps)
         except BaseException:
             conn.close()
             raise
@@ -220,7 +257,10 @@ class MySQLSource:
         self.capabilities = caps
         self._disabled.clear()
         self._mutex_empty_polls = 0
-        self._ps_json = has_json_arrayagg(caps.flavor, caps.version_tuple)
+        self._selects = dict(locks_src.selects(caps.flavor, caps.version_tuple, caps.performance_schema))
+        self._json = {K_PS} if has_json_arrayagg(caps.flavor, caps.version_tuple) else set()
+        if locks_src.has_json_form(caps.flavor, caps.version_tuple):
+            self._json |= {K_GSTATUS, *locks_src.KEYS}
 
     @property
     def identity(self) -> ServerIdentity:
@@ -318,15 +358,15 @@ class MySQLSource:
     def _statements(self, mono: float) -> list[tuple[str, str]]:
         c = self.capabilities
         assert c is not None
-        self._ps_json_sent = self._ps_json
+        as_json = self._json_sent = frozenset(self._json)
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self._mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self._mutex_asked_at >= MUTEX_RETRY_S):
             self._mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
-            stmts.append((K_PS, PS_WAITS_JSON_SQL if self._ps_json else PS_WAITS_SQL))
-        stmts.append((K_GSTATUS, STATUS_SQL))
+            stmts.append((K_PS, PS_WAITS_JSON_SQL if K_PS in as_json else PS_WAITS_SQL))
+        stmts.append((K_GSTATUS, STATUS_JSON_SQL if K_GSTATUS in as_json else STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, METRICS_SQL + cond))
@@ -335,17 +375,47 @@ class MySQLSource:
         now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
         stmts.append((K_TIME, f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
                               "WHERE VARIABLE_NAME = 'ROWS_READ')" if c.flavor == "mariadb" else f"SELECT {now}"))
-        stmts += locks_src.lock_statements(c.flavor, c.version_tuple, c.performance_schema)
+        stmts += [(k, sel.as_json if k in as_json else sel.plain) for k, sel in self._selects.items()
+                  if not (k == K_LOCK_WAITS and self._lock_waits_deferred())]
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
         return [(k, s) for k, s in stmts if k not in self._disabled]
 
-    def _poll(self, mono: float, conn: Any) -> _Poll:
-        import pymysql
+    def _lock_waits_deferred(self) -> bool:
+        """Lock waits asked only when someone waits (see _poll): where the transactions statement
+        counts the waiting transactions (its JSON form) and both statements are sent."""
+        return ({K_LOCK_WAITS, K_TRANSACTIONS} <= self._json_sent
+                and K_LOCK_WAITS not in self._disabled and K_TRANSACTIONS not in self._disabled)
 
+    def _poll(self, mono: float, conn: Any) -> _Poll:
         poll = _Poll()
         todo = self._statements(mono)
+        deferred = self._lock_waits_deferred()      # left out of `todo`
         conn.bytes_in = conn.bytes_out = 0
+        trips = self._send(conn, todo, poll)
+        if deferred:
+            # The lock-wait join is the poll's dearest statement on the server (INNODB_TRX twice,
+            # PROCESSLIST twice) and its rows are empty unless a transaction waits for a lock.
+            # The transactions statement of this same poll counts the waiting ones over all of
+            # INNODB_TRX (not only its LIMIT): none → the edges are known to be none; some, or a
+            # count not read → one more round trip asks for them, so a lock wait is never missed.
+            if _waiting(poll.values.get(K_TRANSACTIONS)) == 0:
+                poll.none_waiting = True
+            else:
+                trips += self._send(conn, [(K_LOCK_WAITS, self._selects[K_LOCK_WAITS].as_json)], poll)
+        self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
+                               bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
+        if K_VARS in poll.values:
+            # a new map, never changed afterwards: every sample until the next read shares it
+            self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
+            self._variables_at = mono
+        return poll
+
+    def _send(self, conn: Any, todo: list[tuple[str, str]], poll: _Poll) -> int:
+        """Send the statements (one round trip, or one each where multi-statements are refused),
+        filling `poll`; the round trips it took."""
+        import pymysql
+
         trips = 0
         while todo:
             batch = todo if self._multi else todo[:1]
@@ -375,21 +445,15 @@ class MySQLSource:
                     key = batch[done][0]
                     poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e),
                                                                self.capabilities.grantee if self.capabilities else "?")
-                    if key == K_PS and self._ps_json and code not in (1142, 1143, 1044, 1227):
-                        self._ps_json = False      # a server without the JSON form: plain rows from the next poll
+                    if key in self._json and code not in (1142, 1143, 1044, 1227):
+                        self._json.discard(key)    # a server without the JSON form: plain rows from the next poll
                     elif code in _PERMANENT:
                         self._disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
                 cur.close()
             todo = todo[done:] if done else todo[1:]
-        self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
-                               bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
-        if K_VARS in poll.values:
-            # a new map, never changed afterwards: every sample until the next read shares it
-            self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
-            self._variables_at = mono
-        return poll
+        return trips
 
     def _sample(self, wall: float, mono: float, host: HostSample | None, p: _Poll) -> RawSample:
         v = p.values
@@ -404,12 +468,14 @@ class MySQLSource:
             # ON but not readable by us: the fix is a GRANT, not a server setting
             errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                     f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
-        lock_rows: dict[str, Any] = {k: locks_src.plain_rows(v[k]) for k in locks_src.KEYS if k in v}
+        lock_rows: dict[str, Any] = {k: self._lock_rows(k, v[k], errors) for k in locks_src.KEYS if k in v}
+        if p.none_waiting:
+            lock_rows[K_LOCK_WAITS] = []          # not asked: no transaction waits for a lock
         return RawSample(
             wall=wall, mono=mono, server=self.identity, host=host, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
             ps_waits=self._ps_waits(v[K_PS], errors) if K_PS in v else None,
-            global_status={str(k): str(val) for k, val in v.get(K_GSTATUS, ())},
+            global_status=self._global_status(v[K_GSTATUS], errors) if K_GSTATUS in v else {},
             innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
             variables=self._variables, timings_ms=p.timings_ms, errors=errors,
             **_clock_row(v.get(K_TIME)),
@@ -417,11 +483,34 @@ class MySQLSource:
 
     def _ps_waits(self, rows: Any, errors: dict[str, str]) -> list[list[Any]] | None:
         try:
-            return _ps_rows(rows, self._ps_json_sent)
-        except ValueError as e:               # a JSON text cut short or odd: plain rows from the next poll
-            self._ps_json = False
-            errors[K_PS] = f"unexpected result ({caps_mod.one_line(e)}); reading plain rows from the next poll"
+            return _ps_rows(rows, K_PS in self._json_sent)
+        except ValueError as e:
+            self._json_refused(K_PS, e, errors)
             return None
+
+    def _global_status(self, rows: Any, errors: dict[str, str]) -> dict[str, str]:
+        if K_GSTATUS not in self._json_sent:
+            return {str(k): str(val) for k, val in rows}
+        try:
+            return _status_json(rows)
+        except ValueError as e:
+            self._json_refused(K_GSTATUS, e, errors)
+            return {}
+
+    def _lock_rows(self, key: str, rows: Any, errors: dict[str, str]) -> list[list[Any]] | None:
+        if key not in self._json_sent:
+            return locks_src.plain_rows(rows)
+        sel = self._selects[key]
+        try:
+            return locks_src.json_rows(rows, len(sel.cols), sel.limit)
+        except ValueError as e:
+            self._json_refused(key, e, errors)
+            return None
+
+    def _json_refused(self, key: str, e: ValueError, errors: dict[str, str]) -> None:
+        """A JSON text cut short or odd costs this poll's rows: plain rows from the next poll."""
+        self._json.discard(key)
+        errors[key] = f"unexpected result ({caps_mod.one_line(e)}); reading plain rows from the next poll"
 
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
                       failure: Failure) -> RawSample:
@@ -472,6 +561,7 @@ class MySQLSource:
             conn._read_timeout = conn._write_timeout = self.answer_timeout
             try:
                 caps = detect_capabilities(conn, self.opts, strict=False)
+                _session_setup(conn, caps)
             except BaseException:
                 conn.close()
                 raise
@@ -530,6 +620,23 @@ class _Inflight:
     exc: BaseException | None = None
     ended: float = 0.0
     overtaken: bool = False      # a waiting/timeout sample of a later moment was returned meanwhile
+
+
+def _session_setup(conn: Any, caps: Capabilities) -> None:
+    """Room for the JSON forms: MariaDB cuts a JSON_ARRAYAGG text at group_concat_max_len (a DBA
+    may have lowered it), and a text cut short costs that poll's rows. The bounded statements
+    need well under a megabyte; this session allows 4 MB."""
+    import pymysql
+
+    if not has_json_arrayagg(caps.flavor, caps.version_tuple):
+        return
+    try:
+        with conn.cursor() as cur:
+            cur.execute(f"SET SESSION group_concat_max_len = {GROUP_CONCAT_MAX_LEN}")
+    except pymysql.err.MySQLError as e:
+        if caps_mod.error_code(e) in (0, *_CONNECTION_GONE) or caps_mod.error_code(e) >= 2000:
+            raise                      # the connection is gone: the caller's to report
+        # refused: the counted JSON texts still refuse a cut, falling back to plain rows
 
 
 def _force_close(conn: Any) -> None:

@@ -428,6 +428,22 @@ def test_commit_path_silent_when_commits_do_not_fsync_or_do_not_wait() -> None:
     assert "commit_path" not in ids(advise(_commit_frames(maria, True, spread), durable))
 
 
+def test_commit_path_counts_the_group_commit_followers_waiting_with_their_leader() -> None:
+    # MariaDB 10.11, 16 autocommit writers, log syncs 20 ms: LOCK_log (the next group's leader)
+    # 563 ms/s = 0.6 thread of 15 running, but every commit waits out a leader's hold: ≥ 3.3 threads.
+    maria = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    durable = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1", "log_bin": "ON"}
+    slow = [("LOG::LOCK_log", 35, 563.0), ("LOCK_commit_ordered", 35, 1.0)]
+    a = one(advise(_commit_frames(maria, True, slow, trx_per_s=340, groups=35, running=14.8), durable),
+            "commit_path")
+    assert a.severity == "warning"
+    assert "3.3 thread-equivalents waiting on commit of 15 sessions running" in a.evidence
+    # a CPU-starved host: LOCK_log the top latch, yet 0.1 ms per group is a sliver of 15 sessions
+    starved = [("LOG::LOCK_log", 600, 45.0), ("LOCK_commit_ordered", 600, 1.0)]
+    assert "commit_path" not in ids(advise(_commit_frames(maria, True, starved, trx_per_s=1_400, groups=600,
+                                                          running=14.8), durable))
+
+
 def test_change_buffer_large_share_of_the_pool() -> None:
     v = {"innodb_buffer_pool_size": str(16 * 2**30), "innodb_change_buffer_max_size": "25"}
     frames = frames_of(30, flush=lambda k: Flush(ibuf_size_pages=300_000))

@@ -8,13 +8,14 @@ import time
 
 import pytest
 
+from mysqltop.sources import locks as locks_src
 from mysqltop.sources import mysql as mysql_mod
 from mysqltop.sources.host import read_host
 from mysqltop.sources.live import LiveSource
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
-from tests.support.mariadb import ThrowawayMariaDB
+from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
 
 pytestmark = pytest.mark.live
 
@@ -30,6 +31,14 @@ def source(mariadb: ThrowawayMariaDB):
     src.open()
     yield src
     src.close()
+
+
+def wait_until(cond, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while not (value := cond()):
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.2)
+    return value
 
 
 def count_round_trips(src: MySQLSource) -> list[int]:
@@ -51,9 +60,11 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     s = source.read()
     assert s.error is None and s.errors == {}
     assert trips[0] == 1 and source.stats.round_trips == 1
-    assert source.stats.statements == 10 and source.stats.bytes_received > 1000
+    # nobody waits for a lock: the lock-wait join is not even sent (its rows are known: none)
+    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "server_time", "lock_waits", "transactions", "sessions", "session_states", "poll"}
+                                 "server_time", "transactions", "sessions", "session_states", "poll"}
+    assert s.lock_waits == []
     # the server's own clock, read in the same round trip (the same machine here: the same time)
     assert s.server_time is not None and abs(s.server_time - s.wall) < 5.0
     assert all(v >= 0 for v in s.timings_ms.values())
@@ -65,7 +76,7 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
     assert not any(r[0].startswith("wait/synch/cond/") for r in s.ps_waits)
     assert all(len(r) == 3 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
-    assert source._ps_json                                     # MariaDB 10.5+: one JSON text, one packet
+    assert {"ps_waits", "global_status", *locks_src.KEYS} <= source._json    # MariaDB 10.5+: JSON texts
     # filtered global status: what the frame needs and nothing else
     assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
     assert int(s.global_status["Threads_connected"]) >= 1
@@ -82,7 +93,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     first = source.read()
     second = source.read()
     assert "variables" in first.timings_ms and "variables" not in second.timings_ms
-    assert source.stats.statements == 9 and source.stats.round_trips == 1
+    assert source.stats.statements == 8 and source.stats.round_trips == 1      # no lock waits asked: nobody waits
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
     monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)
@@ -294,19 +305,177 @@ def test_p_s_waits_plain_and_json_forms_read_the_same_rows(source: MySQLSource, 
     """The JSON form is only a cheaper wire form: same rows, exact integers; a server that refuses
     it (or a text cut short) falls back to plain rows, never loses the latch source."""
     as_json = source.read().ps_waits
-    source._ps_json = False
+    source._json.discard("ps_waits")
     plain = source.read().ps_waits
     assert as_json and plain and {r[0] for r in as_json} <= {r[0] for r in plain}     # rows only appear
     assert all(type(r[1]) is int and type(r[2]) is int for r in as_json + plain)
     by_name = {r[0]: r for r in as_json}
     assert all(p[1] >= by_name[p[0]][1] for p in plain if p[0] in by_name)   # counters only grow
-    source._ps_json = True
+    source._json.add("ps_waits")
     # a text cut short at group_concat_max_len: not JSON, or JSON with fewer rows than counted
     monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
     bad = source.read()
     assert bad.error is None and bad.ps_waits is None and "plain rows" in bad.errors["ps_waits"]
     again = source.read()
-    assert again.ps_waits and not source._ps_json and "ps_waits" not in again.errors
-    source._ps_json = True
+    assert again.ps_waits and "ps_waits" not in source._json and "ps_waits" not in again.errors
+    source._json.add("ps_waits")
     monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
     assert "plain rows" in source.read().errors["ps_waits"] and source.read().ps_waits
+
+
+def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source: MySQLSource, mariadb) -> None:
+    """The JSON forms (MariaDB 10.5+) are only a cheaper wire form: with a real lock wait on the
+    server, each lock statement's JSON text holds the plain form's rows, value for value, and a
+    poll in the JSON forms still finds the blocking tree."""
+    import pymysql
+
+    from mysqltop.core.pipeline import FramePipeline
+
+    table = f"{TEST_DB}.jsonform"
+    setup = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
+    holder = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
+    waiters = [pymysql.connect(**mariadb.root_kwargs(), autocommit=True) for _ in range(2)]
+    threads = []
+    try:
+        with setup.cursor() as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+            c.execute(f"REPLACE INTO {table} VALUES (1, 0)")
+        with holder.cursor() as c:
+            c.execute("BEGIN")
+            c.execute(f"UPDATE {table} SET v = v + 1 WHERE id = 1")
+        for w in waiters:
+            def wait(conn=w) -> None:
+                try:
+                    with conn.cursor() as c:
+                        c.execute("SET SESSION innodb_lock_wait_timeout = 120")
+                        c.execute("BEGIN")
+                        c.execute(f"UPDATE {table} SET v = v + 1 WHERE id = 1 /* \x1b[2J \"q\" \\\\ ünï 🐬 */")
+                        c.execute("ROLLBACK")
+                except pymysql.MySQLError:
+                    pass
+            t = threading.Thread(target=wait, daemon=True)
+            t.start()
+            threads.append(t)
+        assert wait_until(lambda: mariadb.query(
+            "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")[0][0] >= 2)
+
+        def both(sel: locks_src.Select) -> tuple[list, list]:
+            with source._conn.cursor() as c:
+                c.execute(sel.plain)
+                plain = locks_src.plain_rows(c.fetchall())
+                c.execute(sel.as_json)
+                as_json = locks_src.json_rows(c.fetchall(), len(sel.cols), sel.limit)
+            return plain, as_json
+
+        for key, sel in source._selects.items():
+            # ages and waits are whole seconds of NOW(): the two reads agree once within a second
+            pair = wait_until(lambda sel=sel: (p := both(sel))[0] == p[1] and p)
+            plain, as_json = pair
+            assert plain, key
+            assert all(type(v) in (int, str, type(None)) for r in as_json for v in r)
+        with source._conn.cursor() as c:
+            c.execute(mysql_mod.STATUS_SQL)
+            shown = {str(k): str(v) for k, v in c.fetchall()}
+            c.execute(mysql_mod.STATUS_JSON_SQL)
+            selected = mysql_mod._status_json(c.fetchall())
+        assert set(shown) == set(selected) and len(shown) > 40                 # the same names, same spelling
+        assert shown["Innodb_buffer_pool_pages_total"] == selected["Innodb_buffer_pool_pages_total"]
+
+        pipe = FramePipeline()
+        raw = source.read()
+        frame = pipe.push(raw)
+        assert raw.errors == {} and {"lock_waits", "global_status"} <= source._json_sent
+        assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms      # asked: someone waits
+        assert frame.blocking and frame.blocking[0].blocked == 2 and frame.locks.blocked_sessions == 2
+        text = frame.blocking[0].waiters[0].statement or ""
+        assert '\x1b[2J "q" \\\\ ünï' in text
+        assert frame.throughput is not None and "Com_commit" in raw.global_status
+    finally:
+        with holder.cursor() as c:
+            c.execute("ROLLBACK")
+        for t in threads:
+            t.join(timeout=60)
+        for conn in (setup, holder, *waiters):
+            conn.close()
+
+
+def test_json_texts_cut_short_fall_back_to_plain_rows(source: MySQLSource) -> None:
+    """A server that cuts the JSON texts (group_concat_max_len lowered after connect) costs one
+    poll's rows of those statements, said in errors; the next poll reads them as plain rows.
+    (MariaDB cuts JSON_ARRAYAGG there, not JSON_OBJECTAGG: the status object stays whole.)"""
+    with source._conn.cursor() as c:
+        c.execute("SET SESSION group_concat_max_len = 4")
+    cut = source.read()
+    assert cut.error is None and cut.ps_waits is None and "Com_commit" in cut.global_status
+    assert "plain rows" in cut.errors["ps_waits"] and "ps_waits" not in source._json
+    assert all("plain rows" in e for e in cut.errors.values())
+    again = source.read()
+    assert again.errors == {} and again.ps_waits and "Com_commit" in again.global_status
+    assert not set(cut.errors) & source._json_sent
+
+
+def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mariadb) -> None:
+    """The conditional lock-wait statement: not sent while no transaction waits; sent (one more
+    round trip) as soon as one does, even a waiter beyond the transactions statement's LIMIT
+    (it counts the waiting ones over all of INNODB_TRX), and the blocking tree is found."""
+    import pymysql
+
+    from mysqltop.core.pipeline import FramePipeline
+
+    table = f"{TEST_DB}.condwait"
+    n_old = locks_src.MAX_TRANSACTIONS + 2
+    conns = [pymysql.connect(**mariadb.root_kwargs(), autocommit=True) for _ in range(n_old + 2)]
+    olds, holder, waiter = conns[:n_old], conns[n_old], conns[n_old + 1]
+    done = threading.Event()
+    try:
+        with holder.cursor() as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+            c.execute(f"REPLACE INTO {table} VALUES " + ", ".join(f"({i}, 0)" for i in range(n_old + 1)))
+        for i, conn in enumerate(olds):        # older transactions fill the LIMIT of the transactions
+            with conn.cursor() as c:
+                c.execute("BEGIN")
+                c.execute(f"UPDATE {table} SET v = 1 WHERE id = {i + 1}")
+        pipe = FramePipeline()
+        calm = source.read()
+        assert calm.errors == {} and calm.lock_waits == [] and "lock_waits" not in calm.timings_ms
+        assert source.stats.round_trips == 1 and not pipe.push(calm).blocking
+        with holder.cursor() as c:
+            c.execute("BEGIN")
+            c.execute(f"UPDATE {table} SET v = 2 WHERE id = 0")
+            c.execute("SELECT CONNECTION_ID()")
+            holder_id = c.fetchone()[0]
+
+        def wait() -> None:
+            try:
+                with waiter.cursor() as c:
+                    c.execute("SET SESSION innodb_lock_wait_timeout = 120")
+                    c.execute("BEGIN")
+                    c.execute(f"UPDATE {table} SET v = 3 WHERE id = 0")
+                    c.execute("ROLLBACK")
+            except pymysql.MySQLError:
+                pass
+            done.set()
+        t = threading.Thread(target=wait, daemon=True)
+        t.start()
+
+        def blocked():
+            raw = source.read()
+            frame = pipe.push(raw)
+            return frame.blocking and (raw, frame)
+        raw, frame = wait_until(blocked)
+        # the waiter is not among the transactions rows (the LIMIT took the older ones) …
+        assert len(raw.transactions) == locks_src.MAX_TRANSACTIONS
+        assert all(r[4] != "LOCK WAIT" for r in raw.transactions)
+        # … and still its lock wait was asked for and found
+        assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms and raw.errors == {}
+        assert frame.blocking[0].thread_id == holder_id and frame.blocking[0].blocked == 1
+        assert frame.locks.blocked_sessions == 1
+    finally:
+        with holder.cursor() as c:
+            c.execute("ROLLBACK")
+        done.wait(60)
+        for conn in olds:
+            with conn.cursor() as c:
+                c.execute("ROLLBACK")
+        for conn in conns:
+            conn.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,3 +80,53 @@ def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  
     finally:
         subprocess.run(["umount", d], capture_output=True)
         os.rmdir(d)
+
+
+def test_record_says_when_the_server_goes_away_and_comes_back_restarted(mariadb_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """record printed nothing while a killed server was down nor when it came back restarted: an
+    operator watching the recorder's terminal could not tell its file had a hole."""
+    import signal
+    import threading
+
+    db = mariadb_factory(name="recout")
+    out = tmp_path / "r.mtrec"
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(out), *db.cli_args()],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)   # type: ignore[arg-type]
+    reader.start()
+
+    def wait_for(cond) -> None:  # type: ignore[no-untyped-def]
+        for _ in range(600):                     # bounded: a recorder that stays silent fails below
+            if cond():
+                return
+            time.sleep(0.2)
+
+    try:
+        wait_for(lambda: _has_samples(out, 2))
+        os.kill(db.pid, signal.SIGKILL)
+        db.proc.wait()
+        wait_for(lambda: any("no data from the server" in x for x in lines))
+        db.start()
+        wait_for(lambda: any("answers again" in x for x in lines))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        reader.join(60)
+    assert "recording every sample" in lines[0], lines
+    assert re.fullmatch(r"mysqltop: \d\d:\d\d:\d\d no data from the server: .+ — still recording \(host "
+                        r"counters only\), reconnecting\n", lines[1]), lines
+    assert re.fullmatch(r"mysqltop: \d\d:\d\d:\d\d the server answers again after \S+ \(\d+ samples? "
+                        r"without its data\); it restarted \(up \S+\)\n", lines[2]), lines
+    assert proc.returncode == 0, lines
+
+
+def _has_samples(path: Path, n: int) -> bool:
+    if not path.exists():
+        return False
+    try:
+        with RecordingReader(path) as r:
+            return len(r) >= n
+    except Exception:  # noqa: BLE001 — not yet a complete file
+        return False

@@ -5,6 +5,7 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
     from tests.support.mariadb import ThrowawayMariaDB, MONITOR_USER, MONITOR_PASSWORD
 
     with ThrowawayMariaDB(extra_args=["--innodb-buffer-pool-size=8M"], name="tiny") as db:
+        # env={"LD_PRELOAD": …}: extra environment for mariadbd only (tests/support/slow_sync.py)
         db.port, db.socket, db.pid, db.datadir    # 127.0.0.1 port, unix socket path, mariadbd pid
         conn = db.root_conn()                     # PyMySQL connection as root, autocommit
         rows = db.query("SELECT 1")               # one statement as root → list of tuples
@@ -51,7 +52,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 MONITOR_USER = "mysqltop"
 MONITOR_PASSWORD = "mysqltop-test-pw"
@@ -127,8 +128,10 @@ class ThrowawayMariaDB:
     host = "127.0.0.1"
 
     def __init__(self, extra_args: Sequence[str] = (), name: str = "db",
-                 startup_timeout: float = 120.0, stop_timeout: float = 30.0) -> None:
+                 startup_timeout: float = 120.0, stop_timeout: float = 30.0,
+                 env: Mapping[str, str] | None = None) -> None:
         self.extra_args = list(extra_args)
+        self.env = dict(env or {})
         self.name = name
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
@@ -211,7 +214,7 @@ class ThrowawayMariaDB:
                f"--log-error={self.log_path}", f"--tmpdir={self.dir}", *BASE_ARGS, *self.extra_args]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-                                     start_new_session=True)
+                                     start_new_session=True, env={**os.environ, **self.env})
         deadline = time.monotonic() + self.startup_timeout
         last: Exception | None = None
         while time.monotonic() < deadline:

@@ -3,8 +3,10 @@ watches it, then the first remedy applied and the finding's own metric measured 
 
 Shared by tests/live/test_scenarios*.py (assertions) and bench/diagnosis (the table):
 
-    with ThrowawayMariaDB(extra_args=SCENARIOS["commit"].server_args, name="diag") as db:
-        r = run(db, SCENARIOS["commit"])
+    sc = SCENARIOS["commit (transactions)"]
+    env = server_env(sc, build_dir)     # slow log storage (slow_sync.py) for the commit scenarios
+    with ThrowawayMariaDB(extra_args=sc.server_args, name="diag", env=env) as db:
+        r = run(db, sc)
         r.advice, r.top_hotspot, r.first_remedy, r.metric_before, r.metric_after, r.truth
 
 Each scenario polls for `observe` samples (1 s apart, as live mode), reads the server's own
@@ -18,14 +20,18 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.rules import metrics
+from tests.support import slow_sync
 from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder
 
+BINLOG_SQL = ("SELECT COUNT_MISC, SUM_TIMER_MISC FROM performance_schema.file_summary_by_event_name "
+              "WHERE EVENT_NAME = 'wait/io/file/sql/binlog'")
 PS_SQL = ("SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema."
           "events_waits_summary_global_by_event_name WHERE EVENT_NAME LIKE 'wait/synch/%' AND COUNT_STAR > 0")
 
@@ -45,6 +51,8 @@ class Scenario:
     # When set, the proof alternates remedy and revert (3 × `after`/2 samples each) and compares
     # the remedy's phases with the reverted ones: a shared busy host's own swings cancel out.
     revert: str | None = None
+    # Slow log storage: every fsync/fdatasync of the server takes this much longer (slow_sync.py)
+    sync_delay_ms: float = 0.0
 
 
 @dataclass
@@ -57,6 +65,9 @@ class Result:
     after_frames: list[Frame] = field(default_factory=list)
     holder_thread: int | None = None
     server_pid: int | None = None            # the throwaway server's mariadbd
+    # the binary log's syncs over the observed window per the server (P_S file IO; MariaDB does
+    # not instrument its redo log file): (syncs/s, ms per sync), None when not measured
+    binlog_syncs: tuple[float, float] | None = None
     metric_before: float | None = None
     metric_after: float | None = None
 
@@ -91,6 +102,21 @@ class Result:
 def _ps(db: Any) -> tuple[float, dict[str, tuple[int, int]]]:
     rows = db.query(PS_SQL)
     return time.monotonic(), {r[0].rsplit("/", 1)[-1]: (int(r[1]), int(r[2])) for r in rows}
+
+
+def _binlog_syncs(db: Any) -> tuple[float, int, int] | None:
+    rows = db.query(BINLOG_SQL)
+    return (time.monotonic(), int(rows[0][0]), int(rows[0][1])) if rows else None
+
+
+def _per_sync(before: tuple[float, int, int] | None,
+              after: tuple[float, int, int] | None) -> tuple[float, float] | None:
+    """(syncs/s, ms per sync) between two marks; the misc operations of a log being appended to
+    and synced are its syncs (plus a rare open/close at rotation)."""
+    if before is None or after is None or after[1] <= before[1] or after[0] <= before[0]:
+        return None
+    n = after[1] - before[1]
+    return n / (after[0] - before[0]), (after[2] - before[2]) / 1e9 / n
 
 
 def _truth(before: tuple[float, dict[str, tuple[int, int]]],
@@ -156,11 +182,14 @@ def run(db: Any, sc: Scenario) -> Result:
         # the window) and right after the last one: both marks trail their sample by one query,
         # so on a loaded host the two spans shift together instead of one being longer
         marks: list[tuple[float, dict[str, tuple[int, int]]]] = []
-        watcher.poll(1, after_each=lambda: marks.append(_ps(db)))
+        syncs: list[tuple[float, int, int] | None] = []
+        watcher.poll(1, after_each=lambda: (marks.append(_ps(db)), syncs.append(_binlog_syncs(db))))
         frames = watcher.poll(sc.observe)
         marks.append(_ps(db))
+        syncs.append(_binlog_syncs(db))
         result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
-                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None, server_pid=db.pid)
+                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None,
+                        server_pid=db.pid, binlog_syncs=_per_sync(syncs[0], syncs[1]))
         result.metric_before = metric_of(sc.finding, frames)
         if sc.remedy is not None and sc.revert is not None:
             with_remedy: list[Frame] = []
@@ -187,19 +216,34 @@ def run(db: Any, sc: Scenario) -> Result:
             holder.close()
 
 
+def server_env(sc: Scenario, build_dir: Path) -> dict[str, str]:
+    """The server's extra environment for sc: slow log storage when it asks for it (builds the
+    library into build_dir; slow_sync.NoCompiler without a C compiler)."""
+    if not sc.sync_delay_ms:
+        return {}
+    return slow_sync.server_env(slow_sync.build(Path(build_dir)), sc.sync_delay_ms)
+
+
 def _spec(**kw: Any) -> LoadSpec:
     return LoadSpec(transactions=10**7, duration=300, **kw)
 
 
-DURABLE = ["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1"]
+# Durable commits on slow log storage: every commit group syncs the redo log and the binary log
+# (fdatasync on MariaDB 10.11 — O_DIRECT redo, not O_DSYNC, so the delay lands on it too), each
+# sync LOG_SYNC_DELAY_MS slower than the host's disk. 8 writers queue on group commit the way a
+# busy primary does, yet at ~80-150 commits/s leave a shared 2-core box CPU to spare.
+DURABLE = ["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1",
+           "--innodb-flush-method=O_DIRECT"]
+LOG_SYNC_DELAY_MS = 20.0
+COMMIT_WRITERS = 8
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
-    Scenario("commit (autocommit inserts)", DURABLE, _spec(mode="insert", threads=2), "commit_path",
+    Scenario("commit (autocommit inserts)", DURABLE, _spec(mode="insert", threads=COMMIT_WRITERS), "commit_path",
              "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=10, after=8,
-             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
-    Scenario("commit (transactions)", DURABLE, _spec(mode="oltp", threads=2), "commit_path",
+             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1", sync_delay_ms=LOG_SYNC_DELAY_MS),
+    Scenario("commit (transactions)", DURABLE, _spec(mode="oltp", threads=COMMIT_WRITERS), "commit_path",
              "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "commits/s", observe=10, after=8,
-             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1"),
+             revert="SET GLOBAL innodb_flush_log_at_trx_commit = 1", sync_delay_ms=LOG_SYNC_DELAY_MS),
     Scenario("table cache", ["--table-open-cache=64"], _spec(mode="tables", threads=16, tables=200),
              "table_cache_misses", "SET GLOBAL table_open_cache = 2000", "misses/s", observe=20),
     Scenario("AHI", ["--innodb-adaptive-hash-index=ON"], _spec(mode="ahi", threads=16, rows=20_000),

@@ -1,0 +1,53 @@
+"""`record`'s stderr lines about an outage (commands/record.py OutageNotes), on made-up frames."""
+
+from __future__ import annotations
+
+import time
+
+from mysqltop.commands.record import OutageNotes, _clock
+from mysqltop.core.frame import Frame
+
+T0 = 1_800_000_000.0
+
+
+def _fresh(t: float, uptime: float) -> Frame:
+    f = Frame(time=T0 + t)
+    f.server.uptime_s = uptime
+    return f
+
+
+def _stale(t: float, failure: str, why: str) -> Frame:
+    f = Frame(time=T0 + t, stale=True, failure=failure)
+    f.errors["poll"] = why
+    return f
+
+
+def test_a_freeze_is_one_line_down_and_one_line_back_without_restart() -> None:
+    said: list[str] = []
+    notes = OutageNotes(said.append)
+    notes.frame(_fresh(0, 100))
+    notes.frame(_stale(1, "waiting", "waiting for the server's answer for 1.0 s"))   # late, not down
+    assert said == []
+    for t in (5, 6, 7):
+        notes.frame(_stale(t, "timeout", "no answer for 5.0 s"))
+    notes.frame(_fresh(9, 109))
+    assert said == [
+        f"{_clock(T0 + 5)} no data from the server: no answer for 5.0 s — still recording (host counters only), "
+        "still waiting for its answer",
+        f"{_clock(T0 + 9)} the server answers again after 9.0s (3 samples without its data)",
+    ]
+
+
+def test_a_restart_is_named_and_hostile_error_text_is_made_visible() -> None:
+    said: list[str] = []
+    notes = OutageNotes(said.append)
+    notes.frame(_fresh(0, 5000))
+    notes.frame(_stale(1, "lost", "poll failed: \x1b[2Jgone"))
+    notes.frame(_fresh(3, 0))
+    notes.frame(_fresh(4, 1))                        # no second "back" line
+    assert said == [
+        f"{_clock(T0 + 1)} no data from the server: poll failed: \\x1b[2Jgone — still recording (host counters "
+        "only), reconnecting",
+        f"{_clock(T0 + 3)} the server answers again after 3.0s (1 sample without its data); it restarted (up <1s)",
+    ]
+    assert _clock(T0) == time.strftime("%H:%M:%S", time.localtime(T0))
