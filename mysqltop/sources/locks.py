@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ _IDLE = "'Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slav
 
 _TRX = "information_schema.INNODB_TRX"
 _PL = "information_schema.PROCESSLIST"
+_JSON_PLAIN = {str, int, type(None)}
 _SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
@@ -66,6 +68,7 @@ class Select:
     rest: str                 # FROM … [WHERE …]
     order: str
     limit: int
+    json_extra: tuple[str, ...] = ()     # aggregates the JSON form also answers, after COUNT(*)
 
     @property
     def plain(self) -> str:
@@ -74,7 +77,7 @@ class Select:
     @property
     def as_json(self) -> str:
         return (f"SELECT JSON_ARRAYAGG(JSON_ARRAY({', '.join(self.cols)}) ORDER BY {self.order} LIMIT {self.limit}), "
-                f"COUNT(*) {self.rest}")
+                f"{', '.join(('COUNT(*)', *self.json_extra))} {self.rest}")
 
 
 def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...]) -> Select:
@@ -112,7 +115,10 @@ TRANSACTIONS = Select(
      "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified", "t.trx_lock_structs",
      "t.trx_isolation_level", "p.COMMAND", _sql("t.trx_query"), "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
     f"FROM {_TRX} t LEFT JOIN {_PL} p ON p.ID = t.trx_mysql_thread_id",
-    "t.trx_started, t.trx_id", MAX_TRANSACTIONS)
+    "t.trx_started, t.trx_id", MAX_TRANSACTIONS,
+    # every transaction waiting for a lock, beyond the LIMIT too: the poll asks for the lock
+    # waits only when this is not 0 (sources/mysql.py)
+    json_extra=("COUNT(CASE WHEN t.trx_state = 'LOCK WAIT' THEN 1 END)",))
 
 SESSIONS_PS = Select(
     ("t.PROCESSLIST_ID", "t.PROCESSLIST_USER", "t.PROCESSLIST_HOST", "t.PROCESSLIST_DB", "t.PROCESSLIST_COMMAND",
@@ -170,14 +176,14 @@ def json_rows(rows: Any, width: int, limit: int) -> list[list[Any]]:
         text = text.decode("utf-8", "replace")
     out = json.loads(text) if text else []
     counted = row[1] if len(row) > 1 else None
-    if not isinstance(out, list) or not all(type(r) is list and len(r) == width for r in out):
+    if not isinstance(out, list) or not set(map(type, out)) <= {list} or not set(map(len, out)) <= {width}:
         raise ValueError("unexpected JSON shape")
     if not isinstance(counted, int) or len(out) != min(counted, limit):
         raise ValueError(f"{len(out)} of {counted} rows in the JSON text")
     if _SURROGATE.search(text or ""):                 # \ud800 escapes: no text a server can hold
         out = [[v.encode("utf-8", "replace").decode("utf-8") if isinstance(v, str) else v for v in r]
                for r in out]
-    if not all(v is None or type(v) in (str, int) for r in out for v in r):
+    if not set(map(type, itertools.chain.from_iterable(out))) <= _JSON_PLAIN:
         out = plain_rows(out)                          # floats or nested values: as the plain form would
     return out
 

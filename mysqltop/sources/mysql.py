@@ -94,8 +94,11 @@ def _ps_rows(rows: Any, as_json: bool) -> list[list[Any]]:
     counted = rows[0][1] if rows and len(rows[0]) > 1 else None
     if counted is not None and isinstance(out, list) and len(out) != int(counted):
         raise ValueError(f"performance_schema waits: {len(out)} of {counted} rows in the JSON text")
-    if not isinstance(out, list) or not all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str)
-                                            and type(r[1]) is int and type(r[2]) is int for r in out):
+    # type checks by C-level map/zip: this runs for ~100 rows of every server every poll
+    if not isinstance(out, list) or not set(map(type, out)) <= {list} or not set(map(len, out)) <= {3}:
+        raise ValueError("performance_schema waits: unexpected JSON shape")
+    names, counts, sums = zip(*out) if out else ((), (), ())
+    if not (set(map(type, names)) <= {str} and set(map(type, counts)) <= {int} and set(map(type, sums)) <= {int}):
         raise ValueError("performance_schema waits: unexpected JSON shape")
     return out
 
@@ -119,7 +122,7 @@ def _status_json(rows: Any) -> dict[str, str]:
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8", "replace")
     out: Any = json.loads(text) if text else {}
-    if not isinstance(out, dict) or not all(isinstance(v, str) for v in out.values()):
+    if not isinstance(out, dict) or not set(map(type, out.values())) <= {str}:
         raise ValueError("global status: unexpected JSON shape")
     if len(row) < 2 or len(out) != row[1]:
         raise ValueError(f"global status: {len(out)} of {row[1] if len(row) > 1 else '?'} rows in the JSON text")
@@ -132,6 +135,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
+K_LOCK_WAITS, K_TRANSACTIONS = locks_src.K_LOCK_WAITS, locks_src.K_TRANSACTIONS
 K_VARS = POLL_STATEMENTS[-1]
 K_TIME = "server_time"
 
@@ -158,6 +162,15 @@ class _Poll:
     values: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    none_waiting: bool = False        # lock waits not asked: the transactions counted no waiting one
+
+
+def _waiting(rows: Any) -> int | None:
+    """Waiting transactions counted by the transactions statement's JSON form (its third
+    column); None when not read."""
+    row: Any = rows[0] if rows else ()
+    n = row[2] if len(row) > 2 else None
+    return n if type(n) is int else None
 
 
 def _clock_row(rows: Any) -> dict[str, Any]:
@@ -365,17 +378,47 @@ class MySQLSource:
         now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
         stmts.append((K_TIME, f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
                               "WHERE VARIABLE_NAME = 'ROWS_READ')" if c.flavor == "mariadb" else f"SELECT {now}"))
-        stmts += [(k, sel.as_json if k in as_json else sel.plain) for k, sel in self._selects.items()]
+        stmts += [(k, sel.as_json if k in as_json else sel.plain) for k, sel in self._selects.items()
+                  if not (k == K_LOCK_WAITS and self._lock_waits_deferred())]
         if self._variables_at is None or mono - self._variables_at >= VARIABLES_EVERY_S:
             stmts.append((K_VARS, VARIABLES_SQL))
         return [(k, s) for k, s in stmts if k not in self._disabled]
 
-    def _poll(self, mono: float, conn: Any) -> _Poll:
-        import pymysql
+    def _lock_waits_deferred(self) -> bool:
+        """Lock waits asked only when someone waits (see _poll): where the transactions statement
+        counts the waiting transactions (its JSON form) and both statements are sent."""
+        return ({K_LOCK_WAITS, K_TRANSACTIONS} <= self._json_sent
+                and K_LOCK_WAITS not in self._disabled and K_TRANSACTIONS not in self._disabled)
 
+    def _poll(self, mono: float, conn: Any) -> _Poll:
         poll = _Poll()
         todo = self._statements(mono)
+        deferred = self._lock_waits_deferred()      # left out of `todo`
         conn.bytes_in = conn.bytes_out = 0
+        trips = self._send(conn, todo, poll)
+        if deferred:
+            # The lock-wait join is the poll's dearest statement on the server (INNODB_TRX twice,
+            # PROCESSLIST twice) and its rows are empty unless a transaction waits for a lock.
+            # The transactions statement of this same poll counts the waiting ones over all of
+            # INNODB_TRX (not only its LIMIT): none → the edges are known to be none; some, or a
+            # count not read → one more round trip asks for them, so a lock wait is never missed.
+            if _waiting(poll.values.get(K_TRANSACTIONS)) == 0:
+                poll.none_waiting = True
+            else:
+                trips += self._send(conn, [(K_LOCK_WAITS, self._selects[K_LOCK_WAITS].as_json)], poll)
+        self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
+                               bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
+        if K_VARS in poll.values:
+            # a new map, never changed afterwards: every sample until the next read shares it
+            self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
+            self._variables_at = mono
+        return poll
+
+    def _send(self, conn: Any, todo: list[tuple[str, str]], poll: _Poll) -> int:
+        """Send the statements (one round trip, or one each where multi-statements are refused),
+        filling `poll`; the round trips it took."""
+        import pymysql
+
         trips = 0
         while todo:
             batch = todo if self._multi else todo[:1]
@@ -413,13 +456,7 @@ class MySQLSource:
             finally:
                 cur.close()
             todo = todo[done:] if done else todo[1:]
-        self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
-                               bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
-        if K_VARS in poll.values:
-            # a new map, never changed afterwards: every sample until the next read shares it
-            self._variables = {str(k): str(v) for k, v in poll.values[K_VARS]}
-            self._variables_at = mono
-        return poll
+        return trips
 
     def _sample(self, wall: float, mono: float, host: HostSample | None, p: _Poll) -> RawSample:
         v = p.values
@@ -435,6 +472,8 @@ class MySQLSource:
             errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                     f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
         lock_rows: dict[str, Any] = {k: self._lock_rows(k, v[k], errors) for k in locks_src.KEYS if k in v}
+        if p.none_waiting:
+            lock_rows[K_LOCK_WAITS] = []          # not asked: no transaction waits for a lock
         return RawSample(
             wall=wall, mono=mono, server=self.identity, host=host, innodb_status=innodb_status,
             innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,

@@ -60,9 +60,11 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     s = source.read()
     assert s.error is None and s.errors == {}
     assert trips[0] == 1 and source.stats.round_trips == 1
-    assert source.stats.statements == 10 and source.stats.bytes_received > 1000
+    # nobody waits for a lock: the lock-wait join is not even sent (its rows are known: none)
+    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "server_time", "lock_waits", "transactions", "sessions", "session_states", "poll"}
+                                 "server_time", "transactions", "sessions", "session_states", "poll"}
+    assert s.lock_waits == []
     # the server's own clock, read in the same round trip (the same machine here: the same time)
     assert s.server_time is not None and abs(s.server_time - s.wall) < 5.0
     assert all(v >= 0 for v in s.timings_ms.values())
@@ -91,7 +93,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     first = source.read()
     second = source.read()
     assert "variables" in first.timings_ms and "variables" not in second.timings_ms
-    assert source.stats.statements == 9 and source.stats.round_trips == 1
+    assert source.stats.statements == 8 and source.stats.round_trips == 1      # no lock waits asked: nobody waits
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
     monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)
@@ -383,6 +385,7 @@ def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source:
         raw = source.read()
         frame = pipe.push(raw)
         assert raw.errors == {} and {"lock_waits", "global_status"} <= source._json_sent
+        assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms      # asked: someone waits
         assert frame.blocking and frame.blocking[0].blocked == 2 and frame.locks.blocked_sessions == 2
         text = frame.blocking[0].waiters[0].statement or ""
         assert '\x1b[2J "q" \\\\ ünï' in text
@@ -409,3 +412,70 @@ def test_json_texts_cut_short_fall_back_to_plain_rows(source: MySQLSource) -> No
     again = source.read()
     assert again.errors == {} and again.ps_waits and "Com_commit" in again.global_status
     assert not set(cut.errors) & source._json_sent
+
+
+def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mariadb) -> None:
+    """The conditional lock-wait statement: not sent while no transaction waits; sent (one more
+    round trip) as soon as one does, even a waiter beyond the transactions statement's LIMIT
+    (it counts the waiting ones over all of INNODB_TRX), and the blocking tree is found."""
+    import pymysql
+
+    from mysqltop.core.pipeline import FramePipeline
+
+    table = f"{TEST_DB}.condwait"
+    n_old = locks_src.MAX_TRANSACTIONS + 2
+    conns = [pymysql.connect(**mariadb.root_kwargs(), autocommit=True) for _ in range(n_old + 2)]
+    olds, holder, waiter = conns[:n_old], conns[n_old], conns[n_old + 1]
+    done = threading.Event()
+    try:
+        with holder.cursor() as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+            c.execute(f"REPLACE INTO {table} VALUES " + ", ".join(f"({i}, 0)" for i in range(n_old + 1)))
+        for i, conn in enumerate(olds):        # older transactions fill the LIMIT of the transactions
+            with conn.cursor() as c:
+                c.execute("BEGIN")
+                c.execute(f"UPDATE {table} SET v = 1 WHERE id = {i + 1}")
+        pipe = FramePipeline()
+        calm = source.read()
+        assert calm.errors == {} and calm.lock_waits == [] and "lock_waits" not in calm.timings_ms
+        assert source.stats.round_trips == 1 and not pipe.push(calm).blocking
+        with holder.cursor() as c:
+            c.execute("BEGIN")
+            c.execute(f"UPDATE {table} SET v = 2 WHERE id = 0")
+            c.execute("SELECT CONNECTION_ID()")
+            holder_id = c.fetchone()[0]
+
+        def wait() -> None:
+            try:
+                with waiter.cursor() as c:
+                    c.execute("SET SESSION innodb_lock_wait_timeout = 120")
+                    c.execute("BEGIN")
+                    c.execute(f"UPDATE {table} SET v = 3 WHERE id = 0")
+                    c.execute("ROLLBACK")
+            except pymysql.MySQLError:
+                pass
+            done.set()
+        t = threading.Thread(target=wait, daemon=True)
+        t.start()
+
+        def blocked():
+            raw = source.read()
+            frame = pipe.push(raw)
+            return frame.blocking and (raw, frame)
+        raw, frame = wait_until(blocked)
+        # the waiter is not among the transactions rows (the LIMIT took the older ones) …
+        assert len(raw.transactions) == locks_src.MAX_TRANSACTIONS
+        assert all(r[4] != "LOCK WAIT" for r in raw.transactions)
+        # … and still its lock wait was asked for and found
+        assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms and raw.errors == {}
+        assert frame.blocking[0].thread_id == holder_id and frame.blocking[0].blocked == 1
+        assert frame.locks.blocked_sessions == 1
+    finally:
+        with holder.cursor() as c:
+            c.execute("ROLLBACK")
+        done.wait(60)
+        for conn in olds:
+            with conn.cursor() as c:
+                c.execute("ROLLBACK")
+        for conn in conns:
+            conn.close()

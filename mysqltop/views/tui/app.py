@@ -46,6 +46,7 @@ from mysqltop.views.tui.widgets.throughput import ThroughputPane
 # Pane number (its zoom key, 1–7) → widget; GRID_ORDER places them on the screen.
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
 GRID_ORDER = (1, 7, 4, 5, 2, 3, 6)
+HOST = PANES.index(HostPane) + 1
 STALE_AFTER = 2.0          # intervals without a frame before the UI calls the data stale
 # The status-bar word for a failed poll, by the source's typed reason (core.sample.Failure).
 # A frozen or overloaded server (timeout) is a different incident from a stopped server or a
@@ -178,6 +179,13 @@ class MysqltopApp(App[None]):
                 if not self.grid.has_class("-stale"):
                     self.say(f"no fresh data: {frame.why_stale()}", "warning", 6)
                 self.grid.add_class("-stale")
+            elif self.good_frame is not None and not self.grid.has_class("-stale"):
+                # A busy server's late answer: the server panes already show the last good frame
+                # and will show the answer when it comes; only the host's own counters are new.
+                if frame.host is not None:
+                    self.panes[HOST].show(replace(self.good_frame, host=frame.host), self.trend)
+                self.update_status()
+                return
             host = frame
             if self.good_frame is not None:
                 host = replace(self.good_frame, host=frame.host) if frame.host is not None else self.good_frame

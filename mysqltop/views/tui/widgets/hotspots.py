@@ -54,7 +54,8 @@ def _trend_of(trend: Sequence[dict[str, Hotspot] | None], name: str, use_time: b
 
 
 def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
-    share = Text.assemble(gauge(h.share, SHARE_BAR, p.hot, p.dim), " ", units.share(h.share).rjust(6))
+    share = gauge(h.share, SHARE_BAR, p.hot, p.dim)
+    share.append(" " + units.share(h.share).rjust(6))
     return [
         visible(h.name),
         KIND_SHORT.get(h.kind, h.kind),

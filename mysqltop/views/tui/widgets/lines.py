@@ -3,23 +3,37 @@
 A pane's body is a list of one-line Rich Texts fitted to the pane's width. A Static would
 re-render its whole content on every update and the screen would re-lay out; this widget keeps
 each line's Strip, compares the new lines with the old ones, and refreshes only the rows that
-differ (a layout pass only when the line count changes). Each second most panes change a few
-numbers in a few rows, so most rows cost nothing.
+differ. Each second most panes change a few numbers in a few rows, so most rows cost nothing.
+
+A layout pass (Textual re-arranges the whole screen) is needed only when the widget's height
+changes. Given the `viewport` it is shown in, the widget keeps its height steady when the number
+of lines moves: it fills the viewport (a list that grows from 3 to 5 rows of 8 changes nothing
+but those rows), and it keeps the tallest height of the last HOLD updates, so a list that comes
+and goes (lock waits under load) neither re-lays out the screen nor flickers its pane's scrollbar
+every second; the rows past the last line are blank (so whether there is more to see is the
+number of lines against the viewport, not the scroll extent).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Sequence
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
 
 _NULL = Style.null()     # every segment gets a style: Textual's filters (NO_COLOR) expect one
+HOLD = 30                # updates a taller height is kept for while the lines run past the viewport
+
+
+def _same(a: Text, b: Text) -> bool:
+    return a.plain == b.plain and a.spans == b.spans and a.style == b.style
 
 
 class Lines(Widget):
@@ -35,6 +49,9 @@ class Lines(Widget):
         self._lines: list[Text] = []
         self._strips: list[Strip | None] = []
         self._strip_width = -1
+        self._rows = 0                                   # the height laid out: lines, then blank rows
+        self._viewport = 0
+        self._recent: deque[int] = deque(maxlen=HOLD)    # line counts of the last updates
 
     @property
     def lines(self) -> Sequence[Text]:
@@ -44,41 +61,81 @@ class Lines(Widget):
     def plain(self) -> str:
         return "\n".join(line.plain for line in self._lines)
 
-    def set_lines(self, lines: list[Text]) -> bool:
-        """Show `lines`; returns False when nothing changed (nothing is repainted then)."""
-        old, strips = self._lines, self._strips
-        if len(lines) != len(old):
-            self._lines, self._strips = lines, [None] * len(lines)
+    def set_lines(self, lines: list[Text], viewport: int = 0) -> bool:
+        """Show `lines`; returns False when nothing changed (nothing is repainted then).
+
+        `viewport`: the rows the widget is seen through (0: none, the height is the line count)."""
+        if viewport != self._viewport:
+            self._viewport = viewport
+            self._recent.clear()                         # zoomed, resized: the old heights say nothing
+        self._recent.append(len(lines))
+        rows = len(lines) if viewport <= 0 else max(viewport, max(self._recent))
+        old = self._lines
+        changed = [y for y in range(max(len(old), len(lines)))
+                   if y >= len(old) or y >= len(lines) or not _same(old[y], lines[y])]
+        self._lines = lines
+        strips = self._strips
+        strips[rows:] = []
+        strips += [None] * (rows - len(strips))
+        for y in changed:
+            if y < rows:
+                strips[y] = None
+        if rows != self._rows:
+            self._rows = rows
             self.refresh(layout=True)
             return True
-        changed = [y for y, (a, b) in enumerate(zip(old, lines)) if a.plain != b.plain or a.spans != b.spans
-                   or a.style != b.style]
         if not changed:
             return False
-        self._lines = lines
         width = self.size.width
-        for y in changed:
-            strips[y] = None
-            self.refresh(Region(0, y, width, 1))
+        start = prev = changed[0]
+        for y in changed[1:] + [-1]:              # one region per run of changed rows
+            if y != prev + 1:
+                self.refresh(Region(0, start, width, prev - start + 1))
+                start = y
+            prev = y
         return True
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines)
+        return self._rows
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         if width != self._strip_width:
-            self._strips = [None] * len(self._lines)
+            self._strips = [None] * self._rows
             self._strip_width = width
-        if y >= len(self._lines):
-            return Strip.blank(width, _NULL)
+        if y >= len(self._lines):               # a held blank row: the pane's background, as below it
+            return Strip.blank(width, self.visual_style.rich_style)
         strip = self._strips[y]
         if strip is None:
-            text = self._lines[y]
-            segments = [Segment(t, _NULL if s is None else s) for t, s, _ in text.render(self.app.console, end="")]
-            strip = Strip(segments).adjust_cell_length(width, _NULL)
+            strip = Strip(_segments(self._lines[y], self.app.console)).adjust_cell_length(width, _NULL)
             self._strips[y] = strip
         return strip
+
+
+def _segments(text: Text, console: Console) -> list[Segment]:
+    """The line's segments, each with a Style. Pane lines are built from side-by-side pieces,
+    so their spans rarely overlap: those are cut straight from the text (Text.render, which
+    combines any overlap of styles, costs several times more); others go through Text.render."""
+    plain, spans = text.plain, text.spans
+    base = console.get_style(text.style, default=_NULL) if text.style else _NULL
+    out: list[Segment] = []
+    at = 0
+    for start, end, style in sorted(spans, key=_start):
+        if start < at:                                   # overlapping styles: Rich combines them
+            return [Segment(t, _NULL if s is None else s) for t, s, _ in text.render(console, end="")]
+        if end <= start:
+            continue
+        if start > at:
+            out.append(Segment(plain[at:start], base))
+        out.append(Segment(plain[start:end], base + console.get_style(style, default=_NULL)))
+        at = end
+    if at < len(plain):
+        out.append(Segment(plain[at:], base))
+    return out
+
+
+def _start(span: Span) -> int:
+    return span.start

@@ -5,8 +5,9 @@ The body is rendered for the pane's current width (numbers never cut; names clip
 again on resize. Rendering is the TUI's main cost, so a pane does as little as it can:
 
 - the body is a `Lines` widget: only rows whose text changed are repainted, and a layout pass
-  happens only when the number of rows changes (prose panes that wrap use a Static, and skip
-  an update equal to what is shown);
+  happens only when its height must change — it fills the pane's viewport and holds a taller
+  height for a while, so a list whose length moves each second does not re-lay out the screen
+  (prose panes that wrap use a Static, and skip an update equal to what is shown);
 - bodies are plain Rich `Text` built from values, never markup strings, with untrusted text
   (names, states, errors) passed through `core.safe_text.visible` by the panes.
 
@@ -36,12 +37,26 @@ from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
 from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 
+class Rows(Text):
+    """A pane body: its lines joined into one Text (what `.plain` reads), with the lines kept as
+    built so the pane shows them without splitting the Text again every second."""
+
+    rows: list[Text] | None = None
+
+
 def join(lines: Sequence[Text | str]) -> Text:
-    out = Text(no_wrap=True, overflow="crop", end="")
+    out = Rows(no_wrap=True, overflow="crop", end="")
+    rows: list[Text] | None = []
     for n, line in enumerate(lines):
         if n:
             out.append("\n")
-        out.append(line) if isinstance(line, str) else out.append_text(line)
+        row = Text(line) if isinstance(line, str) else line
+        out.append_text(row)
+        if rows is not None and "\n" not in row.plain:
+            rows.append(row)
+        else:
+            rows = None                   # a line that is several: split the whole
+    out.rows = rows
     return out
 
 
@@ -127,8 +142,14 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
 
     def _update(self, body: RenderableType) -> None:
         if isinstance(self._body, Lines):
-            text = body if isinstance(body, Text) else Text(str(body))
-            self._body.set_lines(list(text.split("\n", allow_blank=True)))
+            if isinstance(body, Rows) and body.rows is not None:
+                lines = list(body.rows)
+            else:
+                text = body if isinstance(body, Text) else Text(str(body))
+                lines = list(text.split("\n", allow_blank=True))
+            self._body.set_lines(lines,
+                                 viewport=self.scrollable_content_region.height)
+            self._check_more()        # the count may cross the viewport with no layout pass
             return
         if not isinstance(body, Text):
             self._shown = None
@@ -154,7 +175,12 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._check_more()
 
     def _check_more(self) -> None:
-        self.more = self.virtual_size.height > self.scrollable_content_region.height
+        # Lines hold blank rows below a list that shrank (see Lines): count the lines themselves.
+        height = self.scrollable_content_region.height
+        if isinstance(self._body, Lines):
+            self.more = height > 0 and len(self._body.lines) > height
+        else:
+            self.more = self.virtual_size.height > height
 
     def watch_more(self) -> None:
         self._set_title()

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
 
+from rich.cells import cell_len
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 
 _EIGHTHS_H = " ▏▎▍▌▋▊▉█"          # horizontal partial blocks
 _EIGHTHS_V = " ▁▂▃▄▅▆▇█"          # vertical partial blocks
@@ -62,9 +63,12 @@ def bar(fraction: float | None, width: int) -> str:
 
 def gauge(fraction: float | None, width: int, style: StyleType = WARM, track: StyleType = DIM) -> Text:
     """A bar on a dim track: the unfilled part shows as ░ so the maximum is visible."""
-    b = bar(fraction, width)
-    filled = b.rstrip(" ")
-    return Text.assemble((filled, style), ("░" * (width - len(filled)), track))
+    filled = bar(fraction, width).rstrip(" ")
+    n = len(filled)
+    spans = [Span(0, n, style)] if n else []
+    if n < width:
+        spans.append(Span(n, width, track))
+    return Text(filled + "░" * (width - n), spans=spans)
 
 
 def split_bar(parts: Sequence[tuple[float | None, str, StyleType]], width: int, track: StyleType = DIM) -> Text:
@@ -87,17 +91,12 @@ def split_bar(parts: Sequence[tuple[float | None, str, StyleType]], width: int, 
 def sparkline(values: Sequence[float | None], width: int) -> str:
     """The last `width` values as ▁…█ scaled to their own maximum; missing values are blank."""
     vals = list(values)[-width:] if width > 0 else []
-    present = [v for v in vals if v is not None]
-    top = max(present, default=0.0)
-    chars = []
-    for v in vals:
-        if v is None:
-            chars.append(" ")
-        elif top <= 0:
-            chars.append(SPARK[0])
-        else:
-            chars.append(SPARK[min(7, int(v / top * 7.999))])
-    return "".join(chars).rjust(width)
+    top = max((v for v in vals if v is not None), default=0.0)
+    if top <= 0:
+        chars = "".join(" " if v is None else SPARK[0] for v in vals)
+    else:
+        chars = "".join(" " if v is None else SPARK[min(7, int(v / top * 7.999))] for v in vals)
+    return chars.rjust(width)
 
 
 def block_chart(values: Sequence[float | None], width: int, height: int, top: float | None = None) -> list[str]:
@@ -183,23 +182,40 @@ def cell(text: str, col: Column, width: int) -> str:
 
 def table_lines(columns: Sequence[Column], rows: Iterable[Sequence[str | Text]],
                 layout: list[tuple[int, int]], header_style: StyleType = HEADER, gap: int = 1) -> list[Text]:
-    """Render rows (one string or Text per column) in a `fit_columns` layout, under a header line."""
+    """Render rows (one string or Text per column) in a `fit_columns` layout, under a header line.
+
+    Each row is one Text made from its joined cells and their spans (the Text strips control
+    codes from the whole row at once): a table is redrawn every second, and appending cell by
+    cell to a Text costs several times more."""
     sep = " " * gap
     head = Text(sep.join(cell(columns[i].header, columns[i], w) for i, w in layout), style=header_style)
     lines = [head]
     for row in rows:
-        line = Text()
+        parts: list[str] = []
+        spans: list[Span] = []
+        at = 0
         for n, (i, w) in enumerate(layout):
             if n:
-                line.append(sep)
+                parts.append(sep)
+                at += gap
             value = row[i]
             if isinstance(value, Text):
-                t = value.copy()
-                t.truncate(w, pad=True)
-                line.append_text(t)
+                plain = value.plain
+                if cell_len(plain) <= w:
+                    plain += " " * (w - cell_len(plain))
+                else:
+                    value = value.copy()
+                    value.truncate(w, pad=True)
+                    plain = value.plain
+                end = at + len(plain)
+                if value.style:
+                    spans.append(Span(at, end, value.style))
+                spans += [Span(at + a, min(end, at + b), style) for a, b, style in value.spans if at + a < end]
             else:
-                line.append(cell(value, columns[i], w))
-        lines.append(line)
+                plain = cell(value, columns[i], w)
+            parts.append(plain)
+            at += len(plain)
+        lines.append(Text("".join(parts), spans=spans))
     return lines
 
 

@@ -135,6 +135,8 @@ class StatusBar(Static):
         return self._shown.plain if self._shown is not None else ""
 
     def show(self, state: StatusState) -> None:
+        if state == self.state and self._shown is not None:
+            return                              # asked four times a second: mostly the same
         self.state = state
         self._redraw()
 
