@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ _IDLE = "'Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slav
 
 _TRX = "information_schema.INNODB_TRX"
 _PL = "information_schema.PROCESSLIST"
+_JSON_PLAIN = {str, int, type(None)}
 _SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
@@ -174,14 +176,14 @@ def json_rows(rows: Any, width: int, limit: int) -> list[list[Any]]:
         text = text.decode("utf-8", "replace")
     out = json.loads(text) if text else []
     counted = row[1] if len(row) > 1 else None
-    if not isinstance(out, list) or not all(type(r) is list and len(r) == width for r in out):
+    if not isinstance(out, list) or not set(map(type, out)) <= {list} or not set(map(len, out)) <= {width}:
         raise ValueError("unexpected JSON shape")
     if not isinstance(counted, int) or len(out) != min(counted, limit):
         raise ValueError(f"{len(out)} of {counted} rows in the JSON text")
     if _SURROGATE.search(text or ""):                 # \ud800 escapes: no text a server can hold
         out = [[v.encode("utf-8", "replace").decode("utf-8") if isinstance(v, str) else v for v in r]
                for r in out]
-    if not all(v is None or type(v) in (str, int) for r in out for v in r):
+    if not set(map(type, itertools.chain.from_iterable(out))) <= _JSON_PLAIN:
         out = plain_rows(out)                          # floats or nested values: as the plain form would
     return out
 
