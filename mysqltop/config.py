@@ -146,8 +146,13 @@ def _prompt_password(user: str) -> str:
                         "use --password=…, MYSQL_PWD or ~/.my.cnf [client] password=…")
     try:
         return getpass.getpass(f"Enter password for {user}: ")
-    except (EOFError, KeyboardInterrupt):
-        raise UserError("no password entered") from None
+    except EOFError:
+        print(file=sys.stderr)          # the prompt left the cursor on its line
+        raise UserError("no password entered; type it at the prompt, or use MYSQL_PWD or ~/.my.cnf "
+                        "[client] password=…") from None
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        raise UserError("interrupted at the password prompt", 130) from None
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,10 @@ def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None =
         port = int(port_raw) if port_raw not in (None, "") else DEFAULT_PORT
     except ValueError:
         raise UserError(f"port {port_raw!r} in the option file is not a number") from None
+    if not 0 < port < 65536:
+        # Else "connection refused" on port 99999 sends the user looking for a server that is down.
+        raise UserError(f"port {port} is not a TCP port: give -P/--port (or port= in the option file) "
+                        "between 1 and 65535")
 
     flag_pw = getattr(args, "password", None)
     if flag_pw is PROMPT:

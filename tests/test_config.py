@@ -152,3 +152,31 @@ def test_unreadable_ssl_file(home: Path) -> None:
 def test_password_never_in_repr(home: Path) -> None:
     o = ConnectionOptions(host="h", port=1, user="u", password="topsecret")
     assert "topsecret" not in repr(o)
+
+
+def test_ctrl_c_at_the_password_prompt_exits_130(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C at the -p prompt exited 2 ("no password entered") instead of 130 (interrupted)."""
+    from mysqltop.cli import main
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def interrupted(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Tty(""))
+    monkeypatch.setattr("getpass.getpass", interrupted)
+    assert main(["snapshot", "-p", "-u", "mon", "--count", "1"]) == 130
+    assert capsys.readouterr().err == "\nmysqltop: interrupted at the password prompt\n"
+
+
+@pytest.mark.parametrize("argv, cnf", [(["-P", "99999"], ""), (["-P", "0"], ""), ([], "[client]\nport=70000\n")])
+def test_a_port_out_of_range_is_a_usage_error(home: Path, argv: list[str], cnf: str) -> None:
+    """-P 99999 was tried and reported as "connection refused: is the server running there?"."""
+    write_cnf(home / ".my.cnf", cnf)
+    with pytest.raises(UserError, match=r"is not a TCP port: give -P/--port \(or port= in the option file\) "
+                                        "between 1 and 65535") as e:
+        resolve_connection(parse("-h", "db1", *argv))
+    assert e.value.code == 2

@@ -71,3 +71,17 @@ def test_report_text_and_markdown_show_control_characters() -> None:
                                                                       rows=[[EVIL]], pre=[EVIL])]
     for out in (report_text._text(blocks), report_text._markdown(blocks)):
         assert RAW.search(out.replace("\n", "")) is None and "\\x1b]0;PWNED" in out
+
+
+def test_markdown_report_shows_markup_in_statements_as_typed() -> None:
+    """Statement text, user names and identifiers went into the Markdown report raw: pasted into
+    a wiki or ticket, `[x](https://evil)` became a link, `<img …>` HTML and `*a*` emphasis."""
+    from mysqltop.views import report_text
+
+    sql = "SELECT /* [x](https://evil) <img src=y onerror=z> *a* `c` ~~s~~ _u_ &amp; | */ LOCK_table_cache"
+    out = report_text._markdown([report_text.Block("t"), report_text.Block("Blocking", lines=[sql],
+                                                                           header=["who"], rows=[[sql]])])
+    escaped = (r"SELECT /\* \[x\](https://evil) \<img src=y onerror=z\> \*a\* \`c\` \~\~s\~\~ \_u\_ \&amp; \| \*/ "
+               "LOCK_table_cache")
+    assert f"- {escaped}\n" in out
+    assert f"| {escaped} |\n" in out

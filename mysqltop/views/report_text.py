@@ -7,6 +7,7 @@ tables; each format only decides how a block looks.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -236,18 +237,29 @@ def _text(blocks: list[Block]) -> str:
     return "\n".join(out) + "\n"
 
 
+# Markdown reads these as markup (emphasis, code, links, images, raw HTML, entities, strike,
+# table cells): a statement like `/* [x](https://evil) <img src=…> */` or a user named `*a*` must
+# show as typed when the report is pasted into a wiki or a ticket. `_` is markup only at a word
+# edge (GFM leaves LOCK_table_cache alone), so only those are escaped.
+_MD_ACTIVE = re.compile(r"[\\`*\[\]<>&~|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def _md_inline(x: str) -> str:
+    return _MD_ACTIVE.sub(lambda m: "\\" + m.group(), x)
+
+
 def _md_cell(x: str) -> str:
-    return x.replace("|", "\\|")
+    return _md_inline(x)
 
 
 def _markdown(blocks: list[Block]) -> str:
     blocks = _visible(blocks)
     out: list[str] = []
     for i, b in enumerate(blocks):
-        out += [f"{'#' if i == 0 else '##'} {b.title}", ""]
+        out += [f"{'#' if i == 0 else '##'} {_md_inline(b.title)}", ""]
         for x in b.lines:
-            stripped = x.lstrip()
-            out.append(("- " + stripped if not x.startswith("  ") else "  - " + stripped) if i else x + "  ")
+            stripped = _md_inline(x.lstrip())
+            out.append(("- " + stripped if not x.startswith("  ") else "  - " + stripped) if i else _md_inline(x) + "  ")
         if b.lines:
             out.append("")
         if b.pre:
