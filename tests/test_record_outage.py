@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from mysqltop.commands.record import OutageNotes, _clock
+from mysqltop.views.outage import OutageNotes, _clock
 from mysqltop.core.frame import Frame
 
 T0 = 1_800_000_000.0

@@ -10,14 +10,8 @@ from __future__ import annotations
 import argparse
 import re
 import time
-from typing import TYPE_CHECKING, Callable
 
-from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import ServerIdentity
-from mysqltop.core.units import duration
-
-if TYPE_CHECKING:
-    from mysqltop.core.frame import Frame
 
 from mysqltop.commands.checks import add_answer_timeout
 from mysqltop.config import add_connection_arguments
@@ -154,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
     if timer is not None:
         timer.daemon = True
         timer.start()
+    from mysqltop.views.outage import OutageNotes
+
     outages = OutageNotes(lambda line: print(f"mysqltop: {line}", file=sys.stderr))
     try:
         engine.run(args.interval, args.count, on_frame=outages.frame, stop_event=stop)
@@ -172,46 +168,6 @@ def run(args: argparse.Namespace) -> int:
           + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
           file=sys.stderr)
     return 0
-
-
-class OutageNotes:
-    """Says on stderr when the server stops giving data and when it gives data again: a recorder
-    left running through an incident must not be silent while its samples hold no server data.
-
-    One line when the outage starts (why, as the source typed it) and one when data comes back
-    (how long, how many samples, and whether the server restarted meanwhile: its Uptime is lower
-    than before). A late poll (failure "waiting") is not an outage: its answer still comes."""
-
-    def __init__(self, say: Callable[[str], None]) -> None:
-        self.say = say
-        self.down_since: float | None = None
-        self.down_samples = 0
-        self.last_uptime: float | None = None
-        self.last_fresh: float | None = None
-
-    def frame(self, frame: "Frame") -> None:
-        if frame.stale and frame.failure != "waiting":
-            if self.down_since is None:
-                self.down_since, self.down_samples = frame.time, 0
-                then = ("still waiting for its answer" if frame.failure == "timeout" else "reconnecting")
-                self.say(f"{_clock(frame.time)} no data from the server: {visible(frame.why_stale())}"
-                         f" — still recording (host counters only), {then}")
-            self.down_samples += 1
-            return
-        if frame.stale:
-            return
-        uptime = frame.server.uptime_s
-        if self.down_since is not None:
-            since = self.last_fresh if self.last_fresh is not None else self.down_since
-            restarted = (uptime is not None and self.last_uptime is not None and uptime < self.last_uptime)
-            what = ("" if not restarted or uptime is None
-                    else f"; it restarted (up {duration(uptime) if uptime >= 1 else '<1s'})")
-            self.say(f"{_clock(frame.time)} the server answers again after {duration(frame.time - since)} "
-                     f"({_samples(self.down_samples)} without its data){what}")
-            self.down_since = None
-        if uptime is not None:
-            self.last_uptime = uptime
-        self.last_fresh = frame.time
 
 
 def _clock(epoch: float) -> str:

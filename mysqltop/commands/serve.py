@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     import signal
     import sys
     import threading
+    import time
+    from typing import Callable
 
     from mysqltop.commands.checks import check_interval
     from mysqltop.errors import UserError
@@ -78,8 +80,25 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.views.fleet_poll import FleetPoller
     from mysqltop.views.prometheus import FleetCollector
 
+    from mysqltop.views.outage import OutageNotes
+
+    # One stderr line (the journal under systemd) when a server stops answering and one when it
+    # answers again: mysqltop_up says it to Prometheus, this says why and for how long.
+    said = threading.Lock()
+
+    def say_for(name: str) -> Callable[[str], None]:
+        def say(line: str) -> None:
+            with said:
+                print(f"mysqltop: {name}: {line}", file=sys.stderr, flush=True)
+        return say
+
+    outages = {m.name: OutageNotes(say_for(m.name), doing="mysqltop_up 0") for m in members}
+    for m in members:
+        if m.error:               # said below with the reason; the next line is when it answers
+            outages[m.name].down_since = time.time()
     poller = FleetPoller(members, args.interval, record_dir=record_dir,
-                         open_recorder=lambda path: RecordingWriter(path, interval=args.interval))
+                         open_recorder=lambda path: RecordingWriter(path, interval=args.interval),
+                         on_frame=lambda name, frame: outages[name].frame(frame))
     registry = CollectorRegistry(auto_describe=False)
     registry.register(FleetCollector(poller.states, args.interval, top=args.top))
     try:

@@ -1,0 +1,60 @@
+"""One line when a server stops giving data and one when it gives data again, for the
+headless commands that keep running through an outage (`record`, `serve`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from mysqltop.core.frame import Frame
+from mysqltop.core.safe_text import visible
+from mysqltop.core.units import duration
+
+
+class OutageNotes:
+    """Says when the server stops giving data and when it gives data again: a recorder or an
+    exporter left running through an incident must not be silent while it has no server data.
+
+    One line when the outage starts (why, as the source typed it) and one when data comes back
+    (how long, how many samples, and whether the server restarted meanwhile: its Uptime is lower
+    than before). A late poll (failure "waiting") is not an outage: its answer still comes."""
+
+    def __init__(self, say: Callable[[str], None], doing: str = "still recording (host counters only)") -> None:
+        self.say = say
+        self.doing = doing          # what the command keeps doing meanwhile
+        self.down_since: float | None = None
+        self.down_samples = 0
+        self.last_uptime: float | None = None
+        self.last_fresh: float | None = None
+
+    def frame(self, frame: Frame) -> None:
+        if frame.stale and frame.failure != "waiting":
+            if self.down_since is None:
+                self.down_since, self.down_samples = frame.time, 0
+                then = ("still waiting for its answer" if frame.failure == "timeout" else "reconnecting")
+                self.say(f"{_clock(frame.time)} no data from the server: {visible(frame.why_stale())}"
+                         f" — {self.doing}, {then}")
+            self.down_samples += 1
+            return
+        if frame.stale:
+            return
+        uptime = frame.server.uptime_s
+        if self.down_since is not None:
+            since = self.last_fresh if self.last_fresh is not None else self.down_since
+            restarted = (uptime is not None and self.last_uptime is not None and uptime < self.last_uptime)
+            what = ("" if not restarted or uptime is None
+                    else f"; it restarted (up {duration(uptime) if uptime >= 1 else '<1s'})")
+            self.say(f"{_clock(frame.time)} the server answers again after {duration(frame.time - since)} "
+                     f"({_samples(self.down_samples)} without its data){what}")
+            self.down_since = None
+        if uptime is not None:
+            self.last_uptime = uptime
+        self.last_fresh = frame.time
+
+
+def _clock(epoch: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def _samples(n: int) -> str:
+    return f"{n} sample" if n == 1 else f"{n} samples"
