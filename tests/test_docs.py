@@ -64,9 +64,11 @@ def documented_report_keys() -> dict[str, set[str]]:
 def test_report_json_keys_are_documented_both_ways() -> None:
     from mysqltop.commands.report import window_report
     from mysqltop.core.lock_report import ChainSummary
+    from mysqltop.core.report import Outage
 
     report = window_report(str(INCIDENT), None, None)
     report.blocking_chains = [ChainSummary(1, "1", "u", "h", "Query", "UPDATE t", 0.0, 1.0, 2, 1, 0.5, 2, "KILL 1")]
+    report.outages = [Outage(0.0, 1.0, 2, "poll failed", "lost")]       # the bundled incident had none
     d = json.loads(json.dumps(report.to_dict()))
     keys = documented_report_keys()
     assert set(d) == keys[""], f"report keys not documented / documented but absent: {set(d) ^ keys['']}"

@@ -85,6 +85,18 @@ class AdviceEpisode:
     frames: int
 
 
+OUTAGES_MAX = 20
+
+
+@dataclass
+class Outage:
+    start: float            # the first frame without server data
+    end: float              # the last one
+    frames: int
+    why: str                # the first frame's reason (Frame.why_stale)
+    failure: str | None     # core.sample.Failure value
+
+
 @dataclass
 class Report:
     start: float | None
@@ -119,6 +131,10 @@ class Report:
     stride: int = 1
     resolution_s: float | None = None
     series: ReportSeries = field(default_factory=ReportSeries)
+    # Spans without server data (stale frames in a row; a late poll is not one), oldest first,
+    # and the moments the server restarted (its Uptime went back). Capped at OUTAGES_MAX each.
+    outages: list[Outage] = field(default_factory=list)
+    restarts: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -208,4 +224,4 @@ def _jsonable(o: Any) -> Any:
     return o
 
 
-_TIME_KEYS = {"start", "end", "time", "max_time", "peak_time", "first", "last"}
+_TIME_KEYS = {"start", "end", "time", "max_time", "peak_time", "first", "last", "restarts"}

@@ -16,7 +16,7 @@ from mysqltop.core.frame import Frame, Hotspot, severity_rank
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.report import (
-    AdviceEpisode, DropInfo, HotspotSummary, Report, ReportSeries, Stat, TimelinePoint,
+    OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat, TimelinePoint,
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import cpu_busy_pct
@@ -199,6 +199,28 @@ class ReportBuilder:
         self.lock_window = LockWindow()
         self._elapsed = 0.0
         self._series = _SeriesAcc()
+        self.outages: list[Outage] = []
+        self.restarts: list[float] = []
+        self._down: Outage | None = None
+        self._uptime: float | None = None
+
+    def _outage(self, f: Frame) -> None:
+        if f.stale and f.failure != "waiting":         # a late poll's answer still comes
+            if self._down is None:
+                self._down = Outage(f.time, f.time, 0, f.why_stale(), f.failure)
+                if len(self.outages) < OUTAGES_MAX:
+                    self.outages.append(self._down)
+            self._down.end = f.time
+            self._down.frames += 1
+            return
+        if f.stale:
+            return
+        self._down = None
+        up = f.server.uptime_s
+        if up is not None:
+            if self._uptime is not None and up < self._uptime and len(self.restarts) < OUTAGES_MAX:
+                self.restarts.append(f.time - up)
+            self._uptime = up
 
     def add(self, f: Frame) -> None:
         i = self.frames
@@ -210,6 +232,7 @@ class ReportBuilder:
         for k in f.errors:
             self.errors[k] = self.errors.get(k, 0) + 1
         self._episodes(i, f)
+        self._outage(f)
         if f.stale:
             self.stale += 1
             return
@@ -339,7 +362,8 @@ class ReportBuilder:
             variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},
             blocking_chains=self.lock_window.longest_chains(),
             long_transactions=self.lock_window.longest_transactions(),
-            finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None})
+            finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None},
+            outages=list(self.outages), restarts=list(self.restarts))
 
 
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,
