@@ -38,11 +38,14 @@ def _first(r: Result, finding: str):
 
 
 def _own_figures_match_server(r: Result, family, name: str) -> None:
-    """The named latch's waits/s and wait ms/s in the finding equal the server's own deltas."""
+    """The named latch's waits/s and wait ms/s in the finding equal the server's own deltas: within
+    5 % of the rates the server's counters allow, read just before and after each of the
+    monitor's end reads (on a quiet host one query apart; on a loaded one the scheduler's delays
+    widen the bracket, never the tolerance)."""
     member = Window.of(r.frames, None).latch(family).members[name]
-    waits, ms = r.truth[name]
-    assert member.waits_per_s() == pytest.approx(waits, rel=0.05), _explain(r)
-    assert member.wait_ms_per_s() == pytest.approx(ms, rel=0.05), _explain(r)
+    (w_lo, w_hi), (ms_lo, ms_hi) = r.truth_bounds[name]
+    assert 0.95 * w_lo <= member.waits_per_s() <= 1.05 * w_hi, (r.truth_bounds[name], _explain(r))
+    assert 0.95 * ms_lo <= member.wait_ms_per_s() <= 1.05 * ms_hi, (r.truth_bounds[name], _explain(r))
 
 
 @pytest.mark.parametrize("name", ["commit (autocommit inserts)", "commit (transactions)"])

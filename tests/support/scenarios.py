@@ -62,6 +62,10 @@ class Result:
     variables: dict[str, str]
     advice: list[Advice]
     truth: dict[str, tuple[float, float]]    # short latch name → (waits/s, wait ms/s) from the server
+    # the same figures' bounds: the server's counters read just before and just after each of
+    # the monitor's two end reads, so its deltas and Δt lie between them whatever the host's
+    # scheduling delays (name → ((waits/s lo, hi), (wait ms/s lo, hi)))
+    truth_bounds: dict[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
     after_frames: list[Frame] = field(default_factory=list)
     holder_thread: int | None = None
     server_pid: int | None = None            # the throwaway server's mariadbd
@@ -119,6 +123,24 @@ def _per_sync(before: tuple[float, int, int] | None,
     return n / (after[0] - before[0]), (after[2] - before[2]) / 1e9 / n
 
 
+def _bounds(pre0: tuple[float, dict[str, tuple[int, int]]], post0: tuple[float, dict[str, tuple[int, int]]],
+            pre1: tuple[float, dict[str, tuple[int, int]]], post1: tuple[float, dict[str, tuple[int, int]]],
+            ) -> dict[str, tuple[tuple[float, float], tuple[float, float]]]:
+    """Rates the monitor can have measured between reads at some moment in [pre0, post0] and
+    some moment in [pre1, post1]: least change over the longest span, most over the shortest."""
+    short, long = pre1[0] - post0[0], post1[0] - pre0[0]
+    out = {}
+    for k, (c1, s1) in post1[1].items():
+        c_lo, s_lo = pre1[1].get(k, (0, 0))
+        c0_hi, s0_hi = post0[1].get(k, (0, 0))
+        c0_lo, s0_lo = pre0[1].get(k, (0, 0))
+        if short <= 0:
+            continue
+        out[k] = (((c_lo - c0_hi) / long, (c1 - c0_lo) / short),
+                  ((s_lo - s0_hi) / 1e9 / long, (s1 - s0_lo) / 1e9 / short))
+    return out
+
+
 def _truth(before: tuple[float, dict[str, tuple[int, int]]],
            after: tuple[float, dict[str, tuple[int, int]]]) -> dict[str, tuple[float, float]]:
     (t0, p0), (t1, p1) = before, after
@@ -140,13 +162,16 @@ class Watcher:
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()
 
-    def poll(self, n: int, after_each: Callable[[], None] | None = None) -> list[Frame]:
+    def poll(self, n: int, after_each: Callable[[], None] | None = None,
+             before_each: Callable[[], None] | None = None) -> list[Frame]:
         out = []
         for _ in range(n):
             delay = self._next - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
             self._next = time.monotonic() + 1.0
+            if before_each is not None:
+                before_each()
             raw = self.source.read()
             if after_each is not None:
                 after_each()
@@ -183,12 +208,16 @@ def run(db: Any, sc: Scenario) -> Result:
         # so on a loaded host the two spans shift together instead of one being longer
         marks: list[tuple[float, dict[str, tuple[int, int]]]] = []
         syncs: list[tuple[float, int, int] | None] = []
-        watcher.poll(1, after_each=lambda: (marks.append(_ps(db)), syncs.append(_binlog_syncs(db))))
-        frames = watcher.poll(sc.observe)
+        pre: list[tuple[float, dict[str, tuple[int, int]]]] = []
+        watcher.poll(1, before_each=lambda: pre.append(_ps(db)),
+                     after_each=lambda: (marks.append(_ps(db)), syncs.append(_binlog_syncs(db))))
+        frames = watcher.poll(sc.observe - 1)
+        frames += watcher.poll(1, before_each=lambda: pre.append(_ps(db)))
         marks.append(_ps(db))
         syncs.append(_binlog_syncs(db))
         result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
-                        _truth(marks[0], marks[1]), holder_thread=holder.thread_id if holder else None,
+                        _truth(marks[0], marks[1]), _bounds(pre[0], marks[0], pre[1], marks[1]),
+                        holder_thread=holder.thread_id if holder else None,
                         server_pid=db.pid, binlog_syncs=_per_sync(syncs[0], syncs[1]))
         result.metric_before = metric_of(sc.finding, frames)
         if sc.remedy is not None and sc.revert is not None:
