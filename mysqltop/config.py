@@ -80,6 +80,8 @@ class ConnectionOptions:
         ssl = {k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert), ("key", self.ssl_key)) if v}
         if ssl:
             kw["ssl"] = ssl
+        elif self.socket:
+            kw["ssl_disabled"] = True      # as the mysql client: no TLS over a local socket unless asked
         return kw
 
 

@@ -50,6 +50,17 @@ def test_localhost_prefers_existing_common_socket(home: Path, monkeypatch: pytes
     o = resolve_connection(parse("-h", "localhost", "-P", "3307"))
     assert o.socket == str(sock) and o.host is None and o.address == str(sock)
     assert o.pymysql_kwargs()["unix_socket"] == str(sock) and "host" not in o.pymysql_kwargs()
+    assert o.pymysql_kwargs()["ssl_disabled"] is True          # as the mysql client: no TLS on a socket
+
+
+def test_preferred_tls_context_is_built_once_and_verifies_nothing() -> None:
+    import ssl
+
+    from mysqltop.sources.capabilities import _preferred_tls
+
+    ctx = _preferred_tls()
+    assert ctx is _preferred_tls() and ctx.verify_mode == ssl.CERT_NONE and not ctx.check_hostname
+    assert ctx.cert_store_stats()["x509"] == 0                  # no CA bundle parsed for it
 
 
 def test_remote_host_ignores_socket(home: Path) -> None:
