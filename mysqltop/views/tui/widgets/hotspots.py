@@ -40,17 +40,11 @@ def _by_name(frame: Frame) -> dict[str, Hotspot]:
 
 def _trend_of(trend: Sequence[dict[str, Hotspot] | None], name: str, use_time: bool) -> list[float | None]:
     """One latch's rate over the trend (each frame's hotspots by name; None: no rates in that frame)."""
-    out: list[float | None] = []
-    for by_name in trend:
-        if by_name is None:
-            out.append(None)
-            continue
-        hit = by_name.get(name)
-        if hit is None:
-            out.append(0.0)
-        else:
-            out.append(hit.wait_ms_per_s if use_time else hit.waits_per_s)
-    return out
+    if use_time:
+        return [None if by_name is None else (h.wait_ms_per_s if (h := by_name.get(name)) is not None else 0.0)
+                for by_name in trend]
+    return [None if by_name is None else (h.waits_per_s if (h := by_name.get(name)) is not None else 0.0)
+            for by_name in trend]
 
 
 def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
