@@ -13,6 +13,7 @@ import pytest
 
 from mysqltop.cli import main
 
+INCIDENT = Path(__file__).resolve().parents[1] / "mysqltop" / "data" / "incident.mtrec"
 STATUS = (Path(__file__).resolve().parent / "fixtures" / "corpus" / "innodb-status"
           / "mysql-8.1.0__innotop__innodb-status-011.txt")
 
@@ -69,3 +70,23 @@ def test_parse_of_a_fifo_being_written_reads_it_all(tmp_path: Path, capsys: pyte
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
     assert '"kind": "innodb_status"' in out
+
+
+@pytest.mark.parametrize("argv", [["report"], ["snapshot", "--replay"]])
+@pytest.mark.parametrize("times", ["t + 3000000000", "0", "-1e18", "1e300"])
+def test_a_recording_whose_every_time_is_absurd_is_one_line(
+        argv: list[str], times: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every sample out of 2000–2100 (a recording "from the future") failed an assertion in the
+    replay source: a traceback."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "future.mtrec"
+    shutil.copyfile(INCIDENT, path)
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE samples SET t = {times}")
+    code = main([*argv, str(path)])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"mysqltop: {path}: none of its 243 samples has a time between 2000 and 2100 (a wrong clock where "
+        "it was recorded, or a damaged file): nothing to read\n")

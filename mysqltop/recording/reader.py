@@ -147,7 +147,16 @@ class RecordingReader:
         self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
         self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
-        self.refresh()
+        try:
+            self.refresh()
+            # Samples whose times are all out of range (a wrong clock, a damaged or forged file)
+            # leave no span to seek in: say so here, not as a failed assertion in a reader of it.
+            if self._len and self._conn.execute(f"SELECT 1 FROM samples WHERE {_T_OK} LIMIT 1").fetchone() is None:
+                raise UserError(f"{self.path}: none of its {self._len:,} samples has a time between 2000 and "
+                                "2100 (a wrong clock where it was recorded, or a damaged file): nothing to read", 1)
+        except BaseException:
+            self.close()
+            raise
 
     # -- shape ------------------------------------------------------------------------------
     def _inode(self) -> int | None:
