@@ -76,7 +76,7 @@ async def test_a_hung_poll_shows_stale_and_keys_still_answer() -> None:
         # LATE comes from the UI's own timer (> 2 intervals without a frame), not from the worker,
         # which stays blocked for 30 s.
         assert time.monotonic() - hung_at <= KEY_ANSWERS_S
-        assert "LIVE" in status(app) and "db1:3306" in status(app)
+        assert "LIVE" not in status(app) and "db1:3306" in status(app)   # late: no LIVE badge
         # The worker is blocked inside read() for up to 30 s; a UI waiting on it would take that
         # long. Keys answer in tens of ms (bench/tui measures it); the bound here only has to
         # tell "answers" from "frozen" on a loaded CI machine, so it is generous on purpose.
@@ -215,6 +215,7 @@ async def test_a_frozen_server_is_not_answering_and_keeps_its_name() -> None:
         line = status(app)
         assert "DISCONNECTED" not in line and "mariadb" in line, line
         assert "up " not in line, line          # an uptime read before the freeze would be stale
+        assert "LIVE" not in line, line         # no fresh data: the alert is the badge
 
 
 @pilot
@@ -249,6 +250,7 @@ async def test_a_late_server_is_late_not_stale_and_the_host_pane_keeps_its_clock
                        and "LATE" in status(app))
         assert not app.grid.has_class("-stale")
         assert "NOT ANSWERING" not in status(app) and "STALE" not in status(app)
+        assert "LIVE" not in status(app)
         def host_shown() -> object:
             frame = app.panes[5]._frame
             return frame.host if frame is not None else None

@@ -71,8 +71,10 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
         elif s.clock is not None:
             out.append((4, Text(datetime.fromtimestamp(s.clock).strftime("%H:%M:%S"))))
         out.append((7, Text(f"every {units.duration(p.interval if p else None)}")))
-        badge = ("PAUSED", WARM) if s.paused else ("LIVE", OK)
-        out.append((10, Text(badge[0], style=_badge(badge[1]))))
+        if s.paused:
+            out.append((10, Text("PAUSED", style=_badge(WARM))))
+        elif not s.alert:                   # with no fresh data the alert is the badge, never LIVE
+            out.append((10, Text("LIVE", style=_badge(OK))))
     else:
         playing = bool(p and p.playing and not p.ended)
         state = "END" if p and p.ended else "▶" if playing else "PAUSED"
