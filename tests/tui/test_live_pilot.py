@@ -15,7 +15,7 @@ from mysqltop.recording.writer import RecordingWriter
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feeds import LiveFeed
 
-from .conftest import key_latency, pilot, screen_text, wait_for
+from .conftest import Toasts, key_latency, pilot, screen_text, wait_for
 from .samples import sample
 
 INTERVAL = 0.2
@@ -290,3 +290,35 @@ async def test_the_live_header_shows_the_servers_clock() -> None:
         behind = ((here.hour * 3600 + here.minute * 60 + here.second)
                   - (server.hour * 3600 + server.minute * 60 + server.second)) % 86400
         assert abs(behind + SkewedClockSource.SKEW_S) < 30
+
+
+class RestartingSource(StallingSource):
+    """Healthy, then refused connections (the server is down), then healthy again with a lower
+    Uptime: the server restarted meanwhile."""
+
+    def __init__(self, healthy: int, down: int) -> None:
+        super().__init__(healthy, fail="poll failed: cannot connect to db1:3306 ([Errno 111] Connection refused) "
+                                       "(reconnecting)", failure=Failure.UNREACHABLE)
+        self.down = down
+
+    def read(self) -> RawSample:
+        if self.reads < self.healthy + self.down:
+            return super().read()
+        self.reads += 1
+        s = sample(self.reads)
+        return dataclasses.replace(s, wall=time.time(), mono=time.monotonic(),
+                                   global_status={**s.global_status, "Uptime": "3"})
+
+
+@pilot
+async def test_an_outage_and_a_restart_are_each_said_once() -> None:
+    source = RestartingSource(healthy=3, down=3)
+    app = live_app(source)
+    toasts = Toasts()
+    async with app.run_test(size=(80, 24), message_hook=toasts) as pilot:
+        await wait_for(pilot, lambda: any("answers again" in t for t in toasts.texts))
+        down = [t for t in toasts.texts if "no data from the server" in t]
+        back = [t for t in toasts.texts if "answers again" in t]
+        assert len(down) == 1 and "Connection refused" in down[0], toasts.texts
+        assert len(back) == 1 and "it restarted (up 3.0s)" in back[0], toasts.texts
+        await wait_for(pilot, lambda: "LIVE" in status(app))

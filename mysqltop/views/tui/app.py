@@ -27,6 +27,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
+from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
@@ -86,6 +87,8 @@ class MysqltopApp(App[None]):
         self.last_good: float | None = None        # … of the last non-stale frame
         self._held: FrameReady | None = None       # newest frame while a live view is paused
         self.good_frame: Frame | None = None       # last non-stale frame, shown while stale
+        # one toast when the server stops giving data, one when it is back (and whether it restarted)
+        self.outage = OutageNotes(lambda text: self.say(text, "warning", 8), doing="showing the last good numbers")
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -153,6 +156,8 @@ class MysqltopApp(App[None]):
 
     # -- data -----------------------------------------------------------------------------
     def on_frame_ready(self, message: FrameReady) -> None:
+        if self.mode == "live":                   # paused or not: why data stopped, when it is back
+            self.outage.frame(message.frame)
         self.last_arrival = time.monotonic()
         if not message.frame.stale:
             self.last_good = self.last_arrival
@@ -176,9 +181,7 @@ class MysqltopApp(App[None]):
             # only late; the status bar says for how long. Host counters are local and keep their
             # own clock: the host pane shows this frame's.
             if frame.failure != WAITING:
-                if not self.grid.has_class("-stale"):
-                    self.say(f"no fresh data: {frame.why_stale()}", "warning", 6)
-                self.grid.add_class("-stale")
+                self.grid.add_class("-stale")          # the outage's own toast says why
             elif self.good_frame is not None and not self.grid.has_class("-stale"):
                 # A busy server's late answer: the server panes already show the last good frame
                 # and will show the answer when it comes; only the host's own counters are new.
