@@ -180,6 +180,11 @@ def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None =
     def pick(name: str, flag: Any) -> str | None:
         return flag if flag is not None else cnf.get(name)
 
+    many = pick("host", getattr(args, "host", None))
+    if many and "," in many:
+        # else "cannot connect to db1,db2:3306 (Name or service not known)"
+        raise UserError(f"-h {many} names several servers; this command takes one — the live "
+                        "fleet view (`mysqltop -h db1,db2`) and `mysqltop serve` take several", 2)
     user = pick("user", getattr(args, "user", None)) or _login_name()
     port_raw = pick("port", getattr(args, "port", None))
     try:

@@ -191,3 +191,9 @@ def test_a_port_out_of_range_is_a_usage_error(home: Path, argv: list[str], cnf: 
                                         "between 1 and 65535") as e:
         resolve_connection(parse("-h", "db1", *argv))
     assert e.value.code == 2
+
+
+def test_a_host_list_for_a_one_server_command_says_which_commands_take_several(home: Path) -> None:
+    with pytest.raises(UserError) as e:
+        resolve_connection(parse("-h", "db1,db2:3307"))
+    assert e.value.message.startswith("-h db1,db2:3307 names several servers; this command takes one")

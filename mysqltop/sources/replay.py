@@ -62,7 +62,8 @@ class ReplaySource:
             raise UserError(f"{r.path} holds no samples yet", 1)
         meta = r.meta
         first, last = meta.start, meta.end
-        assert first is not None and last is not None
+        if first is None or last is None:      # the reader refuses such files; never a traceback
+            raise UserError(f"{r.path} holds no sample times it can read", 1)
         t0 = self._when("--start", start, first, last, tz)
         t1 = self._when("--end", end, first, last, tz)
         lo = 0 if t0 is None else r.first_at_or_after(t0)
