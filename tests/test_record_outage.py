@@ -5,21 +5,7 @@ from __future__ import annotations
 import time
 
 from mysqltop.views.outage import OutageNotes, _clock
-from mysqltop.core.frame import Frame
-
-T0 = 1_800_000_000.0
-
-
-def _fresh(t: float, uptime: float) -> Frame:
-    f = Frame(time=T0 + t)
-    f.server.uptime_s = uptime
-    return f
-
-
-def _stale(t: float, failure: str, why: str) -> Frame:
-    f = Frame(time=T0 + t, stale=True, failure=failure)
-    f.errors["poll"] = why
-    return f
+from tests.support.outage_frames import T0, fresh as _fresh, stale as _stale
 
 
 def test_a_freeze_is_one_line_down_and_one_line_back_without_restart() -> None:

@@ -3,23 +3,9 @@ before, it only counted stale frames and noted "server restarted" without a time
 
 from __future__ import annotations
 
-from mysqltop.core.frame import Frame
 from mysqltop.core.report_builder import ReportBuilder
 from mysqltop.views.report_text import render
-
-T0 = 1_800_000_000.0      # 2027-01-15 08:00:00 UTC
-
-
-def _fresh(t: float, uptime: float) -> Frame:
-    f = Frame(time=T0 + t, elapsed=1.0)
-    f.server.uptime_s = uptime
-    return f
-
-
-def _stale(t: float, failure: str, why: str) -> Frame:
-    f = Frame(time=T0 + t, stale=True, failure=failure)
-    f.errors["poll"] = why
-    return f
+from tests.support.outage_frames import T0, fresh as _fresh, stale as _stale
 
 
 def _report():  # type: ignore[no-untyped-def]
