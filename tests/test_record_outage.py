@@ -37,3 +37,26 @@ def test_a_restart_is_named_and_hostile_error_text_is_made_visible() -> None:
         f"{_clock(T0 + 3)} the server answers again after 3.0s (1 sample without its data); it restarted (up <1s)",
     ]
     assert _clock(T0) == time.strftime("%H:%M:%S", time.localtime(T0))
+
+
+def test_a_server_down_longer_than_it_had_been_up_is_seen_to_restart() -> None:
+    """Up 2 s, killed, back 6 s later with Uptime 3: its Uptime did not go back, its start did."""
+    said: list[str] = []
+    notes = OutageNotes(said.append)
+    notes.frame(_fresh(0, 2))
+    for t in range(1, 6):
+        notes.frame(_stale(t, "unreachable", "poll failed: cannot connect"))
+    notes.frame(_fresh(6, 3))
+    assert said[-1].endswith("; it restarted (up 3.0s)"), said
+
+
+def test_a_steady_uptime_is_no_restart_whatever_the_outage() -> None:
+    """A frozen server (SIGSTOP) keeps counting: Uptime grows by the outage, no restart."""
+    said: list[str] = []
+    notes = OutageNotes(said.append)
+    notes.frame(_fresh(0, 100))
+    for t in range(1, 9):
+        notes.frame(_stale(t, "timeout", "no answer"))
+    notes.frame(_fresh(9, 109))
+    notes.frame(_fresh(10, 109))                       # whole seconds: the same Uptime a second later
+    assert "restarted" not in " ".join(said), said

@@ -238,6 +238,22 @@ _NO_DATA = {"timeout": "the server did not answer in time", "unreachable": "no c
             "lost": "the connection to the server was lost", "denied": "the server refused the monitor's account"}
 
 
+RESTART_SLACK_S = 1.5       # Uptime counts whole seconds: start times of one run differ by < 1 s
+
+
+def restarted_between(before: Frame, after: Frame) -> bool:
+    """The server restarted between two fresh frames: its Uptime went back, or the moment it
+    started (frame time − Uptime) moved later than whole-second Uptime and the polls' own
+    duration allow — a server down longer than it had been up comes back with a higher Uptime."""
+    u0, u1 = before.server.uptime_s, after.server.uptime_s
+    if u0 is None or u1 is None:
+        return False
+    if u1 < u0:
+        return True
+    slack = RESTART_SLACK_S + (before.poll_s or 0.0) + (after.poll_s or 0.0)
+    return (after.time - u1) - (before.time - u0) > slack
+
+
 def iso_utc(epoch: float) -> str:
     try:
         return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

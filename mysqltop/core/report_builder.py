@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
-from mysqltop.core.frame import Frame, Hotspot, severity_rank
+from mysqltop.core.frame import Frame, Hotspot, restarted_between, severity_rank
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.report import (
@@ -202,7 +202,7 @@ class ReportBuilder:
         self.outages: list[Outage] = []
         self.restarts: list[float] = []
         self._down: Outage | None = None
-        self._uptime: float | None = None
+        self._fresh: Frame | None = None              # the last fresh frame with an Uptime
 
     def _outage(self, f: Frame) -> None:
         if f.stale and f.failure != "waiting":         # a late poll's answer still comes
@@ -218,9 +218,9 @@ class ReportBuilder:
         self._down = None
         up = f.server.uptime_s
         if up is not None:
-            if self._uptime is not None and up < self._uptime and len(self.restarts) < OUTAGES_MAX:
+            if self._fresh is not None and restarted_between(self._fresh, f) and len(self.restarts) < OUTAGES_MAX:
                 self.restarts.append(f.time - up)
-            self._uptime = up
+            self._fresh = f
 
     def add(self, f: Frame) -> None:
         i = self.frames

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import Frame, restarted_between
 from mysqltop.core.safe_text import visible
 from mysqltop.core.units import duration
 
@@ -24,7 +24,7 @@ class OutageNotes:
         self.doing = doing          # what the command keeps doing meanwhile
         self.down_since: float | None = None
         self.down_samples = 0
-        self.last_uptime: float | None = None
+        self.last_up: Frame | None = None          # the last fresh frame with an Uptime
         self.last_fresh: float | None = None
 
     def frame(self, frame: Frame) -> None:
@@ -41,14 +41,14 @@ class OutageNotes:
         uptime = frame.server.uptime_s
         if self.down_since is not None:
             since = self.last_fresh if self.last_fresh is not None else self.down_since
-            restarted = (uptime is not None and self.last_uptime is not None and uptime < self.last_uptime)
+            restarted = self.last_up is not None and restarted_between(self.last_up, frame)
             what = ("" if not restarted or uptime is None
                     else f"; it restarted (up {duration(uptime) if uptime >= 1 else '<1s'})")
             self.say(f"{_clock(frame.time)} the server answers again after {duration(frame.time - since)} "
                      f"({_samples(self.down_samples)} without its data){what}")
             self.down_since = None
         if uptime is not None:
-            self.last_uptime = uptime
+            self.last_up = frame
         self.last_fresh = frame.time
 
 

@@ -105,6 +105,8 @@ def test_record_says_when_the_server_goes_away_and_comes_back_restarted(mariadb_
 
     try:
         wait_for(lambda: _has_samples(out, 2))
+        # up a few seconds first (see test_serve_outage): a restart must be tellable from Uptime
+        wait_for(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
         os.kill(db.pid, signal.SIGKILL)
         db.proc.wait()
         wait_for(lambda: any("no data from the server" in x for x in lines))
