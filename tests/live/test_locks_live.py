@@ -23,21 +23,11 @@ from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
 
 TABLE = f"{TEST_DB}.lockrow"
-
-
-def _wait_for(cond: Callable[[], Any], timeout: float = 60.0, step: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(step)
 
 
 def _conn(db: ThrowawayMariaDB) -> Any:
@@ -98,7 +88,7 @@ def test_hot_row_blocking_tree_names_the_servers_blocker(mariadb: ThrowawayMaria
     src.open()
     try:
         push = _frames(src)
-        frame = _wait_for(lambda: (f := push()).blocking and f.blocking[0].blocked >= 3 and f)
+        frame = wait_until(lambda: (f := push()).blocking and f.blocking[0].blocked >= 3 and f)
     finally:
         src.close()
     with setup.cursor() as c:        # the server's own answer, independently
@@ -145,7 +135,7 @@ def test_mysql8_lock_waits_statement_on_tables_shaped_like_performance_schemas(m
                   "BLOCKING_ENGINE_LOCK_ID VARCHAR(128), BLOCKING_ENGINE_TRANSACTION_ID BIGINT UNSIGNED, "
                   "BLOCKING_THREAD_ID BIGINT UNSIGNED, BLOCKING_EVENT_ID BIGINT UNSIGNED, "
                   "BLOCKING_OBJECT_INSTANCE_BEGIN BIGINT UNSIGNED)")
-        _wait_for(lambda: c.execute("SELECT 1 FROM information_schema.INNODB_LOCK_WAITS") >= 3)
+        wait_until(lambda: c.execute("SELECT 1 FROM information_schema.INNODB_LOCK_WAITS") >= 3)
         c.execute(f"INSERT INTO {db}.data_locks (ENGINE, ENGINE_LOCK_ID, ENGINE_TRANSACTION_ID, OBJECT_SCHEMA, "
                   "OBJECT_NAME, INDEX_NAME, LOCK_TYPE, LOCK_MODE, LOCK_STATUS) "
                   "SELECT 'INNODB', lock_id, lock_trx_id, SUBSTRING_INDEX(REPLACE(lock_table, '`', ''), '.', 1), "
@@ -178,7 +168,7 @@ def test_recorded_hot_row_reaches_replay_and_report(mariadb: ThrowawayMariaDB, h
             writer.append(raw)
             edges.append(len(raw.lock_waits or []))
             return bool(raw.lock_waits) and _blocked(raw) >= 3
-        _wait_for(recorded)
+        wait_until(recorded)
         # one edge per waiter: the queue's waiter-behind-waiter edges (3 more here, n² for n) are left out
         assert edges[-1] == 3
         time.sleep(1.1)                      # a second sample after it: the report needs rates
@@ -219,7 +209,7 @@ def test_open_read_view_shows_with_its_age(mariadb: ThrowawayMariaDB) -> None:
             f = push()
             t = next((t for t in f.transactions if t.thread_id == reader_id), None)
             return t is not None and (t.age_s or 0) >= 2 and (f, t)
-        frame, trx = _wait_for(aged)
+        frame, trx = wait_until(aged)
     finally:
         src.close()
         reader.close()

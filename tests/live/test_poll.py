@@ -16,6 +16,7 @@ from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
 
@@ -31,14 +32,6 @@ def source(mariadb: ThrowawayMariaDB):
     src.open()
     yield src
     src.close()
-
-
-def wait_until(cond, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while not (value := cond()):
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.2)
-    return value
 
 
 def count_round_trips(src: MySQLSource) -> list[int]:

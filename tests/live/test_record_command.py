@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.recording.reader import RecordingReader
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,21 +98,15 @@ def test_record_says_when_the_server_goes_away_and_comes_back_restarted(mariadb_
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)   # type: ignore[arg-type]
     reader.start()
 
-    def wait_for(cond) -> None:  # type: ignore[no-untyped-def]
-        for _ in range(600):                     # bounded: a recorder that stays silent fails below
-            if cond():
-                return
-            time.sleep(0.2)
-
     try:
-        wait_for(lambda: _has_samples(out, 2))
+        wait_until(lambda: _has_samples(out, 2))
         # up a few seconds first (see test_serve_outage): a restart must be tellable from Uptime
-        wait_for(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
+        wait_until(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
         os.kill(db.pid, signal.SIGKILL)
         db.proc.wait()
-        wait_for(lambda: any("no data from the server" in x for x in lines))
+        wait_until(lambda: any("no data from the server" in x for x in lines))
         db.start()
-        wait_for(lambda: any("answers again" in x for x in lines))
+        wait_until(lambda: any("answers again" in x for x in lines))
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)

@@ -9,20 +9,14 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import wait_until
+
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _wait_for(cond) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(600):                     # bounded: a silent exporter fails the asserts below
-        if cond():
-            return
-        time.sleep(0.2)
 
 
 def _up(port: int) -> bool:
@@ -48,16 +42,16 @@ def test_serve_says_when_a_server_goes_away_and_comes_back(mariadb_factory) -> N
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)   # type: ignore[arg-type]
     reader.start()
     try:
-        _wait_for(lambda: any("serving 1 server" in x for x in lines))
+        wait_until(lambda: any("serving 1 server" in x for x in lines))
         # up a few seconds first: a restart is told by the server's start moving later than
         # whole-second Uptime allows, which a server killed in its first second cannot show
-        _wait_for(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
-        _wait_for(lambda: _up(port))                             # a fresh poll before the kill
+        wait_until(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
+        wait_until(lambda: _up(port))                             # a fresh poll before the kill
         os.kill(db.pid, signal.SIGKILL)
         db.proc.wait()
-        _wait_for(lambda: any("no data from the server" in x for x in lines))
+        wait_until(lambda: any("no data from the server" in x for x in lines))
         db.start()
-        _wait_for(lambda: any("answers again" in x for x in lines))
+        wait_until(lambda: any("answers again" in x for x in lines))
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
