@@ -62,6 +62,22 @@ class PtyApp:
                 return time.monotonic() - self.started
         return None
 
+    def cpu_rss(self, seconds: float) -> tuple[float, int]:
+        """CPU % of one core (process and its children) over `seconds`, then RSS in bytes."""
+        import psutil
+
+        proc = psutil.Process(self.pid)
+
+        def cpu() -> float:
+            t = proc.cpu_times()
+            return t.user + t.system + t.children_user + t.children_system
+
+        c0, t0 = cpu(), time.monotonic()
+        self.drain(seconds)
+        c1, t1 = cpu(), time.monotonic()
+        rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
+        return (c1 - c0) / (t1 - t0) * 100.0, rss
+
     def quit(self) -> None:
         try:
             os.write(self.fd, b"q")
