@@ -76,7 +76,7 @@ def test_text_lists_hotspots_first_then_sections() -> None:
 
 def test_text_first_and_stale_frames_say_so() -> None:
     out = headless.text_frame(first_frame())
-    assert "first sample: no rates yet" in out and "tps -" in out and "(none measured)" in out
+    assert "first sample: no rates yet" in out and "tps -" in out and "(rates from the next sample)" in out
     assert "HOST        (not measured)" in out
     assert "STALE" in headless.text_frame(make_frame(stale=True, errors={"poll": "timeout"}))
 

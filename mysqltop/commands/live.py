@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import threading
 from pathlib import Path
 
 from mysqltop.commands.checks import add_answer_timeout
@@ -64,11 +62,9 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
-    # The first frame is on screen sooner when Textual's import (~0.5 s of CPU) overlaps the
-    # connection, and the first poll overlaps the App's start (LiveFeed.begin). Only the
-    # third-party package is imported in the thread: no import cycle can cross the two threads.
-    ui_import = threading.Thread(target=importlib.import_module, args=("textual.app",), daemon=True)
-    ui_import.start()
+    # No TUI without a server: connect first. Then the first poll runs in the feed's thread while
+    # this one loads Textual (~0.35 s of CPU to import, as much to start), and the first poll's
+    # values are drawn as text (first_look) the moment they arrive, before the App is up.
     try:
         source, caps = open_live_source(live_options(args), host_clock=True)   # connects now: no TUI without a server
     except UserError as exc:
@@ -79,18 +75,25 @@ def run(args: argparse.Namespace) -> int:
         source.close()
         raise
 
-    ui_import.join()
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.tui.feeds import LiveFeed
+    from mysqltop.views.first_look import FirstLook
+    from mysqltop.views.tui.feeds import FIRST_GAP, LiveFeed
 
     engine = Engine(source, FramePipeline())
-    feed = LiveFeed(engine, args.interval, record_path=args.record,
+    look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
+    feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
                     open_recorder=lambda path: RecordingWriter(path, interval=feed.interval))
     feed.begin()
-    from mysqltop.views.tui.app import MysqltopApp
+    try:
+        from mysqltop.views.tui.app import MysqltopApp
 
-    app = MysqltopApp(feed, "live", interval=args.interval, address=caps.address, notes=tuple(caps.notes))
+        app = MysqltopApp(feed, "live", interval=args.interval, address=caps.address, notes=tuple(caps.notes))
+    except BaseException:               # Ctrl-C while loading: the normal screen back, no thread left
+        look.abandon()
+        feed.stop()
+        raise
+    look.hand_over()
     app.run()
     return 0

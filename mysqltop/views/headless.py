@@ -116,6 +116,8 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
                                          *(c.rjust(w) for c, w in zip(r[2:5], widths[2:5])), r[5]]).rstrip())
         if len(f.hotspots) > top:
             out.append(f"  … {len(f.hotspots) - top} more")
+    elif f.elapsed is None and not f.stale:
+        out.append("  (rates from the next sample)")
     else:
         out.append("  (none measured)")
 

@@ -13,7 +13,8 @@ from textual.notifications import Notify
 
 from mysqltop.core.frame import Advice, Frame, Hotspot, Io, IoThread, ServerInfo
 from mysqltop.views.tui.app import MysqltopApp
-from mysqltop.views.tui.messages import FrameReady, Position
+from mysqltop.views.tui.messages import FrameReady
+from mysqltop.views.tui.position import Position
 
 from .conftest import pilot, replay_app, wait_for
 from .pty_app import PtyApp

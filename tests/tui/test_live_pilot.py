@@ -171,7 +171,8 @@ class BurstFeed:
 
     def start(self, post) -> None:  # type: ignore[no-untyped-def]
         from mysqltop.core.frame import Frame, Throughput
-        from mysqltop.views.tui.messages import FrameReady, Position
+        from mysqltop.views.tui.messages import FrameReady
+        from mysqltop.views.tui.position import Position
 
         def run() -> None:
             for i in range(self.n):

@@ -15,7 +15,8 @@ import pytest
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.views.tui import app as app_module
 from mysqltop.views.tui.app import MysqltopApp
-from mysqltop.views.tui.messages import FrameReady, Position
+from mysqltop.views.tui.messages import FrameReady
+from mysqltop.views.tui.position import Position
 
 from .conftest import replay_app, wait_for
 from .samples import T0, samples

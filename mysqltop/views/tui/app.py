@@ -31,7 +31,8 @@ from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
-from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
+from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
+from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane

@@ -6,6 +6,12 @@ thread worker: Textual runs those in the default executor, which the interpreter
 exit, so quitting would wait for a hung poll. Commands (typed: one dataclass each, in
 feed_commands.py) arrive on a queue and are applied between polls; results go back as messages
 through the App's thread-safe `post_message`.
+
+The live feed starts before the App (`begin`), so its first poll overlaps Textual's import and its
+first frame can be drawn as text at once (views.first_look). What it posts meanwhile is kept as
+the means to make each message, not the message: making one imports Textual's message classes,
+and a second thread importing into Textual's import cycle while the main thread imports Textual
+would see half-made modules. The App's `start` makes them, on the main thread.
 """
 
 from __future__ import annotations
@@ -16,15 +22,19 @@ import time
 from collections import deque
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
-
-from textual.message import Message
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable
 
 from mysqltop.core.frame import Frame
 from mysqltop.engine import Recorder
 from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
-from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FrameReady, Position
+from mysqltop.views.tui.position import Position
+
+if TYPE_CHECKING:
+    from textual.message import Message
+
+MakeMessage = Callable[[], "Message"]
 
 TREND = 300                                           # frames kept for charts and sparklines
 INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
@@ -49,7 +59,7 @@ class Feed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._early: list[Message] | None = None        # posted before the App was there
+        self._early: list[MakeMessage] | None = None    # posted before the App was there
         self._target: Callable[[Message], object] = lambda m: None
 
     def begin(self) -> None:
@@ -64,19 +74,23 @@ class Feed:
         with self._lock:
             early, self._early = self._early or [], None
             self._target = post
-        for message in early:
-            post(message)
+        for make in early:
+            post(make())
         if self._thread is None:
             self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
             self._thread.start()
 
-    def _post(self, message: Message) -> None:
+    def _post(self, make: MakeMessage) -> None:
+        """Post the message `make()` makes (kept unmade until the App is there)."""
         with self._lock:
             if self._early is not None:
-                self._early.append(message)
+                self._early.append(make)
                 return
             target = self._target
-        target(message)
+        target(make())
+
+    def _notice(self, text: str, severity: str = "information") -> None:
+        self._post(partial(_notice, text, severity))
 
     def send(self, command: FeedCommand) -> None:
         self._commands.put(command)
@@ -93,7 +107,7 @@ class Feed:
         try:
             self.run()
         except Exception as exc:  # the UI must stay alive and say why the data stopped
-            self._post(FeedFailed(f"{type(exc).__name__}: {exc}"))
+            self._post(partial(_failed, f"{type(exc).__name__}: {exc}"))
         finally:
             try:
                 self.close()
@@ -136,6 +150,25 @@ class Feed:
         pass
 
 
+# Makers of the messages, importing their classes only when called (see the module's docstring).
+def _notice(text: str, severity: str) -> Message:
+    from mysqltop.views.tui.messages import FeedNotice
+
+    return FeedNotice(text, severity)
+
+
+def _failed(text: str) -> Message:
+    from mysqltop.views.tui.messages import FeedFailed
+
+    return FeedFailed(text)
+
+
+def _frame_ready(frame: Frame, trend: tuple[Frame, ...], position: Position) -> Message:
+    from mysqltop.views.tui.messages import FrameReady
+
+    return FrameReady(frame, trend, position)
+
+
 def recording_name(now: float | None = None) -> str:
     stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%Y%m%d-%H%M%S")
     return f"mysqltop-{stamp}.mtrec"
@@ -148,8 +181,10 @@ class LiveFeed(Feed):
 
     def __init__(self, engine: Any, interval: float, *,
                  open_recorder: Callable[[str], Recorder] | None = None,
-                 record_path: str | None = None, directory: str = ".") -> None:
+                 record_path: str | None = None, directory: str = ".",
+                 first_look: Callable[[Frame], None] | None = None) -> None:
         super().__init__()
+        self.first_look = first_look          # shows the first frame before the App is up
         self.engine = engine
         self.interval = interval
         self.open_recorder = open_recorder
@@ -171,15 +206,18 @@ class LiveFeed(Feed):
         self.engine.run(self.interval, on_frame=self._on_frame, stop_event=self._stop,
                         wait=self._serve, first_gap=FIRST_GAP)
         if not self._stop.is_set():
-            self._post(FeedNotice("the source ended", "warning"))
+            self._notice("the source ended", "warning")
 
     def _on_frame(self, frame: Frame) -> None:
+        if self.first_look is not None:
+            self.first_look(frame)
+            self.first_look = None
         self.trend.append(frame)
         if self.record_path and self.engine.recorder is None:
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
             stopped = self.engine.recording_stopped
-            self._post(FeedNotice(stopped.detail if stopped else "recording stopped", "error"))
-        self._post(FrameReady(frame, tuple(self.trend), self.position()))
+            self._notice(stopped.detail if stopped else "recording stopped", "error")
+        self._post(partial(_frame_ready, frame, tuple(self.trend), self.position()))
 
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):
@@ -196,19 +234,19 @@ class LiveFeed(Feed):
         if self.record_path is not None:
             done, self.record_path = self.record_path, None
             self.engine.stop_recording()
-            self._post(FeedNotice(f"recording saved to {done}"))
+            self._notice(f"recording saved to {done}")
             return
         if self.open_recorder is None:
-            self._post(FeedNotice("recording is not available here", "warning"))
+            self._notice("recording is not available here", "warning")
             return
         target = path or str(Path(self.directory) / recording_name())
         try:
             self.engine.start_recording(self.open_recorder(target))
         except Exception as exc:
-            self._post(FeedNotice(f"cannot record to {target}: {exc}", "error"))
+            self._notice(f"cannot record to {target}: {exc}", "error")
             return
         self.record_path = target
-        self._post(FeedNotice(f"recording to {target}"))
+        self._notice(f"recording to {target}")
 
     def close(self) -> None:
         self.engine.close()

@@ -11,13 +11,15 @@ App's commands into cursor moves.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
 from mysqltop.recording.cursor import ReplayCursor
 from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
 from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
-from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, Position, ReplayInfo
+from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, ReplayInfo
+from mysqltop.views.tui.position import Position
 
 
 def bookmark_list(reader: Any) -> tuple[tuple[float, str], ...]:
@@ -61,14 +63,14 @@ class ReplayFeed(Feed):
         self.cursor = cur = ReplayCursor(self.reader, self.new_pipeline)
         self.count = len(cur)
         if self.count == 0:
-            self._post(FeedNotice("the recording holds no samples", "error"))
+            self._post(partial(FeedNotice, "the recording holds no samples", "error"))
             return
         self.bookmarks = bookmark_list(self.reader)
         notice = getattr(self.reader, "notice", None)
         if notice:
-            self._post(FeedNotice(notice, "warning"))
+            self._post(partial(FeedNotice, notice, "warning"))
         meta = getattr(self.reader, "meta", None)
-        self._post(FeedOpened(ReplayInfo(
+        self._post(partial(FeedOpened, ReplayInfo(
             count=self.count, start=_get(meta, "start") or cur.clock_at(0),
             end=_get(meta, "end") or cur.clock_at(self.count - 1),
             bookmarks=self.bookmarks, server=_server_text(meta),
@@ -119,15 +121,15 @@ class ReplayFeed(Feed):
         if hi - lo > 1:
             bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
             if bad:
-                self._post(FeedNotice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
-                                      f"{bad[0]}–{bad[-1]} stepped over", "warning"))
+                self._post(partial(FeedNotice, f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
+                                   f"{bad[0]}–{bad[-1]} stepped over", "warning"))
         self._post_frame()
 
     def _post_frame(self) -> None:
         assert self.cursor is not None
         self.moved_at = time.monotonic()
         trend = tuple(self.cursor.history(self.cursor.index, TREND))
-        self._post(FrameReady(trend[-1], trend, self.position()))
+        self._post(partial(FrameReady, trend[-1], trend, self.position()))
 
     def position(self) -> Position:
         assert self.cursor is not None
@@ -203,9 +205,9 @@ class ReplayFeed(Feed):
         if nxt is None and self.bookmarks:
             nxt = self.bookmarks[0]             # wrap around to the first
         if nxt is None:
-            self._post(FeedNotice("this recording has no bookmarks", "warning"))
+            self._post(partial(FeedNotice, "this recording has no bookmarks", "warning"))
             return
-        self._post(FeedNotice(f"bookmark: {nxt[1] or 'unnamed'}"))
+        self._post(partial(FeedNotice, f"bookmark: {nxt[1] or 'unnamed'}"))
         self.do_seek_time(nxt[0])
 
 

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
-from mysqltop.views.tui.messages import Position
+from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType
 from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
