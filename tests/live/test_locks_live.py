@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
 from typing import Any, Callable
 
@@ -23,6 +22,7 @@ from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
+from tests.support.row_waits import start_row_waiter
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
@@ -48,24 +48,9 @@ def hot_row(mariadb: ThrowawayMariaDB):
         c.execute(f"UPDATE {TABLE} SET v = v + 1 WHERE id = 1")
         c.execute("SELECT CONNECTION_ID()")
         holder_id = c.fetchone()[0]
-    waiters, threads = [], []
-    for _ in range(3):
-        w = _conn(mariadb)
-        with w.cursor() as c:
-            c.execute("SET SESSION innodb_lock_wait_timeout = 120")
-        waiters.append(w)
-
-        def run(conn: Any = w) -> None:
-            try:
-                with conn.cursor() as c:
-                    c.execute("BEGIN")
-                    c.execute(f"UPDATE {TABLE} SET v = v + 1 WHERE id = 1 /* \x1b[2J\x1b[31m[b]evil[/b] */")
-                    c.execute("ROLLBACK")
-            except pymysql.MySQLError:
-                pass
-        t = threading.Thread(target=run, daemon=True)
-        t.start()
-        threads.append(t)
+    waiters = [_conn(mariadb) for _ in range(3)]
+    threads = [start_row_waiter(w, f"UPDATE {TABLE} SET v = v + 1 WHERE id = 1 /* \x1b[2J\x1b[31m[b]evil[/b] */")
+               for w in waiters]
     try:
         yield holder_id, setup
     finally:

@@ -16,6 +16,7 @@ from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
+from tests.support.row_waits import start_row_waiter
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
@@ -337,18 +338,7 @@ def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source:
             c.execute("BEGIN")
             c.execute(f"UPDATE {table} SET v = v + 1 WHERE id = 1")
         for w in waiters:
-            def wait(conn=w) -> None:
-                try:
-                    with conn.cursor() as c:
-                        c.execute("SET SESSION innodb_lock_wait_timeout = 120")
-                        c.execute("BEGIN")
-                        c.execute(f"UPDATE {table} SET v = v + 1 WHERE id = 1 /* \x1b[2J \"q\" \\\\ ünï 🐬 */")
-                        c.execute("ROLLBACK")
-                except pymysql.MySQLError:
-                    pass
-            t = threading.Thread(target=wait, daemon=True)
-            t.start()
-            threads.append(t)
+            threads.append(start_row_waiter(w, f"UPDATE {table} SET v = v + 1 WHERE id = 1 /* \x1b[2J \"q\" \\\\ ünï 🐬 */"))
         assert wait_until(lambda: mariadb.query(
             "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")[0][0] >= 2)
 
@@ -419,7 +409,7 @@ def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mar
     n_old = locks_src.MAX_TRANSACTIONS + 2
     conns = [pymysql.connect(**mariadb.root_kwargs(), autocommit=True) for _ in range(n_old + 2)]
     olds, holder, waiter = conns[:n_old], conns[n_old], conns[n_old + 1]
-    done = threading.Event()
+    waiting: list[threading.Thread] = []
     try:
         with holder.cursor() as c:
             c.execute(f"CREATE TABLE IF NOT EXISTS {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
@@ -438,18 +428,7 @@ def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mar
             c.execute("SELECT CONNECTION_ID()")
             holder_id = c.fetchone()[0]
 
-        def wait() -> None:
-            try:
-                with waiter.cursor() as c:
-                    c.execute("SET SESSION innodb_lock_wait_timeout = 120")
-                    c.execute("BEGIN")
-                    c.execute(f"UPDATE {table} SET v = 3 WHERE id = 0")
-                    c.execute("ROLLBACK")
-            except pymysql.MySQLError:
-                pass
-            done.set()
-        t = threading.Thread(target=wait, daemon=True)
-        t.start()
+        waiting.append(start_row_waiter(waiter, f"UPDATE {table} SET v = 3 WHERE id = 0"))
 
         def blocked():
             raw = source.read()
@@ -466,7 +445,8 @@ def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mar
     finally:
         with holder.cursor() as c:
             c.execute("ROLLBACK")
-        done.wait(60)
+        for t in waiting:
+            t.join(60)
         for conn in olds:
             with conn.cursor() as c:
                 c.execute("ROLLBACK")

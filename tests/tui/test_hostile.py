@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import threading
 
 import pytest
 from textual.notifications import Notify
@@ -15,6 +14,8 @@ from mysqltop.core.frame import Advice, Frame, Hotspot, Io, IoThread, ServerInfo
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.messages import FrameReady
 from mysqltop.views.tui.position import Position
+
+from tests.support.row_waits import start_row_waiter
 
 from .conftest import pilot, replay_app, wait_for
 from .pty_app import PtyApp
@@ -112,16 +113,7 @@ def test_a_hostile_statement_on_a_real_server_does_not_reach_the_terminal(mariad
         cur.execute("BEGIN")
         cur.execute("UPDATE mysqltop_test.hostile SET v = v + 1 WHERE id = 1")
     waiter = mariadb.root_conn()
-
-    def blocked() -> None:
-        try:
-            with waiter.cursor() as c:
-                c.execute("SET SESSION innodb_lock_wait_timeout = 60")
-                c.execute(f"UPDATE mysqltop_test.hostile /* {HOSTILE} */ SET v = v + 2 WHERE id = 1")
-        except Exception:
-            pass
-    thread = threading.Thread(target=blocked, daemon=True)
-    thread.start()
+    thread = start_row_waiter(waiter, f"UPDATE mysqltop_test.hostile /* {HOSTILE} */ SET v = v + 2 WHERE id = 1")
     exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
     app = PtyApp([exe, *mariadb.cli_args(), "--interval", "0.5"], (160, 48))
     try:
