@@ -87,36 +87,24 @@ def test_record_says_when_the_server_goes_away_and_comes_back_restarted(mariadb_
     """record printed nothing while a killed server was down nor when it came back restarted: an
     operator watching the recorder's terminal could not tell its file had a hole."""
     import signal
-    import threading
+
+    from tests.support.server_outage import StderrLines, kill_and_restart
 
     db = mariadb_factory(name="recout")
     out = tmp_path / "r.mtrec"
-    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(out), *db.cli_args()],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines: list[str] = []
-    assert proc.stderr is not None
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)   # type: ignore[arg-type]
-    reader.start()
-
+    record = StderrLines([sys.executable, "-m", "mysqltop", "record", str(out), *db.cli_args()], ROOT)
     try:
         wait_until(lambda: _has_samples(out, 2))
-        # up a few seconds first (see test_serve_outage): a restart must be tellable from Uptime
-        wait_until(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
-        os.kill(db.pid, signal.SIGKILL)
-        db.proc.wait()
-        wait_until(lambda: any("no data from the server" in x for x in lines))
-        db.start()
-        wait_until(lambda: any("answers again" in x for x in lines))
+        kill_and_restart(db, record)
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
-        reader.join(60)
+        code = record.stop(signal.SIGINT)
+    lines = record.lines
     assert "recording every sample" in lines[0], lines
     assert re.fullmatch(r"mysqltop: \d\d:\d\d:\d\d no data from the server: .+ — still recording \(host "
                         r"counters only\), reconnecting\n", lines[1]), lines
     assert re.fullmatch(r"mysqltop: \d\d:\d\d:\d\d the server answers again after \S+ \(\d+ samples? "
                         r"without its data\); it restarted \(up \S+\)\n", lines[2]), lines
-    assert proc.returncode == 0, lines
+    assert code == 0, lines
 
 
 def _has_samples(path: Path, n: int) -> bool:

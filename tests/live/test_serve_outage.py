@@ -3,16 +3,14 @@ when it answers again, as `record` does; before, only mysqltop_up went to 0 and 
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
+from tests.support.server_outage import StderrLines, kill_and_restart
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
@@ -34,28 +32,15 @@ def test_serve_says_when_a_server_goes_away_and_comes_back(mariadb_factory) -> N
 
     db = mariadb_factory(name="srvout")
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", *db.cli_args(),
-                             "--listen", f"127.0.0.1:{port}"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines: list[str] = []
-    assert proc.stderr is not None
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)   # type: ignore[arg-type]
-    reader.start()
+    serve = StderrLines([sys.executable, "-m", "mysqltop", "serve", *db.cli_args(), "--listen", f"127.0.0.1:{port}"],
+                        ROOT)
     try:
-        wait_until(lambda: any("serving 1 server" in x for x in lines))
-        # up a few seconds first: a restart is told by the server's start moving later than
-        # whole-second Uptime allows, which a server killed in its first second cannot show
-        wait_until(lambda: int(db.query("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1]) >= 4)
+        wait_until(lambda: serve.said("serving 1 server"))
         wait_until(lambda: _up(port))                             # a fresh poll before the kill
-        os.kill(db.pid, signal.SIGKILL)
-        db.proc.wait()
-        wait_until(lambda: any("no data from the server" in x for x in lines))
-        db.start()
-        wait_until(lambda: any("answers again" in x for x in lines))
+        kill_and_restart(db, serve)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=120)
-        reader.join(60)
+        code = serve.stop(signal.SIGTERM)
+    lines = serve.lines
     name = f"127.0.0.1:{db.port}"
     down = [x for x in lines if "no data from the server" in x]
     back = [x for x in lines if "answers again" in x]
@@ -64,4 +49,4 @@ def test_serve_says_when_a_server_goes_away_and_comes_back(mariadb_factory) -> N
                         r"mysqltop_up 0, reconnecting\n", down[0]), lines
     assert re.fullmatch(rf"mysqltop: {re.escape(name)}: \d\d:\d\d:\d\d the server answers again after \S+ "
                         r"\(\d+ samples? without its data\); it restarted \(up \S+\)\n", back[0]), lines
-    assert proc.returncode == 0, lines
+    assert code == 0, lines
