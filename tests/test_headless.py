@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -10,8 +11,8 @@ import re
 
 import pytest
 
-from mysqltop.core.frame import (Advice, Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores,
-                                 ServerInfo, Throughput)
+from mysqltop.core.frame import (Advice, Flush, Frame, Host, Hotspot, HotspotTotal, Io, IoThread, Locks,
+                                 Semaphores, ServerInfo, Throughput)
 from mysqltop.views import headless
 
 DESIGN_KEYS = {"time", "elapsed", "stale", "server", "throughput", "hotspots", "semaphores", "io", "flush",
@@ -78,6 +79,11 @@ def test_text_first_and_stale_frames_say_so() -> None:
     out = headless.text_frame(first_frame())
     assert "first sample: no rates yet" in out and "tps -" in out and "(rates from the next sample)" in out
     assert "HOST        (not measured)" in out
+    counted = dataclasses.replace(first_frame(), hotspot_totals=[
+        HotspotTotal("buf_pool_mutex", "mutex", "performance_schema", waits=48215, wait_ms=156.6, share=0.6)])
+    lines = headless.text_frame(counted).splitlines()
+    assert lines[1] == "HOTSPOTS (totals since the counters started)"
+    assert lines[3].split() == ["buf_pool_mutex", "P_S", "48k", "157", "60%"]
     assert "STALE" in headless.text_frame(make_frame(stale=True, errors={"poll": "timeout"}))
 
 

@@ -480,6 +480,8 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
         frame.sources.append("semaphores")
 
+    if prev is None:
+        frame.hotspot_totals = hs.counted_totals(ps_rows if has_ps else None, cur.mutex)
     if prev is not None and dt is not None and valid_dt(dt):
         if has_ps and prev.waits is not None:
             ps = hs.ps_hotspots(prev.waits, ps_rows, dt)

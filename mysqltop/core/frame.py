@@ -58,6 +58,20 @@ class Hotspot:
 
 
 @dataclass
+class HotspotTotal:
+    """A latch's waits as the counters hold them at the first sample — since the server started or
+    the counters were last reset — for the first frame, whose rates need a second sample."""
+
+    name: str
+    kind: str
+    source: str               # performance_schema | innodb_mutex
+    waits: Num = None
+    wait_ms: Num = None       # performance_schema timed instruments only
+    share: Num = None         # 0..1 of all counted waits (by wait time when known, else by count)
+    site: str | None = None
+
+
+@dataclass
 class Semaphores:
     os_waits_per_s: Num = None
     spin_waits_per_s: Num = None
@@ -180,6 +194,8 @@ class Frame:
     server: ServerInfo = field(default_factory=ServerInfo)
     throughput: Throughput = field(default_factory=Throughput)
     hotspots: list[Hotspot] = field(default_factory=list)
+    # First frame only (no rates yet): what the latch counters hold, hottest first.
+    hotspot_totals: list[HotspotTotal] = field(default_factory=list)
     semaphores: Semaphores = field(default_factory=Semaphores)
     io: Io = field(default_factory=Io)
     flush: Flush = field(default_factory=Flush)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from mysqltop.core.frame import Hotspot
+from mysqltop.core.frame import Hotspot, HotspotTotal
 from mysqltop.core.innodb.model import SemaphoreWait
 from mysqltop.core.mutex import MutexRow
 from mysqltop.core.waits import WaitRow
@@ -73,6 +73,15 @@ def mutex_hotspots(prev: Mapping[tuple[str, str | None], MutexRow],
                            source="innodb_mutex", waits_per_s=(now - before) / dt, site=c.site))
     _set_shares(out)
     return out
+
+
+def counted_totals(waits: Mapping[str, WaitRow] | None,
+                   mutex: Mapping[tuple[str, str | None], MutexRow] | None) -> list[HotspotTotal]:
+    """The latch counters as they stand, hottest first: the rows the rates would have over one
+    second from zero, so totals and rates name, sort and share latches alike."""
+    groups = [ps_hotspots({}, waits, 1.0) or [] if waits else [], mutex_hotspots({}, mutex, 1.0) if mutex else []]
+    return [HotspotTotal(h.name, h.kind, h.source, waits=h.waits_per_s, wait_ms=h.wait_ms_per_s, share=h.share,
+                         site=h.site) for h in rank(*groups)]
 
 
 def semaphore_hotspots(waits: list[SemaphoreWait]) -> list[Hotspot]:

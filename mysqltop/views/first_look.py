@@ -26,7 +26,8 @@ def first_look_lines(frame: Frame, rates_in: float, columns: int, rows: int) -> 
     folded to `columns` and cut to `rows` (the untrusted text in it already made visible)."""
     head = f"mysqltop: first poll; rates in {units.duration(rates_in)}, the full view is loading"
     lines = [head[:columns]]
-    body = text_frame(frame, width=columns).rstrip("\n").split("\n")
+    # a compact form: the sections below the lists (IO, flush, host) must fit 80x24 too
+    body = text_frame(frame, top=5, width=columns, listed=3).rstrip("\n").split("\n")
     lines += [line[:columns] for line in body]
     return lines[:rows]
 

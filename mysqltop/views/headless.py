@@ -94,7 +94,15 @@ def _prose(text: str, indent: str, width: int | None) -> str:
     return textwrap.fill(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
-def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> str:
+def _table(rows: list[tuple[str, str, str, str, str, str]]) -> list[str]:
+    """Hotspot rows (name, src, three numbers, site) in aligned columns."""
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return ["  " + "  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1]),
+                              *(c.rjust(w) for c, w in zip(r[2:5], widths[2:5])), r[5]]).rstrip() for r in rows]
+
+
+def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None, listed: int | None = None) -> str:
+    """`top` hotspots; `listed` transactions and sessions at most (None: locks_text's default)."""
     s = f.server
     head = f"== {iso_utc(f.time)}"
     head += f"  Δ{f.elapsed:.2f}s" if f.elapsed is not None else "  (first sample: no rates yet)"
@@ -110,12 +118,16 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
         for h in f.hotspots[:top]:
             rows.append((h.name, SOURCE_SHORT[h.source].upper() if h.source in SOURCE_SHORT else h.source, fmt_num(h.waits_per_s),
                          fmt_num(h.wait_ms_per_s), fmt_pct(h.share, share=True), h.site or ""))
-        widths = [max(len(r[i]) for r in rows) for i in range(5)]
-        for r in rows:
-            out.append("  " + "  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1]),
-                                         *(c.rjust(w) for c, w in zip(r[2:5], widths[2:5])), r[5]]).rstrip())
+        out += _table(rows)
         if len(f.hotspots) > top:
             out.append(f"  … {len(f.hotspots) - top} more")
+    elif f.hotspot_totals:
+        out[-1] = f"HOTSPOTS (totals since the counters started{srcs})"
+        rows = [("name", "src", "waits", "ms", "share", "site")]
+        for c in f.hotspot_totals[:top]:
+            rows.append((c.name, SOURCE_SHORT.get(c.source, c.source).upper(), fmt_num(c.waits), fmt_num(c.wait_ms),
+                         fmt_pct(c.share, share=True), c.site or ""))
+        out += _table(rows)
     elif f.elapsed is None and not f.stale:
         out.append("  (rates from the next sample)")
     else:
@@ -135,7 +147,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None) -> s
                                      ("waiting now", fmt_num(lk.row_lock_current_waits)),
                                      ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
                                      ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]), width))
-    out += locks_text.text_lines(f)
+    out += locks_text.text_lines(f) if listed is None else locks_text.text_lines(f, listed)
     m = f.semaphores
     out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),

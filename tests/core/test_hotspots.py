@@ -147,3 +147,23 @@ def test_a_wait_ex_waiter_is_the_same_rwlock_hotspot() -> None:
     assert lock_kind(status.semaphores.waits[0].lock) == "rwlock"
     out = semaphore_hotspots(status.semaphores.waits)
     assert [(h.name, h.kind, h.waiting_threads, h.share) for h in out] == [("buf0buf.cc:1455", "rwlock", 2, 1.0)]
+
+
+def test_the_first_sample_counts_totals_ranked_like_rates() -> None:
+    """No rates without a second sample, but the counters already say where threads waited."""
+    from mysqltop.core.hotspots import counted_totals
+
+    waits = rows(("wait/synch/mutex/innodb/buf_pool_mutex", 300, 70 * MS),
+                 ("wait/synch/sxlock/innodb/index_tree_rw_lock", 450, 30 * MS),
+                 ("wait/synch/cond/mysys/COND_timer", 68, 18_000 * MS),          # idle: not a hotspot
+                 ("wait/io/file/innodb/innodb_data_file", 9, 9 * MS))            # not a latch
+    mutex = {("&log_sys->mutex", None): MutexRow("&log_sys->mutex", None, os_waits=40)}
+    out = counted_totals(waits, mutex)
+    assert [(t.name, t.source) for t in out] == [("log_sys_mutex", "innodb_mutex"),       # as rank() orders rates
+                                                 ("buf_pool_mutex", "performance_schema"),
+                                                 ("index_tree_rw_lock", "performance_schema")]
+    log, bp, tree = out
+    assert (bp.waits, bp.wait_ms, bp.share) == (300, pytest.approx(70.0), pytest.approx(0.7))
+    assert (log.waits, log.wait_ms, log.share) == (40, None, 1.0)     # shares within each source
+    assert tree.waits == 450 and tree.share == pytest.approx(0.3)
+    assert counted_totals(None, None) == [] and counted_totals({}, {}) == []

@@ -39,10 +39,11 @@ def test_the_first_frame_fits_the_terminal_and_says_rates_are_coming() -> None:
     assert lines[0] == "mysqltop: first poll; rates in 300ms, the full view is loading"
     assert len(lines) == 23 and all(len(line) <= 80 for line in lines)
     text = "\n".join(lines)
-    assert "threads running 5" in text and "(rates from the next sample)" in text
-    assert "history list 85" in "\n".join(first_look_lines(first_frame(), 0.3, 160, 60))
+    assert "threads running 5" in text and "HOTSPOTS (totals since the counters started" in text
+    assert lines[4].split() == ["LOCK_table_cache", "P_S", "253k", "3.2k", "69%"]      # 5 of them, then on
+    assert lines[9].startswith("THROUGHPUT") and "history list 85" in text
     assert first_look_lines(first_frame(), 1.0, 20, 3) == ["mysqltop: first poll", "== 2026-09-21T14:13:",
-                                                           "HOTSPOTS (hottest fi"]
+                                                           "HOTSPOTS (totals sin"]
 
 
 def test_server_text_in_the_first_frame_is_made_visible() -> None:

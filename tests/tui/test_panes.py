@@ -51,6 +51,16 @@ def test_narrow_hotspots_drop_columns_not_digits() -> None:
     assert "75%" in lines[1] and "site" not in lines[0]
 
 
+def test_the_first_frame_shows_what_the_latch_counters_hold_so_far() -> None:
+    from mysqltop.core.pipeline import FramePipeline
+
+    first = FramePipeline().push(samples(1)[0])
+    lines = HotspotsPane(1).body(first, [first], 80).plain.splitlines()
+    assert lines[0] == "totals since the counters started; rates with the next sample"
+    assert lines[1].split()[:5] == ["latch", "kind", "src", "waits", "ms"]
+    assert lines[2].split() == ["LOCK_table_cache", "mutex", "P_S", "253k", "3.2k", "████▏░", "69%"]
+
+
 def test_io_threads_are_grouped_and_pending_shown() -> None:
     body = IoPane(2).body(semaphore_frame(), [], 60).plain
     assert body.splitlines()[1].split() == ["pending", "37", "-", "-"]

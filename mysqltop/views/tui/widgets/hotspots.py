@@ -7,7 +7,7 @@ from typing import Sequence
 
 from rich.text import Text
 
-from mysqltop.core.frame import Frame, Hotspot
+from mysqltop.core.frame import Frame, Hotspot, HotspotTotal
 from mysqltop.core.hotspots import SOURCE_SHORT
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
@@ -32,6 +32,10 @@ COLUMNS = (
     Column("site", 12, priority=1, flex=True, max=36),
     Column("trend", TREND_W, priority=5, flex=True, max=60),
 )
+
+# The first frame has no rates yet: what the counters hold so far, ranked the same way.
+TOTAL_COLUMNS = (COLUMNS[0], COLUMNS[1], COLUMNS[2], Column("waits", 7, priority=8, right=True),
+                 Column("ms", 7, priority=7, right=True), COLUMNS[5], COLUMNS[8])
 
 
 def _by_name(frame: Frame) -> dict[str, Hotspot]:
@@ -62,6 +66,13 @@ def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p
         visible(h.site or ""),
         sparkline(_trend_of(trend, h.name, h.wait_ms_per_s is not None), trend_w),
     ]
+
+
+def _total_row(t: HotspotTotal, p: Palette) -> list[str | Text]:
+    share = gauge(t.share, SHARE_BAR, p.hot, p.dim)
+    share.append(" " + units.share(t.share).rjust(6))
+    return [visible(t.name), KIND_SHORT.get(t.kind, t.kind), SOURCE_SHORT.get(t.source, t.source),
+            units.num(t.waits), units.num(t.wait_ms), share, visible(t.site or "")]
 
 
 def semaphores_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE) -> list[Text]:
@@ -127,6 +138,13 @@ class HotspotsPane(Pane):
         elif not {"performance_schema", "innodb_mutex"} & set(frame.sources):
             # nothing was measured, which is not the same as nothing waiting: the notes below say why
             lines.append(Text("latch waits are not measured on this server: why and the fix below", style=p.warm))
+        elif frame.hotspot_totals:
+            lines.append(Text("totals since the counters started; rates with the next sample", style=p.dim))
+            totals = frame.hotspot_totals
+            n = len(TOTAL_COLUMNS) - (not any(t.site for t in totals))    # no site from P_S: no column
+            first_cols = TOTAL_COLUMNS[:n]
+            lines += table_lines(first_cols, (_total_row(t, p)[:n] for t in totals), fit_columns(first_cols, width),
+                                 header_style=p.header)
         elif frame.elapsed is None:
             lines.append(Text("collecting: latch rates in 1 s (they need a second sample)", style=p.dim))
         else:
