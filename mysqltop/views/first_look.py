@@ -42,9 +42,7 @@ class FirstLook:
         self.shown = False
 
     def show(self, frame: Frame) -> None:
-        """Called from the poll thread with the first frame; draws it if it has server values."""
-        if frame.stale:
-            return                 # a failed first poll: the TUI says why
+        """Called from the poll thread with the first frame that has the server's values."""
         size = shutil.get_terminal_size()
         text = ENTER + "\r\n".join(first_look_lines(frame, self.rates_in, size.columns, size.lines - 1))
         with self._lock:

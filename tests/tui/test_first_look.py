@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.sample import Failure, RawSample
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.views.first_look import ENTER, LEAVE, FirstLook, first_look_lines
@@ -58,8 +59,6 @@ def test_drawn_once_and_never_after_the_tui_takes_the_terminal() -> None:
     r, w = os.pipe()
     try:
         look = FirstLook(0.3, fd=w)
-        look.show(dataclasses.replace(first_frame(), stale=True))        # a failed poll: nothing to show
-        assert read_all(r) == b""
         look.show(first_frame())
         drawn = read_all(r).decode()
         assert drawn.startswith(ENTER) and "threads running 5" in drawn and "\x1b" not in drawn[len(ENTER):]
@@ -79,9 +78,19 @@ def test_drawn_once_and_never_after_the_tui_takes_the_terminal() -> None:
         os.close(w)
 
 
+class LateFirstPoll(StallingSource):
+    """The first poll runs past the interval (a host-only "waiting" sample), then answers."""
+
+    def read(self) -> RawSample:
+        raw = super().read()
+        if self.reads == 1:
+            return dataclasses.replace(raw, error="still running", failure=Failure.WAITING)
+        return raw
+
+
 def test_the_live_feed_draws_its_first_frame_before_any_app_is_there() -> None:
     r, w = os.pipe()
-    source = StallingSource(healthy=100)
+    source = LateFirstPoll(healthy=100)
     look = FirstLook(0.3, fd=w)
     feed = LiveFeed(Engine(source, FramePipeline()), 0.2, first_look=look.show)
     feed.begin()
@@ -91,6 +100,7 @@ def test_the_live_feed_draws_its_first_frame_before_any_app_is_there() -> None:
         while b"threads running" not in got:
             got += os.read(r, 65536)
         assert got.startswith(ENTER.encode()) and b"rates in 300ms" in got
+        assert source.reads >= 2 and b"STALE" not in got         # the answer, not the late sample
     finally:
         look.hand_over()
         feed.stop(5)

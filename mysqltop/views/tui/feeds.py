@@ -209,7 +209,7 @@ class LiveFeed(Feed):
             self._notice("the source ended", "warning")
 
     def _on_frame(self, frame: Frame) -> None:
-        if self.first_look is not None:
+        if self.first_look is not None and not frame.stale:     # the first frame with server values
             self.first_look(frame)
             self.first_look = None
         self.trend.append(frame)
