@@ -29,6 +29,6 @@ class AdvicePane(Pane):
             lines.append(msg)
             if a.evidence:
                 lines.append(Text("   " + visible(a.evidence), style=p.dim))
-        out = join(lines)
+        out = join(lines).text()
         out.no_wrap = False   # advice is prose: wrap it rather than cut it
         return out

@@ -9,7 +9,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType, gauge, kv_lines, sparkline, trend_arrow
 
 
@@ -23,7 +23,7 @@ def age_style(pct: float | None, p: Palette = DEFAULT_PALETTE) -> StyleType:
 class FlushPane(Pane):
     TITLE = "Flush"
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         f, p = frame.flush, self.palette
         lines: list[Text | str] = []
         dirty = units.pct(f.dirty_pct)

@@ -9,7 +9,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.views.tui.widgets.render import gauge, kv_lines, split_bar
 
 # glyph per CPU state so the split reads without colour too; the last item names a Palette style
@@ -20,10 +20,10 @@ CPU_PARTS = (("usr", "cpu_user_pct", "â–ˆ", "ok"), ("sys", "cpu_system_pct", "â–
 class HostPane(Pane):
     TITLE = "Host"
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         h, p = frame.host, self.palette
         if h is None:
-            return Text("no host metrics (server on another host, or the recording has none)", style=p.dim)
+            return join([Text("no host metrics (server on another host, or the recording has none)", style=p.dim)])
         lines: list[Text | str] = []
         ratio = None if h.run_queue is None or not h.cpus else h.run_queue / h.cpus
         rq = f"{units.num(h.run_queue)}/{units.num(h.cpus)} cores"

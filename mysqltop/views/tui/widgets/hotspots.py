@@ -12,7 +12,7 @@ from mysqltop.core.hotspots import SOURCE_SHORT
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
                                                sparkline, table_lines)
 
@@ -118,7 +118,7 @@ class HotspotsPane(Pane):
             self._names = {k: v for k, v in names.items() if k in keep}
         return out
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         p = self.palette
         hot = frame.hotspots
         # Columns with nothing to say for any row (no site from P_S, no rates from the wait

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame, IoThread
 from mysqltop.core import units
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, clip
@@ -31,7 +31,7 @@ def _pending(v: float | None, p: Palette = DEFAULT_PALETTE) -> Text:
 class IoPane(Pane):
     TITLE = "IO threads"
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         io, p = frame.io, self.palette
         lines: list[Text | str] = [Text(" " * 8 + "".join(" " + h.rjust(6) for h in ("reads", "writes", "fsyncs")),
                                         style=p.header)]

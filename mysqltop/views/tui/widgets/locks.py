@@ -15,7 +15,7 @@ from rich.text import Text
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.views import locks_text as lt
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.views.tui.widgets.render import kv_lines, sparkline
 
 TREND_W = 12
@@ -28,7 +28,7 @@ def _fit(line: str, width: int, style: StyleType = "") -> Text:
 class LocksPane(Pane):
     TITLE = "Locks & transactions"
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         lk = frame.locks
         p = self.palette
         lines: list[Text | str] = []

@@ -37,27 +37,27 @@ from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
 from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 
-class Rows(Text):
-    """A pane body: its lines joined into one Text (what `.plain` reads), with the lines kept as
-    built so the pane shows them without splitting the Text again every second."""
+class Rows:
+    """A pane body as its lines, one Text each: the Lines body shows them as built, so nothing
+    joins them into one Text every second only to split it again. `text()` joins them for a
+    prose pane (a Static)."""
 
-    rows: list[Text] | None = None
+    def __init__(self, lines: Sequence[Text | str]) -> None:
+        self.lines: list[Text] = []
+        for line in lines:
+            row = Text(line) if isinstance(line, str) else line
+            self.lines += row.split("\n", allow_blank=True) if "\n" in row.plain else [row]
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(line.plain for line in self.lines)
+
+    def text(self) -> Text:
+        return Text("\n", no_wrap=True, overflow="crop", end="").join(self.lines)
 
 
-def join(lines: Sequence[Text | str]) -> Text:
-    out = Rows(no_wrap=True, overflow="crop", end="")
-    rows: list[Text] | None = []
-    for n, line in enumerate(lines):
-        if n:
-            out.append("\n")
-        row = Text(line) if isinstance(line, str) else line
-        out.append_text(row)
-        if rows is not None and "\n" not in row.plain:
-            rows.append(row)
-        else:
-            rows = None                   # a line that is several: split the whole
-    out.rows = rows
-    return out
+def join(lines: Sequence[Text | str]) -> Rows:
+    return Rows(lines)
 
 
 def stale_reason(frame: Frame) -> str:
@@ -135,15 +135,15 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._width, self.rows = width, max(1, region.height or 5)
         frame = self._frame
         if frame.stale and not self.DRAWS_STALE:
-            body: RenderableType = stale_text(frame, why=self.number == 1, palette=self.palette)
+            body: RenderableType | Rows = stale_text(frame, why=self.number == 1, palette=self.palette)
         else:
             body = self.body(frame, self._trend, width)
         self._update(body)
 
-    def _update(self, body: RenderableType) -> None:
+    def _update(self, body: RenderableType | Rows) -> None:
         if isinstance(self._body, Lines):
-            if isinstance(body, Rows) and body.rows is not None:
-                lines = list(body.rows)
+            if isinstance(body, Rows):
+                lines = body.lines
             else:
                 text = body if isinstance(body, Text) else Text(str(body))
                 lines = list(text.split("\n", allow_blank=True))
@@ -151,6 +151,11 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
                                  viewport=self.scrollable_content_region.height)
             self._check_more()        # the count may cross the viewport with no layout pass
             return
+        self._update_prose(body.text() if isinstance(body, Rows) else body)
+
+    def _update_prose(self, body: RenderableType) -> None:
+        """A Static body (prose that wraps): skip a picture equal to the one shown."""
+        assert isinstance(self._body, Static)
         if not isinstance(body, Text):
             self._shown = None
             self._body.update(body)
@@ -227,5 +232,5 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
             body = self._shown.plain if self._shown is not None else ""
         return f"{self.border_title}\n{body}"
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType | Rows:
         raise NotImplementedError

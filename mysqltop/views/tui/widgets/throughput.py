@@ -13,7 +13,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows, join
 from mysqltop.views.tui.widgets.render import DIM, StyleType, block_chart, kv_lines
 
 GUTTER = 6
@@ -37,7 +37,7 @@ class ThroughputPane(Pane):
     DRAWS_STALE = True          # its charts show the gap
     first_gap = 1.0             # when the second sample (the first rates) is due; the App sets it
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         t, p = frame.throughput, self.palette
         pairs: list[tuple[str, str | Text]] = [
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
