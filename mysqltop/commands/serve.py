@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     outages = {m.name: OutageNotes(say_for(m.name), doing="mysqltop_up 0") for m in members}
     for m in members:
         if m.error:               # said below with the reason; the next line is when it answers
-            outages[m.name].down_since = time.time()
+            outages[m.name].down_from(time.time())
     poller = FleetPoller(members, args.interval, record_dir=record_dir,
                          open_recorder=lambda path: RecordingWriter(path, interval=args.interval),
                          on_frame=lambda name, frame: outages[name].frame(frame))

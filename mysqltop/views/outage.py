@@ -1,5 +1,5 @@
-"""One line when a server stops giving data and one when it gives data again, for the
-headless commands that keep running through an outage (`record`, `serve`)."""
+"""One line when a server stops giving data and one when it gives data again: stderr for the
+commands that keep running through an outage (`record`, `serve`), a toast in the live TUI."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ class OutageNotes:
     exporter left running through an incident must not be silent while it has no server data.
 
     One line when the outage starts (why, as the source typed it) and one when data comes back
-    (how long, how many samples, and whether the server restarted meanwhile: its Uptime is lower
-    than before). A late poll (failure "waiting") is not an outage: its answer still comes."""
+    (how long, how many samples, and whether the server restarted meanwhile: core.frame's
+    restarted_between). A late poll (failure "waiting") is not an outage: its answer still comes."""
 
     def __init__(self, say: Callable[[str], None], doing: str = "still recording (host counters only)") -> None:
         self.say = say
@@ -26,6 +26,11 @@ class OutageNotes:
         self.down_samples = 0
         self.last_up: Frame | None = None          # the last fresh frame with an Uptime
         self.last_fresh: float | None = None
+
+    def down_from(self, when: float) -> None:
+        """The server was down before any frame (the caller said why): the next fresh frame is
+        told as its return."""
+        self.down_since, self.down_samples = when, 0
 
     def frame(self, frame: Frame) -> None:
         if frame.stale and frame.failure != "waiting":
