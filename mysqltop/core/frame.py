@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mysqltop.core.locks import Blocker, Session, SessionState, Transaction
+from mysqltop.core.sample import Failure
 
 Num = float | None
 
@@ -233,6 +234,12 @@ class Frame:
         if memo is None:
             memo = self.__dict__["_memo"] = {}
         return memo
+
+    @property
+    def outage(self) -> bool:
+        """No server data and none coming for this moment: stale for any reason but a busy
+        server's late answer (failure "waiting"), which still comes."""
+        return self.stale and self.failure != Failure.WAITING.value
 
     def why_stale(self) -> str:
         """Why this frame holds no fresh data, in one line (empty for a fresh frame)."""

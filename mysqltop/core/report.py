@@ -132,7 +132,7 @@ class Report:
     resolution_s: float | None = None
     series: ReportSeries = field(default_factory=ReportSeries)
     # Spans without server data (stale frames in a row; a late poll is not one), oldest first,
-    # and the moments the server restarted (its Uptime went back). Capped at OUTAGES_MAX each.
+    # and the moments the server restarted (frame.restarted_between). Capped at OUTAGES_MAX each.
     outages: list[Outage] = field(default_factory=list)
     restarts: list[float] = field(default_factory=list)
 

@@ -205,7 +205,7 @@ class ReportBuilder:
         self._fresh: Frame | None = None              # the last fresh frame with an Uptime
 
     def _outage(self, f: Frame) -> None:
-        if f.stale and f.failure != "waiting":         # a late poll's answer still comes
+        if f.outage:
             if self._down is None:
                 self._down = Outage(f.time, f.time, 0, f.why_stale(), f.failure)
                 if len(self.outages) < OUTAGES_MAX:

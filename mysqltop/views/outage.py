@@ -33,7 +33,7 @@ class OutageNotes:
         self.down_since, self.down_samples = when, 0
 
     def frame(self, frame: Frame) -> None:
-        if frame.stale and frame.failure != "waiting":
+        if frame.outage:
             if self.down_since is None:
                 self.down_since, self.down_samples = frame.time, 0
                 then = ("still waiting for its answer" if frame.failure == "timeout" else "reconnecting")
