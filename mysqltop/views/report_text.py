@@ -167,7 +167,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if r.outages or r.restarts:
         gone = Block("Server outages (no data from the server) and restarts")
         gone.lines += [f"{_span(o.start, o.end)} UTC: no data in {o.frames} sample(s): {o.why}" for o in r.outages]
-        gone.lines += [f"restarted at about {_ts(t)} UTC (its Uptime went back)" for t in r.restarts]
+        gone.lines += [f"restarted at about {_ts(t)} UTC (the start its Uptime gives)" for t in r.restarts]
         blocks.append(gone)
     if r.notes or r.errors:
         blocks.append(Block("Notes", r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))

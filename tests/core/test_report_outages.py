@@ -41,5 +41,5 @@ def test_text_report_has_an_outages_block() -> None:
     assert block.splitlines() == [
         "  08:00:04–08:00:06 UTC: no data in 3 sample(s): poll failed: Lost connection",
         "  08:00:09 UTC: no data in 1 sample(s): no answer for 5.0 s",
-        "  restarted at about 08:00:05 UTC (its Uptime went back)",
+        "  restarted at about 08:00:05 UTC (the start its Uptime gives)",
     ]
