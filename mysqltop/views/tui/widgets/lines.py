@@ -44,11 +44,12 @@ class Lines(Widget):
     }
     """
 
-    def __init__(self, *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self._lines: list[Text] = []
         self._strips: list[Strip | None] = []
         self._strip_width = -1
+        self._base = _NULL                               # the widget's own style (theme colours)
         self._rows = 0                                   # the height laid out: lines, then blank rows
         self._viewport = 0
         self._recent: deque[int] = deque(maxlen=HOLD)    # line counts of the last updates
@@ -103,29 +104,32 @@ class Lines(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if width != self._strip_width:
+        base = self.visual_style.rich_style
+        if width != self._strip_width or base != self._base:
             self._strips = [None] * self._rows
-            self._strip_width = width
+            self._strip_width, self._base = width, base
         if y >= len(self._lines):               # a held blank row: the pane's background, as below it
-            return Strip.blank(width, self.visual_style.rich_style)
+            return Strip.blank(width, base)
         strip = self._strips[y]
         if strip is None:
-            strip = Strip(_segments(self._lines[y], self.app.console)).adjust_cell_length(width, _NULL)
+            strip = Strip(_segments(self._lines[y], self.app.console, base)).adjust_cell_length(width, base)
             self._strips[y] = strip
         return strip
 
 
-def _segments(text: Text, console: Console) -> list[Segment]:
-    """The line's segments, each with a Style. Pane lines are built from side-by-side pieces,
+def _segments(text: Text, console: Console, widget_style: Style = _NULL) -> list[Segment]:
+    """The line's segments, each with a Style over `widget_style` (the theme's text colour and
+    background, which a bare Strip would not get). Pane lines are built from side-by-side pieces,
     so their spans rarely overlap: those are cut straight from the text (Text.render, which
     combines any overlap of styles, costs several times more); others go through Text.render."""
     plain, spans = text.plain, text.spans
-    base = console.get_style(text.style, default=_NULL) if text.style else _NULL
+    base = widget_style + console.get_style(text.style, default=_NULL) if text.style else widget_style
     out: list[Segment] = []
     at = 0
     for start, end, style in sorted(spans, key=_start):
         if start < at:                                   # overlapping styles: Rich combines them
-            return [Segment(t, _NULL if s is None else s) for t, s, _ in text.render(console, end="")]
+            return [Segment(t, widget_style if s is None else widget_style + s)
+                    for t, s, _ in text.render(console, end="")]
         if end <= start:
             continue
         if start > at:
