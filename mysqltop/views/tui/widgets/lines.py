@@ -8,10 +8,11 @@ differ. Each second most panes change a few numbers in a few rows, so most rows 
 A layout pass (Textual re-arranges the whole screen) is needed only when the widget's height
 changes. Given the `viewport` it is shown in, the widget keeps its height steady when the number
 of lines moves: it fills the viewport (a list that grows from 3 to 5 rows of 8 changes nothing
-but those rows), and it keeps the tallest height of the last HOLD updates, so a list that comes
-and goes (lock waits under load) neither re-lays out the screen nor flickers its pane's scrollbar
-every second; the rows past the last line are blank (so whether there is more to see is the
-number of lines against the viewport, not the scroll extent).
+but those rows), a list longer than the viewport gets room to grow, and the height is kept while
+the last HOLD updates fit, so a list that comes and goes (lock waits under load) neither re-lays
+out the screen nor flickers its pane's scrollbar every second; the rows past the last line are
+blank (so whether there is more to see is the number of lines against the viewport, not the
+scroll extent).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class Lines(Widget):
             self._viewport = viewport
             self._recent.clear()                         # zoomed, resized: the old heights say nothing
         self._recent.append(len(lines))
-        rows = len(lines) if viewport <= 0 else max(viewport, max(self._recent))
+        rows = len(lines) if viewport <= 0 else self._held_rows(viewport)
         old = self._lines
         changed = [y for y in range(max(len(old), len(lines)))
                    if y >= len(old) or y >= len(lines) or not _same(old[y], lines[y])]
@@ -95,6 +96,19 @@ class Lines(Widget):
                 start = y
             prev = y
         return True
+
+    def _held_rows(self, viewport: int) -> int:
+        """The height for a list seen through `viewport` rows: a list that runs past it gets a
+        quarter more room than it needs, so one that wanders (lock waits, long transactions)
+        re-lays out the screen once rather than each time it grows by a row; the room is given
+        back when the last HOLD updates would fit in much less."""
+        top = max(self._recent)
+        if top <= viewport:
+            return viewport
+        roomy = top + top // 4 + 1
+        if top > self._rows or roomy + top // 4 < self._rows:
+            return roomy
+        return self._rows
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width
