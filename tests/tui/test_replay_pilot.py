@@ -283,3 +283,15 @@ async def test_a_silence_in_the_recording_reads_as_a_gap_not_late() -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.position.index == 15)
         await wait_for(pilot, lambda: "LATE (recorded)" in screen_text(app).splitlines()[0])
+
+
+@pilot
+async def test_start_up_objects_are_kept_out_of_later_full_collections() -> None:
+    """Full collections walked the modules and widgets made at start-up every few seconds (30–55 ms
+    each): once the app is up they are frozen out of the collector's way."""
+    import gc
+
+    gc.unfreeze()
+    app = replay_app(samples(3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: gc.get_freeze_count() > 10_000)

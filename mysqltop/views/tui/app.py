@@ -30,6 +30,7 @@ from mysqltop.core.sample import Failure
 from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
+from mysqltop.views.tui.heap import freeze_start_up_objects
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
 from mysqltop.views.tui.position import Position
@@ -113,6 +114,7 @@ class MysqltopApp(App[None]):
         self.feed.start(self.post_message)
         self.set_interval(0.25, self.update_status)
         self.update_status()
+        self.call_after_refresh(freeze_start_up_objects)
 
     def say(self, text: str, severity: SeverityLevel = "information", timeout: float = 4) -> None:
         """A toast of text that may be untrusted: controls made visible, never read as markup."""

@@ -27,6 +27,7 @@ from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.views.tui.feeds import FIRST_GAP
 from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
+from mysqltop.views.tui.heap import freeze_start_up_objects
 from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.widgets.locks import copy_kill_line
@@ -60,6 +61,7 @@ class FleetApp(App[None]):
         self.poller.start()
         self.set_interval(REFRESH_S, self.refresh_rows)
         self.refresh_rows()
+        self.call_after_refresh(freeze_start_up_objects)
         self.table.focus()
 
     def on_unmount(self) -> None:
