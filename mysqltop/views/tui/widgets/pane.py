@@ -1,4 +1,4 @@
-"""Pane: a focusable, scrollable box whose one Static body is re-rendered from each frame.
+"""Pane: a focusable, scrollable box whose one body widget is re-rendered from each frame.
 
 Panes never remount children: `show()` replaces the body's content, so there is no flicker.
 The body is rendered for the pane's current width (numbers never cut; names clip with …) and
