@@ -44,3 +44,13 @@ def mariadb_factory() -> Iterator[Callable[..., ThrowawayMariaDB]]:
     finally:
         for db in started:
             db.stop()
+
+
+@pytest.fixture(autouse=True)
+def _unfreeze_the_heap() -> Iterator[None]:
+    """A TUI freezes what exists once it is up (views/tui/heap.py): right for one app per process,
+    but the suite runs hundreds of apps in one, and each test's app would stay frozen for good."""
+    yield
+    import gc
+
+    gc.unfreeze()
