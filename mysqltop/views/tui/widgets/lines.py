@@ -106,7 +106,8 @@ class Lines(Widget):
         if top <= viewport:
             return viewport
         roomy = top + top // 4 + 1
-        if top > self._rows or roomy + top // 4 < self._rows:
+        fresh = len(self._recent) == 1             # first update in this viewport: no history to keep
+        if fresh or top > self._rows or roomy + top // 4 < self._rows:
             return roomy
         return self._rows
 
