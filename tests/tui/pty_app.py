@@ -13,6 +13,9 @@ import struct
 import termios
 import time
 
+# What is kept of the output already searched, for a pattern cut across two reads. A window cut
+# to a fixed size before the search lost a pattern that came early in one large read (a repaint).
+OVERLAP = 256
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
@@ -55,11 +58,12 @@ class PtyApp:
     def wait_for(self, pattern: re.Pattern[bytes], timeout: float, raw: bool = False) -> float | None:
         """Seconds since spawn when `pattern` first shows on screen, or None."""
         end = time.monotonic() + timeout
-        window = b""
+        tail = b""
         while time.monotonic() < end:
-            window = (window + self.drain(0.01))[-20000:]
+            window = tail + self.drain(0.01)
             if pattern.search(window):
                 return time.monotonic() - self.started
+            tail = window[-OVERLAP:]
         return None
 
     def cpu_rss(self, seconds: float) -> tuple[float, int]:
