@@ -51,16 +51,20 @@ def _trend_of(trend: Sequence[dict[str, Hotspot] | None], name: str, use_time: b
             for by_name in trend]
 
 
+def _share(share: float | None, p: Palette) -> Text:
+    cell = gauge(share, SHARE_BAR, p.hot, p.dim)
+    cell.append(" " + units.share(share).rjust(6))
+    return cell
+
+
 def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
-    share = gauge(h.share, SHARE_BAR, p.hot, p.dim)
-    share.append(" " + units.share(h.share).rjust(6))
     return [
         visible(h.name),
         KIND_SHORT.get(h.kind, h.kind),
         SOURCE_SHORT.get(h.source, h.source),
         units.num(h.waits_per_s),
         units.num(h.wait_ms_per_s),
-        share,
+        _share(h.share, p),
         units.num(h.waiting_threads),
         units.duration(h.longest_wait_s) if h.longest_wait_s is not None else units.NA,
         visible(h.site or ""),
@@ -69,10 +73,8 @@ def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p
 
 
 def _total_row(t: HotspotTotal, p: Palette) -> list[str | Text]:
-    share = gauge(t.share, SHARE_BAR, p.hot, p.dim)
-    share.append(" " + units.share(t.share).rjust(6))
     return [visible(t.name), KIND_SHORT.get(t.kind, t.kind), SOURCE_SHORT.get(t.source, t.source),
-            units.num(t.waits), units.num(t.wait_ms), share, visible(t.site or "")]
+            units.num(t.waits), units.num(t.wait_ms), _share(t.share, p), visible(t.site or "")]
 
 
 def semaphores_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE) -> list[Text]:
