@@ -18,6 +18,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
+    p.add_argument("--keep-priority", action="store_true",
+                   help="leave the CPU priority alone (by default the TUI's session runs at nice -10 "
+                   "while it runs, where allowed: root or CAP_SYS_NICE; keys stay quick on a "
+                   "saturated box)")
     add_fleet_arguments(p)
 
 
@@ -45,6 +49,13 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mysqltop.commands.priority import raised_priority
+
+    with raised_priority(not args.keep_priority):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
     from mysqltop.errors import UserError
 
