@@ -31,15 +31,20 @@ ROLLBACK statement (= Com_commit/Com_rollback). A monitor polling the same serve
 statements to Questions, and each connection open/close adds ~2 there (outside the counted
 window). Bounded: stops after `transactions` per thread or `duration` seconds.
 Scripts: `python -m tests.support.load --port P [--mode oltp] [--threads 4] [--duration 10] …`.
+`LoadProcess` runs a generator in a child process (for a harness that times something else).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import subprocess
+import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 TEST_DB = "mysqltop_test"
@@ -304,8 +309,9 @@ def run_load(conn_kwargs: dict[str, Any], prepare: bool = True, **spec: Any) -> 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--serve", metavar="JSON", help=argparse.SUPPRESS)    # LoadProcess's child
     ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--port", type=int)
     ap.add_argument("--user", default="root")
     ap.add_argument("--password", default="")
     ap.add_argument("--mode", default="oltp", choices=list(MODES))
@@ -315,10 +321,56 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--no-prepare", action="store_true")
     a = ap.parse_args(argv)
+    if a.serve:
+        serve(json.loads(a.serve))
+        return
+    if a.port is None:
+        ap.error("--port is required")
     c = run_load({"host": a.host, "port": a.port, "user": a.user, "password": a.password},
                  prepare=not a.no_prepare, mode=a.mode, threads=a.threads, duration=a.duration,
                  rate=a.rate, rows=a.rows)
     print(f"commits={c.commits} rollbacks={c.rollbacks} statements={c.statements} errors={c.errors}")
+
+
+class LoadProcess:
+    """A LoadGenerator in a child process and session of its own, started on entry (once its threads
+    are connected) and stopped on exit. For a harness that times the screen of another program: 64
+    load threads in the harness's own process kept its reader waiting on the GIL for up to 110 ms
+    after the screen was written (bench/keys), and in its own session (Linux's scheduler group)
+    they would still take its turns on the CPU, as clients on other machines never do."""
+
+    def __init__(self, conn_kwargs: dict[str, Any], spec: LoadSpec) -> None:
+        self.blob = json.dumps({"conn": conn_kwargs, "spec": asdict(spec)})
+        self.proc: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> "LoadProcess":
+        root = Path(__file__).resolve().parents[2]
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.support.load", "--serve", self.blob],
+                                     cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     start_new_session=True)
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            self.proc.kill()
+            raise RuntimeError("the load process could not start its threads")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is None:
+            return
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()                 # the child stops its threads at end of input
+        try:
+            self.proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def serve(blob: dict[str, Any]) -> None:
+    """LoadProcess's child: run the load until standard input ends."""
+    with LoadGenerator(blob["conn"], LoadSpec(**blob["spec"])):
+        print("ready", flush=True)
+        sys.stdin.read()
 
 
 if __name__ == "__main__":
