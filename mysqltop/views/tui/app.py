@@ -31,6 +31,7 @@ from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.heap import freeze_start_up_objects
+from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
 from mysqltop.views.tui.position import Position
@@ -111,6 +112,7 @@ class MysqltopApp(App[None]):
             self.say(note, "warning", 10)
         # Textual's own escape (or the palette) may restore a zoomed pane: follow it.
         self.watch(self.main_screen, "maximized", self._maximized_changed, init=False)
+        exit_on_terminate(self)
         self.feed.start(self.post_message)
         self.set_interval(0.25, self.update_status)
         self.update_status()

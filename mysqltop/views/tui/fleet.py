@@ -28,6 +28,7 @@ from mysqltop.views.tui.feeds import FIRST_GAP
 from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.heap import freeze_start_up_objects
+from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.widgets.locks import copy_kill_line
@@ -58,6 +59,7 @@ class FleetApp(App[None]):
     def on_mount(self) -> None:
         for note in self.notes:
             self.notify(visible(note), severity="warning", timeout=10, markup=False)
+        exit_on_terminate(self)
         self.poller.start()
         self.set_interval(REFRESH_S, self.refresh_rows)
         self.refresh_rows()
