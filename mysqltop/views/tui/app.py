@@ -31,11 +31,11 @@ from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
 from mysqltop.views.tui.heap import freeze_start_up_objects
-from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
 from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
+from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane

@@ -28,9 +28,9 @@ from mysqltop.views.tui.feeds import FIRST_GAP
 from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.heap import freeze_start_up_objects
-from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import HelpScreen
+from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
