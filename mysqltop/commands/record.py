@@ -136,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
     engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    from mysqltop.views.stop_signals import stop_signals
+
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in stop_signals()}
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
     until = (f"{_clock(time.time() + duration)} ({args.duration})" if duration is not None
              else _samples(args.count) if args.count else "Ctrl-C")
@@ -158,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if timer is not None:
             timer.cancel()
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         engine.close()
     if engine.recording_stopped is not None:
         raise UserError(f"{args.file}: {engine.recording_stopped.detail}", 1)

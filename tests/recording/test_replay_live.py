@@ -163,20 +163,26 @@ def test_record_file_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert notrec.read_text() == "my notes\n" * 100                # never clobbered
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_and_sigterm_stop_cleanly(loaded, tmp_path, sig) -> None:  # type: ignore[no-untyped-def]
-    path = tmp_path / "stop.mtrec"
-    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
-                             "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+def _samples_in(path: Path, at_least: int, timeout: float = 30) -> int:
+    """Samples in a recording being written, once there are `at_least` (or the cap passes)."""
+    deadline = time.monotonic() + timeout
     n = 0
-    while time.monotonic() < deadline and n < 3:
+    while time.monotonic() < deadline and n < at_least:
         time.sleep(0.2)
         try:
             with RecordingReader(path) as r:
                 n = len(r)
         except Exception:  # noqa: BLE001 - not created yet
             n = 0
+    return n
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_sigterm_and_hangup_stop_cleanly(loaded, tmp_path, sig) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "stop.mtrec"
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
+                             "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    n = _samples_in(path, 3)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
@@ -184,6 +190,22 @@ def test_ctrl_c_and_sigterm_stop_cleanly(loaded, tmp_path, sig) -> None:  # type
     assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
     with RecordingReader(path) as r:
         assert len(r) >= n
+
+
+def test_a_recorder_started_under_nohup_outlives_the_hangup(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "nohup.mtrec"
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
+                             "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        n = _samples_in(path, 3)
+        proc.send_signal(signal.SIGHUP)
+        later = _samples_in(path, n + 5)
+        assert proc.poll() is None and later >= n + 5    # still recording after the hangup
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
 
 
 def test_record_trigger_prints_readable_values_and_says_when_it_never_held(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""`kill PID` ends the TUI as `q` does (views.tui.signals)."""
+"""`kill PID` or a dropped session ends the TUI as `q` does (views.tui.signals)."""
 
 from __future__ import annotations
 
@@ -6,20 +6,25 @@ import os
 import re
 import signal
 import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from .pty_app import PtyApp
 
 LEAVE_ALT_SCREEN = b"\x1b[?1049l"
 
 
-def test_sigterm_ends_the_tui_and_gives_the_terminal_back() -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_hangup_ends_the_tui_and_gives_the_terminal_back(sig: signal.Signals) -> None:
     exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
     app = PtyApp([exe, "demo"], (100, 30))
     status = None
     try:
         assert app.wait_for(re.compile(rb"Latch hotspots"), timeout=60) is not None
         drawn = len(app.raw)
-        os.kill(app.pid, signal.SIGTERM)
+        os.kill(app.pid, sig)
         for _ in range(600):                      # up to 60 s on a busy box
             app.drain(0.1)
             pid, status = os.waitpid(app.pid, os.WNOHANG)
@@ -29,3 +34,39 @@ def test_sigterm_ends_the_tui_and_gives_the_terminal_back() -> None:
         app.quit()
     assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert LEAVE_ALT_SCREEN in app.raw[drawn:]
+
+
+@pytest.mark.live
+def test_a_dropped_session_closes_the_live_recording(mariadb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from mysqltop.recording.reader import RecordingReader
+
+    exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
+    path = tmp_path / "live.mtrec"
+    app = PtyApp([exe, *mariadb.cli_args(), "--interval", "0.2", "--record", str(path)], (100, 30))
+    status = None
+    n = 0
+    try:
+        assert app.wait_for(re.compile(rb"REC"), timeout=60) is not None
+        deadline = time.monotonic() + 60
+        while n < 3 and time.monotonic() < deadline:
+            app.drain(0.2)
+            try:
+                with RecordingReader(path) as r:
+                    n = len(r)
+            except Exception:  # noqa: BLE001 - not readable yet
+                n = 0
+        assert n >= 3
+        os.close(app.fd)                          # the terminal goes away: the kernel sends SIGHUP
+        for _ in range(600):
+            time.sleep(0.1)
+            pid, status = os.waitpid(app.pid, os.WNOHANG)
+            if pid:
+                break
+    finally:
+        if status is None:
+            os.kill(app.pid, signal.SIGKILL)
+            os.waitpid(app.pid, 0)
+    assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
+    with RecordingReader(path) as r:
+        assert len(r) >= n
