@@ -101,8 +101,9 @@ def _table(rows: list[tuple[str, str, str, str, str, str]]) -> list[str]:
                               *(c.rjust(w) for c, w in zip(r[2:5], widths[2:5])), r[5]]).rstrip() for r in rows]
 
 
-def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None, listed: int | None = None) -> str:
-    """`top` hotspots; `listed` transactions and sessions at most (None: locks_text's default)."""
+def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
+               listed: int = locks_text.TOP_TRANSACTIONS) -> str:
+    """`top` hotspots; `listed` transactions and sessions at most."""
     s = f.server
     head = f"== {iso_utc(f.time)}"
     head += f"  Δ{f.elapsed:.2f}s" if f.elapsed is not None else "  (first sample: no rates yet)"
@@ -147,7 +148,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None, list
                                      ("waiting now", fmt_num(lk.row_lock_current_waits)),
                                      ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
                                      ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]), width))
-    out += locks_text.text_lines(f) if listed is None else locks_text.text_lines(f, listed)
+    out += locks_text.text_lines(f, listed)
     m = f.semaphores
     out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),

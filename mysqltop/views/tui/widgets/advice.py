@@ -7,7 +7,7 @@ from typing import Sequence
 from rich.text import Text
 
 from mysqltop.core.frame import Frame, severity_rank
-from mysqltop.views.tui.widgets.pane import Pane, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.core.safe_text import visible
 
 # mark and Palette style per severity
@@ -29,6 +29,6 @@ class AdvicePane(Pane):
             lines.append(msg)
             if a.evidence:
                 lines.append(Text("   " + visible(a.evidence), style=p.dim))
-        out = join(lines).text()
+        out = Rows(lines).text()
         out.no_wrap = False   # advice is prose: wrap it rather than cut it
         return out

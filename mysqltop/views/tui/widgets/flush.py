@@ -9,7 +9,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType, gauge, kv_lines, sparkline, trend_arrow
 
 
@@ -58,4 +58,4 @@ class FlushPane(Pane):
             lines += self.zoom_chart(trend, [Series("history list", hist),
                                              Series("pages flushed/s", [x.flush.pages_flushed_per_s for x in trend])],
                                      "purge lag (history list length) and flushing", room)
-        return join(lines)
+        return Rows(lines)

@@ -9,7 +9,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import gauge, kv_lines, split_bar
 
 # glyph per CPU state so the split reads without colour too; the last item names a Palette style
@@ -23,7 +23,7 @@ class HostPane(Pane):
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         h, p = frame.host, self.palette
         if h is None:
-            return join([Text("no host metrics (server on another host, or the recording has none)", style=p.dim)])
+            return Rows([Text("no host metrics (server on another host, or the recording has none)", style=p.dim)])
         lines: list[Text | str] = []
         ratio = None if h.run_queue is None or not h.cpus else h.run_queue / h.cpus
         rq = f"{units.num(h.run_queue)}/{units.num(h.cpus)} cores"
@@ -55,4 +55,4 @@ class HostPane(Pane):
                                                               for x in trend])], "run queue against cores", room)
             lines += self.zoom_chart(trend, [Series("cpu busy % (usr+sys+io)", [busy(x) for x in trend])],
                                      "host CPU, % of all cores", room)
-        return join(lines)
+        return Rows(lines)

@@ -12,7 +12,7 @@ from mysqltop.core.hotspots import SOURCE_SHORT
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
                                                sparkline, table_lines)
 
@@ -159,4 +159,4 @@ class HotspotsPane(Pane):
             what = "wait ms/s" if use_time else "waits/s"
             lines += self.zoom_chart(trend, series, f"top latches, {what}", self.chart_room(len(lines) + 2))
         lines += sources_lines(frame, width, p)
-        return join(lines)
+        return Rows(lines)

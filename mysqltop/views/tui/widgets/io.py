@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mysqltop.core.frame import Frame, IoThread
 from mysqltop.core import units
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, clip
@@ -59,7 +59,7 @@ class IoPane(Pane):
                                              Series("writes/s", [f.io.writes_per_s for f in trend]),
                                              Series("fsyncs/s", [f.io.fsyncs_per_s for f in trend])],
                                      "completed IO per second", room)
-            return join(lines)
+            return Rows(lines)
         groups = group_threads(io.threads)
         if not groups:
             lines.append(Text("no per-thread states from this server", style=p.dim))
@@ -68,4 +68,4 @@ class IoPane(Pane):
             who = f"{role} ×{len(ids)}" if len(ids) > 1 else f"{role} #{ids[0]}"
             who = clip(who, max(8, width // 3)).ljust(max(8, min(18, width // 3)))
             lines.append(Text.assemble((who, p.strong), " ", clip(state, max(1, width - len(who) - 1))))
-        return join(lines)
+        return Rows(lines)

@@ -15,7 +15,7 @@ from rich.text import Text
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.views import locks_text as lt
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import kv_lines, sparkline
 
 TREND_W = 12
@@ -70,7 +70,7 @@ class LocksPane(Pane):
             lines += [_fit(lt.transaction_line(t), width) for t in frame.transactions[:lt.TOP_TRANSACTIONS * many]]
         if (why := lt.not_read(frame, "transactions")) is not None:
             lines.append(_fit(f"transactions not read: {why}", width, p.note))
-        return join(lines)
+        return Rows(lines)
 
 
 def copy_kill_line(app: object, frame: Frame | None) -> None:

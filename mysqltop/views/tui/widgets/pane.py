@@ -56,10 +56,6 @@ class Rows:
         return Text("\n", no_wrap=True, overflow="crop", end="").join(self.lines)
 
 
-def join(lines: Sequence[Text | str]) -> Rows:
-    return Rows(lines)
-
-
 def stale_reason(frame: Frame) -> str:
     return frame.errors.get("poll") or frame.errors.get("recording") or next(iter(frame.errors.values()), "")
 

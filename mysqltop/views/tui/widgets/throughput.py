@@ -13,7 +13,7 @@ from rich.text import Text
 from mysqltop.core.frame import Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
-from mysqltop.views.tui.widgets.pane import Pane, Rows, join
+from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import DIM, StyleType, block_chart, kv_lines
 
 GUTTER = 6
@@ -51,7 +51,7 @@ class ThroughputPane(Pane):
         if self.zoomed:
             series = [Series("tps", [f.throughput.tps for f in trend]), Series("qps", [f.throughput.qps for f in trend])]
             lines += self.zoom_chart(trend, series, "TPS / QPS", self.chart_room(len(lines)))
-            return join(lines)
+            return Rows(lines)
         lines = lines[: max(1, self.rows // 3)] if self.rows < 8 else lines
         room = max(0, self.rows - len(lines))
         n = max(0, width - GUTTER)
@@ -61,4 +61,4 @@ class ThroughputPane(Pane):
             lines += chart("qps", [f.throughput.qps for f in trend][-n:], width, room - tps_h, p.warm, p.dim)
         elif room == 1:
             lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, 1, p.ok, p.dim)
-        return join(lines)
+        return Rows(lines)
