@@ -136,9 +136,13 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
     engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
-    from mysqltop.views.stop_signals import stop_signals
+    from mysqltop.views.stop_signals import leave_terminal, stop_signals
 
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in stop_signals()}
+    def stopped(sig: int, _frame: object) -> None:
+        leave_terminal(sig)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, stopped) for sig in stop_signals()}
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
     until = (f"{_clock(time.time() + duration)} ({args.duration})" if duration is not None
              else _samples(args.count) if args.count else "Ctrl-C")

@@ -7,7 +7,9 @@ under `nohup` asked to outlive the hangup, so SIGHUP is left alone when it is ig
 
 from __future__ import annotations
 
+import os
 import signal
+import stat
 
 
 def stop_signals() -> list[signal.Signals]:
@@ -15,3 +17,17 @@ def stop_signals() -> list[signal.Signals]:
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
         wanted.append(signal.SIGHUP)
     return wanted
+
+
+def leave_terminal(sig: int) -> None:
+    """After a hangup the terminal answers every write with EIO: send what is still to be said
+    (the closing summary, outage notes) to /dev/null rather than end in a traceback."""
+    if sig != signal.SIGHUP:
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in (1, 2):
+            if stat.S_ISCHR(os.fstat(fd).st_mode):     # isatty() is already False once hung up
+                os.dup2(null, fd)
+    finally:
+        os.close(null)

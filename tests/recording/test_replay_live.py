@@ -192,6 +192,31 @@ def test_ctrl_c_sigterm_and_hangup_stop_cleanly(loaded, tmp_path, sig) -> None: 
         assert len(r) >= n
 
 
+def test_a_recorder_whose_terminal_hangs_up_closes_the_file_and_exits_0(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.pty_app import PtyApp
+
+    path = tmp_path / "hup.mtrec"
+    app = PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(), "--interval", "0.2"],
+                 (100, 30))
+    status = None
+    try:
+        n = _samples_in(path, 3)
+        os.close(app.fd)                  # the ssh session drops: SIGHUP, then EIO on every write
+        deadline = time.monotonic() + 30
+        while status is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            pid, st = os.waitpid(app.pid, os.WNOHANG)
+            status = st if pid else None
+    finally:
+        if status is None:
+            os.kill(app.pid, signal.SIGKILL)
+            os.waitpid(app.pid, 0)
+    assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert not os.path.exists(f"{path}-wal")
+    with RecordingReader(path) as r:
+        assert len(r) >= n
+
+
 def test_a_recorder_started_under_nohup_outlives_the_hangup(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "nohup.mtrec"
     proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
