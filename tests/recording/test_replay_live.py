@@ -22,6 +22,8 @@ from mysqltop.sources.live import open_live_source
 from mysqltop.sources.replay import ReplaySource
 from mysqltop.views.headless import json_frame
 from tests.support.load import LoadGenerator, LoadSpec
+from tests.support.recorded import samples_in
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,18 +165,10 @@ def test_record_file_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert notrec.read_text() == "my notes\n" * 100                # never clobbered
 
 
-def _samples_in(path: Path, at_least: int, timeout: float = 30) -> int:
-    """Samples in a recording being written, once there are `at_least` (or the cap passes)."""
-    deadline = time.monotonic() + timeout
-    n = 0
-    while time.monotonic() < deadline and n < at_least:
-        time.sleep(0.2)
-        try:
-            with RecordingReader(path) as r:
-                n = len(r)
-        except Exception:  # noqa: BLE001 - not created yet
-            n = 0
-    return n
+def _at_least(path: Path, n: int) -> int:
+    """Samples in a recording being written, once it holds `n`."""
+    wait_until(lambda: samples_in(path) >= n, timeout=30)
+    return samples_in(path)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
@@ -182,7 +176,7 @@ def test_ctrl_c_sigterm_and_hangup_stop_cleanly(loaded, tmp_path, sig) -> None: 
     path = tmp_path / "stop.mtrec"
     proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(),
                              "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    n = _samples_in(path, 3)
+    n = _at_least(path, 3)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
@@ -198,19 +192,12 @@ def test_a_recorder_whose_terminal_hangs_up_closes_the_file_and_exits_0(loaded, 
     path = tmp_path / "hup.mtrec"
     app = PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(), "--interval", "0.2"],
                  (100, 30))
-    status = None
     try:
-        n = _samples_in(path, 3)
-        os.close(app.fd)                  # the ssh session drops: SIGHUP, then EIO on every write
-        deadline = time.monotonic() + 30
-        while status is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-            pid, st = os.waitpid(app.pid, os.WNOHANG)
-            status = st if pid else None
+        n = _at_least(path, 3)
+        app.hang_up()                     # the ssh session drops: SIGHUP, then EIO on every write
+        status = app.exit_status(30)
     finally:
-        if status is None:
-            os.kill(app.pid, signal.SIGKILL)
-            os.waitpid(app.pid, 0)
+        app.quit()
     assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     assert not os.path.exists(f"{path}-wal")
     with RecordingReader(path) as r:
@@ -223,10 +210,10 @@ def test_a_recorder_started_under_nohup_outlives_the_hangup(loaded, tmp_path) ->
                              "--interval", "0.2"], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     try:
-        n = _samples_in(path, 3)
+        n = _at_least(path, 3)
         proc.send_signal(signal.SIGHUP)
-        later = _samples_in(path, n + 5)
-        assert proc.poll() is None and later >= n + 5    # still recording after the hangup
+        assert _at_least(path, n + 5) >= n + 5           # still recording after the hangup
+        assert proc.poll() is None
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)

@@ -34,6 +34,7 @@ class PtyApp:
         self.bytes = 0
         self.keep = keep
         self.raw = b""                 # everything written to the terminal (when keep)
+        self.hung_up = False
 
     def drain(self, seconds: float) -> bytes:
         """Read output for `seconds`; returns what arrived with ANSI codes stripped."""
@@ -82,24 +83,41 @@ class PtyApp:
         rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
         return (c1 - c0) / (t1 - t0) * 100.0, rss
 
+    def hang_up(self) -> None:
+        """Close the terminal as a dropped ssh session does: the kernel sends the program SIGHUP."""
+        os.close(self.fd)
+        self.hung_up = True
+
+    def exit_status(self, timeout: float) -> int | None:
+        """The wait status once the program has ended (its output drained meanwhile), or None."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return status
+            if self.hung_up:
+                time.sleep(0.1)
+            else:
+                self.drain(0.1)
+        return None
+
     def quit(self) -> None:
+        """`q`, then SIGTERM, then SIGKILL, each given 2 s; the terminal is closed after."""
         try:
-            os.write(self.fd, b"q")
-            for _ in range(40):
-                self.drain(0.05)
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
+            if not self.hung_up:
+                os.write(self.fd, b"q")
+                if self.exit_status(2.0) is not None:
                     return
             os.kill(self.pid, signal.SIGTERM)
-            for _ in range(40):
-                time.sleep(0.05)
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
-                    return
+            if self.exit_status(2.0) is not None:
+                return
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         except (OSError, ChildProcessError):
             pass
         finally:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
+            if not self.hung_up:
+                try:
+                    self.hang_up()
+                except OSError:
+                    pass

@@ -6,10 +6,12 @@ import os
 import re
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.recorded import samples_in
+from tests.support.waiting import wait_until
 
 from .pty_app import PtyApp
 
@@ -25,11 +27,7 @@ def test_sigterm_or_hangup_ends_the_tui_and_gives_the_terminal_back(sig: signal.
         assert app.wait_for(re.compile(rb"Latch hotspots"), timeout=60) is not None
         drawn = len(app.raw)
         os.kill(app.pid, sig)
-        for _ in range(600):                      # up to 60 s on a busy box
-            app.drain(0.1)
-            pid, status = os.waitpid(app.pid, os.WNOHANG)
-            if pid:
-                break
+        status = app.exit_status(60)                 # generous: a busy box
     finally:
         app.quit()
     assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
@@ -43,29 +41,14 @@ def test_a_dropped_session_closes_the_live_recording(mariadb, tmp_path: Path) ->
     exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
     path = tmp_path / "live.mtrec"
     app = PtyApp([exe, *mariadb.cli_args(), "--interval", "0.2", "--record", str(path)], (100, 30))
-    status = None
-    n = 0
     try:
         assert app.wait_for(re.compile(rb"REC"), timeout=60) is not None
-        deadline = time.monotonic() + 60
-        while n < 3 and time.monotonic() < deadline:
-            app.drain(0.2)
-            try:
-                with RecordingReader(path) as r:
-                    n = len(r)
-            except Exception:  # noqa: BLE001 - not readable yet
-                n = 0
-        assert n >= 3
-        os.close(app.fd)                          # the terminal goes away: the kernel sends SIGHUP
-        for _ in range(600):
-            time.sleep(0.1)
-            pid, status = os.waitpid(app.pid, os.WNOHANG)
-            if pid:
-                break
+        wait_until(lambda: samples_in(path) >= 3, pause=app.drain)
+        n = samples_in(path)
+        app.hang_up()                                # the terminal goes away: the kernel sends SIGHUP
+        status = app.exit_status(60)
     finally:
-        if status is None:
-            os.kill(app.pid, signal.SIGKILL)
-            os.waitpid(app.pid, 0)
+        app.quit()
     assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
     with RecordingReader(path) as r:
