@@ -295,3 +295,18 @@ async def test_start_up_objects_are_kept_out_of_later_full_collections() -> None
     app = replay_app(samples(3))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: gc.get_freeze_count() > 10_000)
+
+
+@pilot
+async def test_full_collections_run_on_the_apps_timer_not_on_a_keys_allocations() -> None:
+    """A full collection set off by allocations mostly came while a key's answer was drawn (20–40
+    ms on a saturated box): while the app runs, the interpreter starts none (the app's timer does),
+    and the thresholds come back when it ends."""
+    import gc
+
+    before = gc.get_threshold()
+    app = replay_app(samples(3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: gc.get_threshold()[2] > 10**6)
+        assert gc.get_threshold()[:2] == before[:2]
+    assert gc.get_threshold() == before

@@ -30,7 +30,7 @@ from mysqltop.core.sample import Failure
 from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
 from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
-from mysqltop.views.tui.heap import freeze_start_up_objects
+from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
 from mysqltop.views.tui.position import Position
@@ -91,6 +91,7 @@ class MysqltopApp(App[None]):
         self._held: FrameReady | None = None       # newest frame while a live view is paused
         self.good_frame: Frame | None = None       # last non-stale frame, shown while stale
         # one toast when the server stops giving data, one when it is back (and whether it restarted)
+        self.collections = Collections()
         self.outage = OutageNotes(lambda text: self.say(text, "warning", 8), doing="showing the last good numbers")
 
     # -- layout ---------------------------------------------------------------------------
@@ -116,7 +117,7 @@ class MysqltopApp(App[None]):
         self.feed.start(self.post_message)
         self.set_interval(0.25, self.update_status)
         self.update_status()
-        self.call_after_refresh(freeze_start_up_objects)
+        self.collections.start(self)
 
     def say(self, text: str, severity: SeverityLevel = "information", timeout: float = 4) -> None:
         """A toast of text that may be untrusted: controls made visible, never read as markup."""
@@ -158,6 +159,7 @@ class MysqltopApp(App[None]):
 
     def on_unmount(self) -> None:
         self.feed.stop()
+        self.collections.stop()
 
     # -- data -----------------------------------------------------------------------------
     def on_frame_ready(self, message: FrameReady) -> None:

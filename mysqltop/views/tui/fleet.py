@@ -27,7 +27,7 @@ from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.views.tui.feeds import FIRST_GAP
 from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
-from mysqltop.views.tui.heap import freeze_start_up_objects
+from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.position import Position
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.signals import exit_on_terminate
@@ -47,6 +47,7 @@ class FleetApp(App[None]):
         super().__init__()
         self.poller, self.interval, self.notes = poller, interval, notes
         self._states: dict[str, ServerState] = {}
+        self.collections = Collections()
         self._summary_shown = ""
 
     def compose(self) -> ComposeResult:
@@ -63,11 +64,12 @@ class FleetApp(App[None]):
         self.poller.start()
         self.set_interval(REFRESH_S, self.refresh_rows)
         self.refresh_rows()
-        self.call_after_refresh(freeze_start_up_objects)
+        self.collections.start(self)
         self.table.focus()
 
     def on_unmount(self) -> None:
         self.poller.stop()
+        self.collections.stop()
 
     def state_of(self, server: str) -> ServerState | None:
         return self._states.get(server)
