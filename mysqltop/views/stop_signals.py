@@ -21,13 +21,15 @@ def stop_signals() -> list[signal.Signals]:
 
 def leave_terminal(sig: int) -> None:
     """After a hangup the terminal answers every write with EIO: send what is still to be said
-    (the closing summary, outage notes) to /dev/null rather than end in a traceback."""
+    (the closing summary, outage notes) to /dev/null rather than end in a traceback. A SIGHUP
+    from `kill -HUP` leaves a terminal that is still there alone."""
     if sig != signal.SIGHUP:
         return
     null = os.open(os.devnull, os.O_WRONLY)
     try:
         for fd in (1, 2):
-            if stat.S_ISCHR(os.fstat(fd).st_mode):     # isatty() is already False once hung up
+            # A hung-up terminal is still a character device, but no longer answers as a tty.
+            if stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd):
                 os.dup2(null, fd)
     finally:
         os.close(null)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -202,6 +203,24 @@ def test_a_recorder_whose_terminal_hangs_up_closes_the_file_and_exits_0(loaded, 
     assert not os.path.exists(f"{path}-wal")
     with RecordingReader(path) as r:
         assert len(r) >= n
+
+
+def test_kill_hup_with_the_terminal_still_there_says_the_summary_on_it(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Only a terminal that is gone has its output sent to /dev/null: `kill -HUP` from another
+    shell leaves the closing summary where the DBA is looking."""
+    from tests.tui.pty_app import PtyApp
+
+    path = tmp_path / "kill-hup.mtrec"
+    app = PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(), "--interval", "0.2"],
+                 (100, 30))
+    try:
+        _at_least(path, 3)
+        os.kill(app.pid, signal.SIGHUP)
+        status = app.exit_status(30)
+    finally:
+        app.quit()
+    assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert re.search(rb"\d+ samples \(\d+ KiB\) in .*kill-hup\.mtrec", app.raw), app.raw[-400:]
 
 
 def test_a_recorder_started_under_nohup_outlives_the_hangup(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
