@@ -90,8 +90,8 @@ class MysqltopApp(App[None]):
         self.last_good: float | None = None        # … of the last non-stale frame
         self._held: FrameReady | None = None       # newest frame while a live view is paused
         self.good_frame: Frame | None = None       # last non-stale frame, shown while stale
-        # one toast when the server stops giving data, one when it is back (and whether it restarted)
         self.collections = Collections()
+        # one toast when the server stops giving data, one when it is back (and whether it restarted)
         self.outage = OutageNotes(lambda text: self.say(text, "warning", 8), doing="showing the last good numbers")
 
     # -- layout ---------------------------------------------------------------------------

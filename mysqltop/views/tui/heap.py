@@ -5,12 +5,13 @@ few seconds under load and took 30–55 ms of CPU each, walking again and again 
 widgets and caches made at start-up. Once the app is up, what exists is collected once and frozen
 (kept out of later passes: gc.freeze), so a full pass walks only what was made since.
 
-That pass still takes 20–40 ms on a saturated box, and the interpreter starts one when
-allocations cross a threshold, which is most often while a key's answer is being drawn (a screen
-allocates a burst of strips and segments): of 300 keys at 64 threads of load, the ten slowest
-(55–70 ms) had each waited on one (bench/keys --trace). So the TUI keeps the young generations'
-automatic collections (under 5 ms) and runs the full one itself, on a timer: a key then meets one
-only by chance, 40 ms in FULL_EVERY seconds, and garbage in cycles still goes within that time.
+That pass still takes 20–130 ms on a saturated box (more as the trend fills), and the
+interpreter starts one when allocations cross a threshold, which is most often while a key's
+answer is being drawn (a screen allocates a burst of strips and segments): of 300 keys at 64
+threads of load, the ten slowest (55–70 ms) had each waited on one (bench/keys --trace). So the
+TUI keeps the young generations' automatic collections (under 5 ms) and runs the full one itself,
+on a timer: a key then meets one only by chance (6 of 1600 keys), and garbage in cycles still
+goes within FULL_EVERY seconds.
 """
 
 from __future__ import annotations
