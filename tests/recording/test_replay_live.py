@@ -172,6 +172,14 @@ def _at_least(path: Path, n: int) -> int:
     return samples_in(path)
 
 
+def _recorder_in_a_terminal(path: Path, db):  # type: ignore[no-untyped-def]
+    """`mysqltop record` at 0.2 s in a pseudo-terminal, as a DBA on ssh runs it."""
+    from tests.tui.pty_app import PtyApp
+
+    return PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *db.cli_args(), "--interval", "0.2"],
+                  (100, 30))
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_ctrl_c_sigterm_and_hangup_stop_cleanly(loaded, tmp_path, sig) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "stop.mtrec"
@@ -188,11 +196,8 @@ def test_ctrl_c_sigterm_and_hangup_stop_cleanly(loaded, tmp_path, sig) -> None: 
 
 
 def test_a_recorder_whose_terminal_hangs_up_closes_the_file_and_exits_0(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from tests.tui.pty_app import PtyApp
-
     path = tmp_path / "hup.mtrec"
-    app = PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(), "--interval", "0.2"],
-                 (100, 30))
+    app = _recorder_in_a_terminal(path, loaded)
     try:
         n = _at_least(path, 3)
         app.hang_up()                     # the ssh session drops: SIGHUP, then EIO on every write
@@ -208,11 +213,8 @@ def test_a_recorder_whose_terminal_hangs_up_closes_the_file_and_exits_0(loaded, 
 def test_kill_hup_with_the_terminal_still_there_says_the_summary_on_it(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Only a terminal that is gone has its output sent to /dev/null: `kill -HUP` from another
     shell leaves the closing summary where the DBA is looking."""
-    from tests.tui.pty_app import PtyApp
-
     path = tmp_path / "kill-hup.mtrec"
-    app = PtyApp([sys.executable, "-m", "mysqltop", "record", str(path), *loaded.cli_args(), "--interval", "0.2"],
-                 (100, 30))
+    app = _recorder_in_a_terminal(path, loaded)
     try:
         _at_least(path, 3)
         os.kill(app.pid, signal.SIGHUP)
