@@ -25,7 +25,7 @@ def find_incident() -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.replay_tui import replay_tui
+    from mysqltop.views.tui.replay_app import replay_tui
     from mysqltop.errors import UserError
 
     path = find_incident()
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 def lead_in(path: Path, seconds: float = 30.0) -> str | None:
     """Start the demo shortly before the first bookmark (the incident), not at quiet minute one."""
-    from mysqltop.commands.replay_tui import open_recording
+    from mysqltop.views.tui.replay_app import open_recording
 
     reader = open_recording(str(path))
     try:

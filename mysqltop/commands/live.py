@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.commands.checks import add_answer_timeout
+from mysqltop.config import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.commands.fleet import add_fleet_arguments
 
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record_path(path: str) -> None:
     """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
     read-only directory, a directory, an existing file that is not a recording)."""
-    from mysqltop.commands.checks import check_writable
+    from mysqltop.recording.target import check_writable
     from mysqltop.errors import UserError
 
     try:
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
+    from mysqltop.views.terminal import check_terminal
     from mysqltop.errors import UserError
 
     from mysqltop.sources.fleet import host_list
@@ -90,7 +91,8 @@ def _run(args: argparse.Namespace) -> int:
     from mysqltop.engine import Engine
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
-    from mysqltop.views.tui.feeds import FIRST_GAP, LiveFeed
+    from mysqltop.core.pacing import FIRST_GAP
+    from mysqltop.views.tui.feeds import LiveFeed
 
     engine = Engine(source, FramePipeline())
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))

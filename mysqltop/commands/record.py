@@ -13,7 +13,7 @@ import time
 
 from mysqltop.core.sample import ServerIdentity
 
-from mysqltop.commands.checks import add_answer_timeout
+from mysqltop.config import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
-    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_writable
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
+    from mysqltop.recording.target import check_writable
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.

@@ -14,6 +14,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.replay_tui import replay_tui
+    from mysqltop.views.tui.replay_app import replay_tui
 
     return replay_tui(args.file, start=args.start, speed=args.speed)

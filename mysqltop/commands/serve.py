@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from typing import Callable
 
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
     from mysqltop.sources.fleet import host_list, member_options, open_fleet
 

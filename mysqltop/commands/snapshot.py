@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from mysqltop.commands.checks import add_answer_timeout
+from mysqltop.config import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.core.frame import Frame
 
@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from mysqltop.commands.checks import check_answer_timeout, check_interval
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
     from mysqltop.errors import UserError
 
     check_answer_timeout(args.answer_timeout)

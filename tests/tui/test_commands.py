@@ -8,7 +8,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.commands.demo import find_incident
-from mysqltop.commands.replay_tui import replay_app
+from mysqltop.views.tui.replay_app import replay_app
 from mysqltop.core import units
 from mysqltop.errors import UserError
 from mysqltop.recording.writer import RecordingWriter

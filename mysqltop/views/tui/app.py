@@ -29,7 +29,8 @@ from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
 from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
-from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
+from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
+from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.keys import KEYS, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo

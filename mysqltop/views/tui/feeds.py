@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.engine import Recorder
 from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
@@ -37,16 +38,6 @@ if TYPE_CHECKING:
 MakeMessage = Callable[[], "Message"]
 
 TREND = 300                                           # frames kept for charts and sparklines
-INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
-FIRST_GAP = 0.3                                       # s between the first two live polls
-SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-
-
-def step_choice(choices: tuple[float, ...], current: float, direction: int) -> float:
-    """The next value up (+1) or down (-1) the ladder from `current` (which may be off-ladder)."""
-    if direction > 0:
-        return next((c for c in choices if c > current + 1e-9), choices[-1])
-    return next((c for c in reversed(choices) if c < current - 1e-9), choices[0])
 
 
 class Feed:

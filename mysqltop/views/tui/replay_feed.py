@@ -17,7 +17,8 @@ from typing import Any, Callable
 from mysqltop.engine import run_paced
 from mysqltop.recording.cursor import ReplayCursor
 from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
-from mysqltop.views.tui.feeds import SPEEDS, TREND, Feed, step_choice
+from mysqltop.core.pacing import SPEEDS, step_choice
+from mysqltop.views.tui.feeds import TREND, Feed
 from mysqltop.views.tui.messages import FeedNotice, FeedOpened, FrameReady, ReplayInfo
 from mysqltop.views.tui.position import Position
 

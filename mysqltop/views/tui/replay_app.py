@@ -1,4 +1,4 @@
-"""The replay TUI over a recording file, shared by `replay` and `demo`: FILE and --start are
+"""The replay TUI over a recording file, used by `replay` and `demo`: FILE and --start are
 checked (one line each) before the screen opens."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
     """Shared by `replay` and `demo`: open and validate FILE and --start, build the App."""
     from pathlib import Path
 
-    from mysqltop.commands.checks import check_speed
+    from mysqltop.core.pacing import check_speed
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.errors import UserError
@@ -57,7 +57,7 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
 
 
 def replay_tui(path: str, command: str = "replay", **kw: Any) -> int:
-    from mysqltop.commands.checks import check_terminal
+    from mysqltop.views.terminal import check_terminal
 
     app = replay_app(path, **kw)            # FILE and --start first: their errors say more
     check_terminal(command)
