@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mysqltop.core.pacing import DEFAULT_SPEED
+
 HELP = "TUI replay of the bundled incident recording (no server needed)"
 NAME = "incident.mtrec"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    p.add_argument("--speed", type=float, default=DEFAULT_SPEED, help=f"playback speed (default {DEFAULT_SPEED:g})")
     p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
     p.add_argument("--path", action="store_true",
                    help="print where the bundled recording is and exit, e.g. for "

@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.config import add_answer_timeout
-from mysqltop.config import add_connection_arguments
+from mysqltop.config import add_answer_timeout, add_connection_arguments
 from mysqltop.commands.fleet import add_fleet_arguments
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "live TUI against a server (the default command)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls (default {DEFAULT_INTERVAL:g})")
     add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")

@@ -36,8 +36,6 @@ def _stderr(message: str) -> None:
 
 
 class ReplaySource:
-    replay = True     # the engine reads replay sources unpaced unless asked otherwise
-
     def __init__(self, path: str | os.PathLike[str], start: str | float | None = None,
                  end: str | float | None = None, *, on_damage: Callable[[str], None] | None = _stderr,
                  tz: tzinfo | None = None) -> None:
@@ -155,6 +153,20 @@ class ReplaySource:
             yield pipe.push(raw, polls=polls), raw
             if raw.error is None:       # a stale sample carries no counters: the next spans it
                 prev = i
+
+    def unreadable(self) -> UserError:
+        """The one line for a range none of whose samples could be read: how many, and why the
+        first one could not (a command that reads nothing must fail, and say so)."""
+        why = ""
+        try:
+            self.reader.sample(self.first)
+        except UserError as exc:
+            why = f": {getattr(exc, 'reason', None) or exc.message}"
+        except IndexError:
+            pass
+        n = len(self)
+        return UserError(f"{self.reader.path}: none of the {n} sample{'s' if n != 1 else ''} in range "
+                         f"could be read (damaged{why}); nothing to show", 1)
 
     def close(self) -> None:
         self.reader.close()
