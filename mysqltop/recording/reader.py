@@ -208,6 +208,11 @@ class RecordingReader:
         return self._len
 
     @property
+    def first(self) -> int:
+        """The oldest index (a file keeps every sample; the live ring drops old ones)."""
+        return 0
+
+    @property
     def segment_starts(self) -> list[int]:
         return list(self._segment_starts)
 

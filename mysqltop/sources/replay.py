@@ -23,7 +23,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
-from mysqltop.recording.cursor import Pipeline, ReplayCursor
+from mysqltop.recording.cursor import Pipeline, Cursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
@@ -40,7 +40,7 @@ class ReplaySource:
                  end: str | float | None = None, *, on_damage: Callable[[str], None] | None = _stderr,
                  tz: tzinfo | None = None) -> None:
         self.reader = RecordingReader(path)
-        self.cursor = ReplayCursor(self.reader)
+        self.cursor = Cursor(self.reader)
         self.on_damage = on_damage
         self.damaged: list[DamagedRange] = []
         try:
@@ -75,7 +75,7 @@ class ReplaySource:
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
 
     def prime(self, pipeline: Pipeline) -> int:
-        """Warm `pipeline` up on the samples before the range (see ReplayCursor.prime)."""
+        """Warm `pipeline` up on the samples before the range (see Cursor.prime)."""
         return self.cursor.prime(pipeline, self.first)
 
     @staticmethod

@@ -28,6 +28,8 @@ class ListReader:
         self.bookmarks = list(bookmarks)
         self.meta = {"interval": 1.0, "server": {"address": "db1:3306"}}
 
+    first = 0
+
     def __len__(self) -> int:
         return len(self._samples)
 

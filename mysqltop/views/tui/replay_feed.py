@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
-from mysqltop.recording.cursor import ReplayCursor
+from mysqltop.recording.cursor import Cursor
 from mysqltop.views.tui.feed_commands import FeedCommand, Jump, NextBookmark, Play, SeekTime, Speed, Step
 from mysqltop.core.pacing import SPEEDS, step_choice
 from mysqltop.views.tui.feeds import TREND, Feed
@@ -49,7 +49,7 @@ class ReplayFeed(Feed):
         self.speed = speed
         self.playing = playing
         self.reader: Any = None
-        self.cursor: ReplayCursor | None = None
+        self.cursor: Cursor | None = None
         self.count = 0
         self.bookmarks: tuple[tuple[float, str], ...] = ()
         self.moved_at = 0.0                 # monotonic time a sample was last shown
@@ -61,7 +61,7 @@ class ReplayFeed(Feed):
     # -- thread body ------------------------------------------------------------------------
     def run(self) -> None:
         self.reader = self.open_reader()
-        self.cursor = cur = ReplayCursor(self.reader, self.new_pipeline)
+        self.cursor = cur = Cursor(self.reader, self.new_pipeline)
         self.count = len(cur)
         if self.count == 0:
             self._post(partial(FeedNotice, "the recording holds no samples", "error"))
