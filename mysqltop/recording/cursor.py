@@ -69,6 +69,7 @@ class Cursor:
         self._warm: OrderedDict[int, Frame] = OrderedDict()
         self._pipe: Pipeline | None = None
         self._pipe_at = -2        # last index pushed (or stepped over) in _pipe
+        self._asked = -1          # the index frame_at was last asked for
 
     def __len__(self) -> int:
         return len(self.store)
@@ -201,9 +202,12 @@ class Cursor:
         hit = self._advised_from_cache(i)
         if hit is not None:
             return hit
+        backwards, self._asked = i < self._asked, i
         if self._pipe is None or self._pipe_at != i - 1:
             self._pipe = self.new_pipeline()
-            for j in range(self._warm_from(i), i):
+            # Stepping back: warm up a window further, so the next `window` steps back are
+            # judged over cached frames (no derive) instead of each warming up again.
+            for j in range(self._warm_from(i - self.window if backwards else i), i):
                 self._push(j, exact=False)
         return self._push(i, exact=True)
 

@@ -5,28 +5,33 @@ RawSamples by index (recording/cursor.py). Indexes are absolute and never reused
 i-th sample of the session — so a cursor or a frame cache keyed by index stays right while old
 samples drop out at the front.
 
-Memory is bounded by `capacity` samples and kept small the way the recording file does it: each
-sample's text (format.sample_text) is delta-coded against the one before (codec.py), with a
-keyframe coded alone every KEYFRAME_EVERY samples; the server identity and the variables are held
-once per change, not once per sample. Samples drop out in whole keyframe groups, so every sample
-held decodes. bench/history measures the bytes per sample held.
+Memory is bounded by `capacity` samples and kept small: each sample's text (format.sample_text,
+as in a recording) is deflated with the text of the last keyframe as preset dictionary (successive
+polls share almost every line), a keyframe deflated alone every KEYFRAME_EVERY samples; the server
+identity and the variables are held once per change, not once per sample. Any sample decodes from
+its keyframe and itself. Samples drop out in whole keyframe groups, so every sample held decodes.
+The recording codec (codec.py) packs twice as tight but costs five times the CPU per poll, which
+the live TUI pays every second whether or not anyone steps back; bench/history measures both
+bytes per sample held and CPU per append.
 """
 
 from __future__ import annotations
 
 import bisect
+import zlib
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.errors import UserError
-from mysqltop.recording import codec
 from mysqltop.recording.format import parse_sample_text, sample_text
 
 KEYFRAME_EVERY = 20      # bounds the samples decoded to reach any one (as in a recording)
 DEFAULT_SECONDS = 3600   # the live TUI keeps the last hour (at its interval; see capacity_for)
 MAX_SAMPLES = 14_400     # … but never more samples than this (an hour at 0.25 s)
-_DECODED = 48            # decoded texts kept: stepping back through a chain decodes it once
+LEVEL = 6
+ZDICT = 32768            # deflate's window: the preset dictionary's tail that can be referred to
+_KEYS = 4                # keyframe texts kept decoded (each serves its KEYFRAME_EVERY samples)
 
 
 def capacity_for(interval: float, seconds: float = DEFAULT_SECONDS) -> int:
@@ -38,7 +43,7 @@ def capacity_for(interval: float, seconds: float = DEFAULT_SECONDS) -> int:
 class _Entry:
     wall: float
     mono: float
-    key: bool                       # coded alone (else against the entry before it)
+    key: int                        # index of the keyframe it was deflated against (itself: alone)
     payload: bytes
     server: ServerIdentity
     variables: dict[str, str]
@@ -49,9 +54,8 @@ class SampleRing:
         self.capacity = max(2 * KEYFRAME_EVERY, capacity)
         self._entries: deque[_Entry] = deque()
         self._first = 0                 # absolute index of _entries[0]
-        self._prev: codec.Decoded | None = None
-        self._since_key = 0
-        self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
+        self._key: tuple[int, bytes] | None = None     # (index, text) of the newest keyframe
+        self._keys: OrderedDict[int, bytes] = OrderedDict()   # decoded keyframe texts
         self._samples: OrderedDict[int, RawSample] = OrderedDict()
 
     # -- the store the cursor reads ---------------------------------------------------------
@@ -76,8 +80,8 @@ class SampleRing:
             return hit
         e = self._entry(i)
         try:
-            raw = parse_sample_text(self._decode(i).text, e.wall, e.mono, e.server, e.variables)
-        except (codec.CodecError, ValueError, TypeError) as exc:     # never expected: say so as damage
+            raw = parse_sample_text(self._text(i, e).decode(), e.wall, e.mono, e.server, e.variables)
+        except (zlib.error, ValueError, TypeError) as exc:     # never expected: say so as damage
             raise UserError(f"live history: sample {i} does not decode ({exc})", 1) from None
         self._samples[i] = raw
         if len(self._samples) > 8:
@@ -91,39 +95,36 @@ class SampleRing:
 
     def index_at(self, t: float) -> int:
         """The last sample at or before t (the first held when t is earlier)."""
-        walls = _Walls(self._entries)
-        k = bisect.bisect_right(walls, t) - 1
+        k = bisect.bisect_right(_Walls(self._entries), t) - 1
         return self._first + max(0, k)
 
     # -- appending --------------------------------------------------------------------------
     def append(self, raw: RawSample) -> int:
         """Hold `raw` (the oldest keyframe group drops out when full); its index."""
-        key = self._prev is None or self._since_key >= KEYFRAME_EVERY
-        payload, decoded = codec.encode(sample_text(raw), None if key else self._prev)
+        index = len(self)
+        text = sample_text(raw).encode()
+        if self._key is None or index - self._key[0] >= KEYFRAME_EVERY:
+            self._key = (index, text)
+            payload = zlib.compress(text, LEVEL)
+        else:
+            z = zlib.compressobj(LEVEL, zdict=self._key[1][-ZDICT:])
+            payload = z.compress(text) + z.flush()
         last = self._entries[-1] if self._entries else None
         server = last.server if last is not None and last.server == raw.server else raw.server
         variables = last.variables if last is not None and last.variables == raw.variables else raw.variables
-        self._entries.append(_Entry(raw.wall, raw.mono, key, payload, server, variables))
-        self._prev = decoded
-        self._since_key = 1 if key else self._since_key + 1
-        index = len(self) - 1
-        self._decoded[index] = decoded
-        self._trim_cache(self._decoded, _DECODED)
+        self._entries.append(_Entry(raw.wall, raw.mono, self._key[0], payload, server, variables))
         while len(self._entries) > self.capacity:
             self._drop_group()
         return index
 
     def _drop_group(self) -> None:
-        """Drop the oldest keyframe and the deltas that lean on it."""
-        self._pop()
-        while self._entries and not self._entries[0].key:
-            self._pop()
-
-    def _pop(self) -> None:
-        self._entries.popleft()
-        self._decoded.pop(self._first, None)
-        self._samples.pop(self._first, None)
-        self._first += 1
+        """Drop the oldest keyframe and the samples deflated against it."""
+        key = self._entries[0].key
+        while self._entries and self._entries[0].key == key:
+            self._entries.popleft()
+            self._samples.pop(self._first, None)
+            self._keys.pop(self._first, None)
+            self._first += 1
 
     # -- decoding ---------------------------------------------------------------------------
     def _entry(self, i: int) -> _Entry:
@@ -131,26 +132,21 @@ class SampleRing:
             raise IndexError(f"sample {i} is not held (held: {self._first}..{len(self) - 1})")
         return self._entries[i - self._first]
 
-    def _decode(self, i: int) -> codec.Decoded:
-        hit = self._decoded.get(i)
-        if hit is not None:
-            self._decoded.move_to_end(i)
-            return hit
-        j = i
-        while not self._entry(j).key and j - 1 not in self._decoded:
-            j -= 1
-        ref = None if self._entry(j).key else self._decoded[j - 1]
-        for k in range(j, i + 1):
-            ref = codec.decode(self._entry(k).payload, None if self._entry(k).key else ref)
-            self._decoded[k] = ref
-        self._trim_cache(self._decoded, _DECODED)
-        assert ref is not None
-        return ref
+    def _text(self, i: int, e: _Entry) -> bytes:
+        if e.key == i:
+            return self._key_text(i)
+        z = zlib.decompressobj(zdict=self._key_text(e.key)[-ZDICT:])
+        return z.decompress(e.payload) + z.flush()
 
-    @staticmethod
-    def _trim_cache(cache: OrderedDict, size: int) -> None:  # type: ignore[type-arg]
-        while len(cache) > size:
-            cache.popitem(last=False)
+    def _key_text(self, k: int) -> bytes:
+        hit = self._keys.get(k)
+        if hit is None:
+            hit = self._keys[k] = zlib.decompress(self._entry(k).payload)
+            while len(self._keys) > _KEYS:
+                self._keys.popitem(last=False)
+        else:
+            self._keys.move_to_end(k)
+        return hit
 
 
 class _Walls:

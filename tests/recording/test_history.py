@@ -36,7 +36,7 @@ def test_old_samples_drop_out_in_whole_keyframe_groups(recorded) -> None:  # typ
     ring = SampleRing(capacity=2 * KEYFRAME_EVERY)
     for raw in recorded[:100]:
         ring.append(raw)
-    assert len(ring) == 100 and ring.held <= 2 * KEYFRAME_EVERY and ring.first % KEYFRAME_EVERY == 0
+    assert len(ring) == 100 and ring.held <= 2 * KEYFRAME_EVERY and ring.first % KEYFRAME_EVERY == 0 and ring.first > 0
     assert ring.sample(ring.first) == recorded[ring.first]      # the oldest held still decodes
     assert ring.sample(99) == recorded[99]
     with pytest.raises(IndexError):
