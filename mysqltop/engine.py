@@ -15,7 +15,8 @@ pacing rules live in one place:
   while paused) with its own `due`. Recorded samples are never read through the engine: they
   are moved through by the timeline cursor (recording/cursor.py).
 
-The frame is derived before the sample is recorded, so a recorder that decides what to keep
+Every sample read goes to the session's history when there is one (the live TUI's, for stepping
+back through it with the timeline cursor). The frame is derived before the sample is recorded, so a recorder that decides what to keep
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
 
 Recorder errors (disk full, file removed) follow one policy: recording stops, the engine keeps
@@ -39,6 +40,12 @@ from mysqltop.sources.base import SampleSource
 
 class Pipeline(Protocol):
     def push(self, raw: RawSample) -> Frame: ...
+
+
+class History(Protocol):
+    """Where the live session's samples are kept for stepping back (recording/history.SampleRing)."""
+
+    def append(self, raw: RawSample) -> int: ...
 
 
 class Recorder(Protocol):
@@ -105,6 +112,7 @@ class Engine:
         on_message: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         stop_on_recording_error: bool = False,
+        history: History | None = None,
     ) -> None:
         self.source = source
         self.pipeline = pipeline
@@ -112,7 +120,8 @@ class Engine:
         self.on_message = on_message
         self.stop_on_recording_error = stop_on_recording_error
         self.recording_stopped: RecordingStopped | None = None
-        self.interval: float | None = None     # the paced loop's spacing; set_interval changes it
+        self.interval: float | None = None     # the paced loop's spacing (the one place it is held)
+        self.history = history                 # every sample read, for the timeline cursor
         self.last_raw: RawSample | None = None
         self.stats = EngineStats()
         self._clock = clock
@@ -154,6 +163,8 @@ class Engine:
         note = self._record(raw, frame)
         if note:
             frame.notes.append(note)
+        if self.history is not None:
+            self.history.append(raw)
         self.last_raw = raw
         s = self.stats
         s.polls += 1

@@ -88,14 +88,18 @@ def _run(args: argparse.Namespace) -> int:
         source.close()
         raise
 
+    from mysqltop.core.pacing import FIRST_GAP
     from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
+    from mysqltop.recording.history import SampleRing, capacity_for
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
-    from mysqltop.core.pacing import FIRST_GAP
     from mysqltop.views.tui.feeds import LiveFeed
+    from mysqltop.views.tui.position import ViewMode
 
-    engine = Engine(source, FramePipeline())
+    # The last hour of samples at the interval, in memory, for `p` / `←` (bench/history: its size).
+    engine = Engine(source, FramePipeline(), history=SampleRing(capacity_for(args.interval)))
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
     feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
                     open_recorder=lambda path: RecordingWriter(path, interval=feed.interval))
@@ -103,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         from mysqltop.views.tui.app import MysqltopApp
 
-        app = MysqltopApp(feed, "live", interval=args.interval, address=caps.address, notes=tuple(caps.notes))
+        app = MysqltopApp(feed, ViewMode.LIVE, address=caps.address, notes=tuple(caps.notes), parse_when=parse_when)
     except BaseException:               # Ctrl-C while loading: the normal screen back, no thread left
         look.abandon()
         feed.stop()

@@ -117,6 +117,10 @@ class Cursor:
             j += direction
         return None
 
+    def next_readable(self, i: int, direction: int) -> int | None:
+        """The readable sample after i (direction 1) or before it (-1), None at the end."""
+        return self._readable_from(i + direction, direction)
+
     # -- moving -----------------------------------------------------------------------------
     def clamp(self, i: int) -> int:
         """Index i if readable, else the next readable one after it, else the last before it."""

@@ -17,6 +17,7 @@ from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.replay_feed import ReplayFeed
+from mysqltop.views.tui.position import ViewMode
 
 
 class ListReader:
@@ -58,7 +59,7 @@ def replay_app(samples: Sequence[RawSample], *, start: int = 0, playing: bool = 
                speed: float = 1.0, bookmarks: Sequence[tuple[float, str]] = ()) -> MysqltopApp:
     reader = ListReader(samples, bookmarks)
     feed = ReplayFeed(lambda: reader, FramePipeline, start=start, speed=speed, playing=playing)
-    return MysqltopApp(feed, "replay", source_name="test.mtrec", parse_when=parse_when)
+    return MysqltopApp(feed, ViewMode.REPLAY, source_name="test.mtrec", parse_when=parse_when)
 
 
 def pilot(fn: Callable[..., Any]) -> Callable[..., Any]:
