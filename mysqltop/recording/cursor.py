@@ -11,7 +11,8 @@ frame — numbers *and* advice — however it was reached (live is the newest in
   frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
   before them when shown (stepping back costs no derive).
 - `prime(pipeline, i)` is the same warm-up for callers that push samples themselves: rates on
-  the first frame of a range and an advice window as long as live had.
+  the first frame of a range and an advice window as long as live had (from `floor`, the start of
+  the range the timeline was opened at, on).
 - `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
   stale moment the cursor steps over, in both directions, never a wall. `frame_at` of a damaged
   index gives a stale frame saying why, for charts that show the gap.
@@ -58,8 +59,9 @@ class Cursor:
     def __init__(self, store: SampleStore, new_pipeline: Callable[[], Pipeline] | None = None, *,
                  window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
         self.store = store
-        # The warm-up never reaches before floor - 1: a report of --start … --end judges only its
-        # window (the sample before it gives the first frame its rates, as before).
+        # The warm-up never reaches before floor - 1: a timeline opened at --start (report,
+        # snapshot --replay, the replay TUI alike) judges only from there (the sample before it
+        # gives the first frame its rates), so a relief window is not judged on the storm before it.
         self.floor = max(0, floor)
         self.new_pipeline = new_pipeline or _new_pipeline
         self.window = max(0, window)
