@@ -224,6 +224,35 @@ class Cursor:
             if not _damaged(frame):
                 yield i, frame
 
+    def strided(self, plan: list[int], advice_span_s: float,
+                primer: int | None = None) -> Iterator[tuple[int, Frame, RawSample | None]]:
+        """(index, frame, sample) at each index of `plan` (a report over every k-th sample), each
+        derived from the plan's point before: counters are cumulative, so every rate is the exact
+        time-weighted average over its span; gauges (pending IO, history length, lock trees) are as
+        at the point. The rules judge `advice_span_s`, so they still see enough frames. `primer`:
+        the sample before the first point, for its rates. A damaged point: (index, a stale frame,
+        None). Not cached: a strided frame is not the frame of its moment."""
+        from mysqltop.core.pipeline import FramePipeline
+
+        pipe = FramePipeline(advice_span_s=advice_span_s)
+        prev: int | None = None
+        if primer is not None and (raw := self.sample(primer)) is not None:
+            pipe.push(raw, advise=False)
+            prev = primer
+        starts = getattr(self.store, "is_segment_start", None)
+        for i in plan:
+            raw = self.sample(i)
+            if raw is None:
+                yield i, self._damaged_frame(i), None
+                continue
+            if starts is not None and starts(i):
+                pipe.forget_previous()
+                prev = None
+            polls = 1 if prev is None else i - prev
+            yield i, pipe.push(raw, polls=polls), raw
+            if raw.error is None:       # a stale sample carries no counters: the next spans it
+                prev = i
+
     def history(self, i: int, n: int) -> list[Frame]:
         """Up to n frames ending at i (i's own is exact), for charts and sparklines."""
         frame = self.frame_at(i)

@@ -127,32 +127,21 @@ class ReplaySource:
         return out
 
     def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
-        """(frame, sample) at the indexes of `points(stride)`, each derived from the
-        point before: counters are cumulative, so every rate is the exact time-weighted average
-        over its span; gauges (pending IO, history length, lock trees) are as at the point. The
-        rules judge max(RECENT_S, ADVICE_POINTS points), so they still see enough frames."""
-        from mysqltop.core.pipeline import FramePipeline
+        """(frame, sample) at the indexes of `points(stride)`, derived by the cursor each from the
+        point before (see Cursor.strided); damaged points are reported and left out."""
         from mysqltop.core.rules.base import RECENT_S
 
-        plan = self.points(stride)
         interval = (self.reader.meta.interval or 1.0)
-        pipe = FramePipeline(advice_span_s=max(RECENT_S, ADVICE_POINTS * stride * interval))
-        if self.primer is not None:
-            pipe.push(self.primer, advise=False)
-        prev = self.first - 1 if self.primer is not None else None
-        for i in plan:
-            raw = self.cursor.sample(i)
+        span = max(RECENT_S, ADVICE_POINTS * stride * interval)
+        for i, frame, raw in self.cursor.strided(self.points(stride), span, self.primer_index()):
             if raw is None:
                 self._pending = i
                 self._report(i)
                 continue
-            if self.reader.is_segment_start(i):
-                pipe.forget_previous()
-                prev = None
-            polls = 1 if prev is None else i - prev
-            yield pipe.push(raw, polls=polls), raw
-            if raw.error is None:       # a stale sample carries no counters: the next spans it
-                prev = i
+            yield frame, raw
+
+    def primer_index(self) -> int | None:
+        return self.first - 1 if self.primer is not None else None
 
     def unreadable(self) -> UserError:
         """The one line for a range none of whose samples could be read: how many, and why the
