@@ -53,7 +53,7 @@ def run_fleet(args: argparse.Namespace, hosts: "list[Host]") -> int:
                          enable_instruments=bool(getattr(args, "enable_instruments", False)))
 
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.fleet_poll import FleetPoller
+    from mysqltop.fleet import FleetPoller
     from mysqltop.views.tui.fleet import FleetApp
 
     poller = FleetPoller(members, args.interval, record_dir=directory,

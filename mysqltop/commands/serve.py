@@ -1,6 +1,6 @@
 """`mysqltop serve [CONN] --listen ADDR:PORT`: a Prometheus endpoint over one or many servers.
 
-Each server is polled by its own engine thread (views/fleet_poll.py); every scrape of /metrics
+Each server is polled by its own engine thread (mysqltop/fleet.py); every scrape of /metrics
 reads the newest frame of each (views/prometheus.py) and never waits on a poll. The HTTP side is
 prometheus_client's: it answers in the Prometheus text format or OpenMetrics, as the scraper asks.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.core.metrics import MAX_LATCH_SERIES
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
-DEFAULT_TOP_LATCHES = 10        # per server; bounds the series count (the rest: latch="other")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,8 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
                    help=f"where /metrics answers (default {DEFAULT_LISTEN}; :PORT for every interface)")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between polls of each server (default 1)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP_LATCHES, metavar="N",
-                   help=f"latches exported per server, the rest summed as latch=\"other\" (default {DEFAULT_TOP_LATCHES})")
+    p.add_argument("--max-latch-series", type=int, default=MAX_LATCH_SERIES, metavar="N",
+                   help="latches with a series of their own per server, first come; any latch after "
+                        f"that counts in latch=\"other\" (default {MAX_LATCH_SERIES})")
     p.add_argument("--record", metavar="DIR", help="also record each server's raw samples to DIR/HOST_PORT.mtrec")
 
 
@@ -65,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.sources.fleet import host_list, member_options, open_fleet
 
     check_interval(args.interval)
-    if args.top < 0:
-        raise UserError("--top must be 0 or more")
+    if args.max_latch_series < 0:
+        raise UserError("--max-latch-series must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from prometheus_client.registry import CollectorRegistry
 
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.fleet_poll import FleetPoller
+    from mysqltop.fleet import FleetPoller
     from mysqltop.views.prometheus import FleetCollector
 
     from mysqltop.views.outage import OutageNotes
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                          open_recorder=lambda path: RecordingWriter(path, interval=args.interval),
                          on_frame=lambda name, frame: outages[name].frame(frame))
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(FleetCollector(poller.states, args.interval, top=args.top))
+    registry.register(FleetCollector(poller.states, args.interval, max_latches=args.max_latch_series))
     try:
         server, _thread = start_http_server(port, addr, registry=registry)
     except OSError as exc:

@@ -23,7 +23,7 @@ from mysqltop.core.fleet import hottest_latch, trouble_key, worst_finding
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
-from mysqltop.views.fleet_poll import LATE_AFTER, ServerState
+from mysqltop.fleet import LATE_AFTER, ServerState
 
 LIVE, LATE, NOT_ANSWERING, DENIED, CONNECTING = "live", "late", "NOT ANSWERING", "ACCESS DENIED", "connecting"
 # Most telling first: at 80 columns the row shows through the hottest latch's wait time.

@@ -7,7 +7,7 @@ import time
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.locks import blocking_tree
-from mysqltop.views.fleet_poll import ServerState
+from mysqltop.fleet import ServerState
 from mysqltop.views.tui.fleet import FleetApp, ServerScreen
 from mysqltop.views.tui.screens import HelpScreen
 from tests.fleet.test_fleet_rows import frame

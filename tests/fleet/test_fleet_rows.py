@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mysqltop.core.frame import Advice, Flush, Frame, Hotspot, ServerInfo, Throughput
-from mysqltop.views.fleet_poll import ServerState
+from mysqltop.fleet import ServerState
 from mysqltop.views.fleet_rows import CONNECTING, DENIED, LATE, LIVE, NOT_ANSWERING, fleet_row, fleet_rows
 
 NOW = 100.0

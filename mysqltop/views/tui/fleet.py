@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
-from mysqltop.views.fleet_poll import FleetPoller, ServerState
+from mysqltop.fleet import FleetPoller, ServerState
 from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.views.tui.feeds import FIRST_GAP

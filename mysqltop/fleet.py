@@ -52,6 +52,22 @@ class ServerState:
     latches: tuple[LatchTotal, ...] = ()      # merged by name and source, hottest first
     hottest: LatchTotal | None = None
     worst: Advice | None = None
+    queries: int = 0                      # client statements (without mysqltop's own) since the start
+
+    def down_for(self, now: float) -> float | None:
+        """Seconds since the server last gave fresh data (since the start when it never did);
+        None while its newest frame is fresh or before any poll result came."""
+        if self.frame is None and self.open_error is None:
+            return None
+        if self.frame is not None and not self.frame.stale:
+            return None
+        return now - (self.good_at if self.good_at is not None else self.started)
+
+    def why_down(self) -> str:
+        """Why the server gives no fresh data, in one line (empty while it does)."""
+        if self.frame is not None:
+            return self.frame.why_stale()
+        return self.open_error or ""
 
     def silent_for(self, now: float) -> float:
         """Seconds since the newest frame arrived (since the start when none did)."""
@@ -65,6 +81,14 @@ class _Slot:
     state: ServerState
     trend: deque[Frame] = field(default_factory=lambda: deque(maxlen=TREND))
     thread: threading.Thread | None = None
+
+
+def _client_statements(frame: Frame) -> int:
+    """Client statements behind a fresh frame's qps (Questions without the monitor's own)."""
+    qps, dt = frame.throughput.qps, frame.elapsed
+    if frame.stale or qps is None or dt is None:
+        return 0
+    return max(0, round(qps * dt))
 
 
 class FleetPoller:
@@ -128,6 +152,7 @@ class FleetPoller:
                 latches=tuple(totals) if totals is not None else st.latches,
                 hottest=hottest_latch(frame, totals) if totals is not None else st.hottest,
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
+                queries=st.queries + _client_statements(frame),
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,
