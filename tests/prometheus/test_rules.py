@@ -1,0 +1,60 @@
+"""prometheus/: the rules load (`promtool check rules`), their unit tests pass (`promtool test
+rules`), and the dashboard and rules speak only the registry's names (core/metrics.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mysqltop.core import metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "prometheus" / "rules.yml"
+DASHBOARD = ROOT / "prometheus" / "dashboard.json"
+
+
+def _promtool() -> str:
+    tool = shutil.which("promtool") or ("/usr/bin/promtool" if Path("/usr/bin/promtool").exists() else None)
+    if tool is None:
+        pytest.skip("no promtool even after ./dev's install step (apt-get install prometheus)")
+    return tool
+
+
+def test_promtool_check_rules() -> None:
+    run = subprocess.run([_promtool(), "check", "rules", str(RULES)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "SUCCESS" in run.stdout
+
+
+def test_promtool_rule_unit_tests() -> None:
+    run = subprocess.run([_promtool(), "test", "rules", "rules_test.yml"], cwd=RULES.parent,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "SUCCESS" in run.stdout
+
+
+def panel_queries() -> list[tuple[str, str]]:
+    """(panel title, PromQL) for every target of every dashboard panel."""
+    dash = json.loads(DASHBOARD.read_text())
+    return [(p["title"], t["expr"]) for p in dash["panels"] for t in p.get("targets", [])]
+
+
+def concrete(expr: str, server: str = ".*", rate_interval: str = "1m") -> str:
+    """A panel query as Grafana would send it for one choice of the variables."""
+    return expr.replace("$__rate_interval", rate_interval).replace("$server", server)
+
+
+_NAME = re.compile(r"\b(mysqltop_[a-z0-9_]+)")
+
+
+def test_rules_and_dashboard_use_only_registry_names() -> None:
+    known = {m.sample for m in metrics.ALL}
+    used = set(_NAME.findall(RULES.read_text())) | {n for _, q in panel_queries() for n in _NAME.findall(q)}
+    assert used, "no mysqltop names found"
+    assert used <= known, f"not in the registry: {sorted(used - known)}"
+    assert len(panel_queries()) >= 15
