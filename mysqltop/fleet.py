@@ -83,6 +83,28 @@ class _Slot:
     thread: threading.Thread | None = None
 
 
+def fleet_record_dir(path: str) -> str:
+    """--record in a fleet names a directory (made when its parent exists): one file per server."""
+    import os
+
+    from mysqltop.errors import UserError
+
+    d = Path(path).expanduser()
+    if d.exists() and not d.is_dir():
+        raise UserError(f"--record {path}: with several servers --record names a directory "
+                        "(one file per server), and this is a file")
+    if not d.exists():
+        if not d.parent.is_dir():
+            raise UserError(f"--record {path}: directory {d.parent} does not exist")
+        try:
+            d.mkdir()
+        except OSError as exc:
+            raise UserError(f"--record {path}: cannot create it: {exc.strerror or exc}") from None
+    if not os.access(d, os.W_OK):
+        raise UserError(f"--record {path}: directory is not writable")
+    return str(d)
+
+
 def _client_statements(frame: Frame) -> int:
     """Client statements behind a fresh frame's qps (Questions without the monitor's own)."""
     qps, dt = frame.throughput.qps, frame.elapsed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from mysqltop.config import add_connection_arguments
+from mysqltop.config import add_connection_arguments, add_fleet_arguments
 from mysqltop.core.metrics import MAX_LATCH_SERIES
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
@@ -17,7 +17,6 @@ DEFAULT_LISTEN = "127.0.0.1:9306"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from mysqltop.commands.fleet import add_fleet_arguments
     add_connection_arguments(p)
     add_fleet_arguments(p)
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
@@ -63,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
     from mysqltop.commands.checks import check_interval
     from mysqltop.errors import UserError
-    from mysqltop.sources.fleet import host_list, member_options, open_fleet
+    from mysqltop.config import fleet_options, host_list
+    from mysqltop.sources.fleet import open_fleet
 
     check_interval(args.interval)
     if args.max_latch_series < 0:
@@ -71,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
-    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False,
-                         enable_instruments=args.enable_instruments)
+    fleet = fleet_options(args, host_list(args, listing=True))
+    members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
+                         enable_instruments=fleet.enable_instruments)
 
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry
