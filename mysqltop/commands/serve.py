@@ -1,8 +1,9 @@
 """`mysqltop serve [CONN] --listen ADDR:PORT`: a Prometheus endpoint over one or many servers.
 
-Each server is polled by its own engine thread (mysqltop/fleet.py); every scrape of /metrics
-reads the newest frame of each (views/prometheus.py) and never waits on a poll. The HTTP side is
-prometheus_client's: it answers in the Prometheus text format or OpenMetrics, as the scraper asks.
+Each server is polled by its own engine thread (mysqltop/fleet.py); every scrape of /metrics (all
+servers) or /probe?target=HOST[:PORT] (one) reads the newest frame of each (views/prometheus.py)
+and never waits on a poll. The HTTP side (views/http_endpoint.py) answers in the Prometheus text
+format or OpenMetrics, as the scraper asks, with TLS and basic auth from --web.config.file.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="latches with a series of their own per server, first come; any latch after "
                         f"that counts in latch=\"other\" (default {MAX_LATCH_SERIES})")
     p.add_argument("--record", metavar="DIR", help="also record each server's raw samples to DIR/HOST_PORT.mtrec")
+    p.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
+                   help="TLS and basic auth, in the Prometheus exporter-toolkit format (as node_exporter)")
+    p.add_argument("--probe-any", action="store_true",
+                   help="let /probe?target= watch a server not listed (from its first probe until "
+                        f"{PROBE_IDLE_S // 60} minutes without one); by default only the listed servers answer")
+
+
+PROBE_IDLE_S = 600            # a server added by a probe is dropped after this long without one
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -58,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
     import time
-    from typing import Callable
+    from typing import Any, Callable, Iterable
 
     from mysqltop.commands.checks import check_interval
+    from mysqltop.config import MAX_HOSTS, fleet_options, host_list, parse_host
     from mysqltop.errors import UserError
-    from mysqltop.config import fleet_options, host_list
     from mysqltop.sources.fleet import open_fleet
 
     check_interval(args.interval)
@@ -70,19 +79,18 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--max-latch-series must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
+    from mysqltop.views.web_config import load_web_config
+    web = load_web_config(args.web_config_file) if args.web_config_file else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
     fleet = fleet_options(args, host_list(args, listing=True))
     members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
                          enable_instruments=fleet.enable_instruments)
 
-    from prometheus_client import start_http_server
-    from prometheus_client.registry import CollectorRegistry
-
-    from mysqltop.recording.writer import RecordingWriter
     from mysqltop.fleet import FleetPoller
-    from mysqltop.views.prometheus import FleetCollector
-
+    from mysqltop.recording.writer import RecordingWriter
+    from mysqltop.views.http_endpoint import Endpoint, ProbeError, serve_forever_in_thread
     from mysqltop.views.outage import OutageNotes
+    from mysqltop.views.prometheus import FleetCollector
 
     # One stderr line (the journal under systemd) when a server stops answering and one when it
     # answers again: mysqltop_up says it to Prometheus, this says why and for how long.
@@ -98,13 +106,40 @@ def run(args: argparse.Namespace) -> int:
     for m in members:
         if m.error:               # said below with the reason; the next line is when it answers
             outages[m.name].down_from(time.time())
-    poller = FleetPoller(members, args.interval, record_dir=record_dir,
-                         open_recorder=lambda path: RecordingWriter(path, interval=args.interval),
-                         on_frame=lambda name, frame: outages[name].frame(frame))
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(FleetCollector(poller.states, args.interval, max_latches=args.max_latch_series))
+    poller = FleetPoller(members, fleet.interval, record_dir=record_dir,
+                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
+                         on_frame=lambda name, frame: outages[name].frame(frame) if name in outages else None)
+    collector = FleetCollector(poller.states, fleet.interval, max_latches=args.max_latch_series)
+    listed = {m.name for m in members}
+    probed: dict[str, float] = {}           # servers a probe added → when last probed
+    probe_lock = threading.Lock()
+
+    def collect_target(target: str) -> Callable[[], Iterable[Any]]:
+        try:
+            host, target_port = parse_host(target, "target")
+        except UserError as exc:
+            raise ProbeError(400, exc.message) from None
+        options = fleet.member(host, target_port)
+        name = options.address
+        adding = False
+        with probe_lock:
+            if name not in listed and name not in probed:
+                if not args.probe_any:
+                    raise ProbeError(404, f"{name} is not watched: list it (-h, --hosts-file) or start "
+                                          "serve with --probe-any")
+                if len(probed) >= MAX_HOSTS:
+                    raise ProbeError(503, f"{MAX_HOSTS} probed servers already: list them instead (--hosts-file)")
+                adding = True
+            if name not in listed:
+                probed[name] = time.monotonic()
+        if adding:        # connects (bounded by --connect-timeout) outside the lock: other probes go on
+            new = open_fleet([options], fleet.interval, require_one=False)[0]
+            outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")
+            poller.add(new)
+        return lambda: collector.collect_for({name})
+
     try:
-        server, _thread = start_http_server(port, addr, registry=registry)
+        endpoint = Endpoint((addr, port), collector.collect, collect_target, web)
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
@@ -112,18 +147,31 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
     poller.start()
+    serve_forever_in_thread(endpoint)
     for m in members:
         for note in m.notes:
             print(f"mysqltop: {m.name}: {note}", file=sys.stderr)
         if m.error:
             print(f"mysqltop: {m.name}: {m.error} (retrying in the background)", file=sys.stderr)
     shown = f"[{addr}]" if ":" in addr else addr
+    scheme = "https" if web is not None and web.tls is not None else "http"
     print(f"mysqltop: serving {len(members)} server{'s' if len(members) != 1 else ''} on "
-          f"http://{shown}:{port}/metrics", file=sys.stderr, flush=True)
+          f"{scheme}://{shown}:{port}/metrics and /probe?target=HOST:PORT", file=sys.stderr, flush=True)
+    if addr in ("0.0.0.0", "::") and (web is None or not web.auth):
+        print("mysqltop: listening on every interface without basic auth: anyone who can reach this "
+              "port reads every watched server's figures, session ids and latch names "
+              "(see --web.config.file)", file=sys.stderr, flush=True)
     try:
-        while not done.wait(3600):
-            pass
+        while not done.wait(30):
+            now = time.monotonic()
+            with probe_lock:
+                idle = [n for n, t in probed.items() if now - t > PROBE_IDLE_S]
+                for n in idle:
+                    del probed[n]
+            for n in idle:
+                poller.remove(n)
     finally:
-        server.shutdown()
+        endpoint.shutdown()
+        endpoint.server_close()
         poller.stop()
     return 0

@@ -54,12 +54,17 @@ class FleetCollector(Collector):
         return []          # no fixed set: label values come from the servers
 
     def collect(self) -> Iterator[Family]:
+        return self.collect_for(None)
+
+    def collect_for(self, names: set[str] | None) -> Iterator[Family]:
+        """The families of the servers named (None: every server)."""
         now = self.clock()
         fams = {m.name: family(m) for m in (*reg.EXPORTER_METRICS, *reg.SCALARS, *reg.LABELLED)}
         with self._lock:
             for st in self.states():
-                self._server(st, now, fams)
-        yield from (f for f in fams.values() if f.samples or f.name in (reg.UP.full, reg.POLLS.full))
+                if names is None or st.name in names:
+                    self._server(st, now, fams)
+        return iter([f for f in fams.values() if f.samples or f.name in (reg.UP.full, reg.POLLS.full)])
 
     def _server(self, st: ServerState, now: float, fams: dict[str, Family]) -> None:
         server = _label(st.name)
