@@ -74,6 +74,29 @@ async def test_overview_at_80x24_hostile_text_stays_text_and_drill_down() -> Non
 
 
 @pilot
+async def test_down_servers_say_how_long_and_why_at_80_and_at_160_columns() -> None:
+    """A host with nothing listening, polled every second for 95 s: the row says 1m35s (the outage),
+    not the last attempt's milliseconds, and the reason shows at 80 columns too, cut, not dropped."""
+    now = time.monotonic()
+    refused = Frame(time=1e9, stale=True, failure="unreachable",
+                    errors={"poll": "cannot connect to 10.0.0.9:3306 ([Errno 111] Connection refused)"})
+    states = [_live("calm:3306", frame(wait_ms=0.2)),
+              ServerState(name="gone:3306", frame=refused, arrived=now - 0.003, started=now - 95.0, polls=95,
+                          stale=95)]
+    for width in (80, 160):
+        app = FleetApp(StandInPoller(states), 1.0)  # type: ignore[arg-type]
+        async with app.run_test(size=(width, 24)) as pilot:
+            await wait_for(pilot, lambda: "gone:3306" in screen_text(app))
+            line = next(x for x in screen_text(app).splitlines() if "gone:3306" in x)
+            assert "NOT ANSWERING" in line and "for 1m35s: unreachable: cannot connect" in line, (width, line)
+            assert len(line.rstrip()) <= width
+            if width == 160:
+                assert "Connection refused)" in line
+            else:
+                assert line.rstrip().endswith("…")
+
+
+@pilot
 async def test_drill_down_help_and_kill_line_work_as_in_the_live_view() -> None:
     locked = dataclasses.replace(frame(wait_ms=5.0), blocking=blocking_tree(ROWS))
     poller = StandInPoller([_live("locked:3306", locked), _live("calm:3306", frame(wait_ms=0.1))])

@@ -51,6 +51,15 @@ def test_states_switch_on_the_typed_failure_and_on_silence() -> None:
     assert r.state == NOT_ANSWERING and "Can't connect" in r.finding
 
 
+def test_an_outage_is_timed_from_the_last_fresh_data_not_the_last_attempt() -> None:
+    refused = Frame(time=1e9, stale=True, failure="unreachable", errors={"poll": "Connection refused"})
+    never = ServerState(name="a", frame=refused, arrived=NOW - 0.003, started=NOW - 30.0)
+    assert fleet_row(never, NOW, 1.0).outage == "for 30s: unreachable: Connection refused"
+    was = ServerState(name="b", frame=refused, good=frame(), arrived=NOW - 0.003, good_at=NOW - 95.0, started=0.0)
+    assert fleet_row(was, NOW, 1.0).outage.startswith("for 1m35s: unreachable")
+    assert fleet_row(state("c", frame()), NOW, 1.0).outage == ""
+
+
 def test_sorted_worst_first_then_by_wait_time() -> None:
     states = [state("calm", frame(wait_ms=0.5)),
               state("hot", frame(wait_ms=900.0)),
