@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
     import time
-    from typing import Any, Callable, Iterable
+    from typing import Callable
 
     from mysqltop.commands.checks import check_interval
     from mysqltop.config import MAX_HOSTS, fleet_options, host_list, parse_host
@@ -86,11 +86,12 @@ def run(args: argparse.Namespace) -> int:
     members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
                          enable_instruments=fleet.enable_instruments)
 
+    from mysqltop.core.frame import Frame
     from mysqltop.fleet import FleetPoller
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.http_endpoint import Endpoint, ProbeError, serve_forever_in_thread
     from mysqltop.views.outage import OutageNotes
-    from mysqltop.views.prometheus import FleetCollector
+    from mysqltop.views.prometheus import Exposition
 
     # One stderr line (the journal under systemd) when a server stops answering and one when it
     # answers again: mysqltop_up says it to Prometheus, this says why and for how long.
@@ -106,15 +107,23 @@ def run(args: argparse.Namespace) -> int:
     for m in members:
         if m.error:               # said below with the reason; the next line is when it answers
             outages[m.name].down_from(time.time())
+    exposition: Exposition | None = None
+
+    def on_frame(name: str, frame: Frame) -> None:
+        if name in outages:
+            outages[name].frame(frame)
+        if exposition is not None:
+            exposition.prepare(name, frame)        # the scrape then only joins bytes
+
     poller = FleetPoller(members, fleet.interval, record_dir=record_dir,
                          open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
-                         on_frame=lambda name, frame: outages[name].frame(frame) if name in outages else None)
-    collector = FleetCollector(poller.states, fleet.interval, max_latches=args.max_latch_series)
+                         on_frame=on_frame)
+    exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series)
     listed = {m.name for m in members}
     probed: dict[str, float] = {}           # servers a probe added → when last probed
     probe_lock = threading.Lock()
 
-    def collect_target(target: str) -> Callable[[], Iterable[Any]]:
+    def render_target(target: str) -> Callable[[bool], bytes]:
         try:
             host, target_port = parse_host(target, "target")
         except UserError as exc:
@@ -136,10 +145,10 @@ def run(args: argparse.Namespace) -> int:
             new = open_fleet([options], fleet.interval, require_one=False)[0]
             outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")
             poller.add(new)
-        return lambda: collector.collect_for({name})
+        return lambda openmetrics: exposition.render({name}, openmetrics)
 
     try:
-        endpoint = Endpoint((addr, port), collector.collect, collect_target, web)
+        endpoint = Endpoint((addr, port), lambda openmetrics: exposition.render(None, openmetrics), render_target, web)
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None

@@ -20,7 +20,7 @@ import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from mysqltop.views.web_config import WebConfig
@@ -31,7 +31,9 @@ IO_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 256
 CACHE_S = 0.5
 
-Collect = Callable[[], Iterable[Any]]          # metric families, as a prometheus_client Collector gives
+Render = Callable[[bool], bytes]          # openmetrics? → the exposition
+TEXT = "text/plain; version=0.0.4; charset=utf-8"
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 
 class ProbeError(Exception):
@@ -41,13 +43,6 @@ class ProbeError(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
-
-
-class _Families:
-    """What prometheus_client's encoders take: anything with collect()."""
-
-    def __init__(self, collect: Collect) -> None:
-        self.collect = collect
 
 
 class _Cache:
@@ -123,10 +118,10 @@ class Endpoint(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], collect_all: Collect,
-                 collect_target: Callable[[str], Collect], web: WebConfig | None = None) -> None:
-        self.collect_all = collect_all
-        self.collect_target = collect_target
+    def __init__(self, address: tuple[str, int], render_all: Render,
+                 render_target: Callable[[str], Render], web: WebConfig | None = None) -> None:
+        self.render_all = render_all
+        self.render_target = render_target
         self.web = web or WebConfig()
         self.cache = _Cache()
         self.deadlines = _Deadlines()
@@ -236,18 +231,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         url = urlsplit(self.path)
         if url.path == "/metrics":
-            self._metrics("/metrics", self.server.collect_all)
+            self._metrics("/metrics", self.server.render_all)
         elif url.path == "/probe":
             targets = parse_qs(url.query).get("target", [])
             if len(targets) != 1 or not targets[0].strip():
                 self._send(400, b"give one target: /probe?target=HOST[:PORT]\n")
                 return
             try:
-                collect = self.server.collect_target(targets[0].strip())
+                render = self.server.render_target(targets[0].strip())
             except ProbeError as exc:
                 self._send(exc.status, exc.reason.encode("utf-8", "replace") + b"\n")
                 return
-            self._metrics("/probe?" + targets[0].strip(), collect)
+            self._metrics("/probe?" + targets[0].strip(), render)
         elif url.path == "/":
             self._send(200, b"<html><head><title>mysqltop</title></head><body><h1>mysqltop</h1>"
                        b"<p><a href=\"/metrics\">/metrics</a> (every server), "
@@ -257,11 +252,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_HEAD = do_GET
 
-    def _metrics(self, key: str, collect: Collect) -> None:
-        from prometheus_client.exposition import choose_encoder
-
-        encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
-        body = self.server.cache.get((key, content_type), lambda: encoder(_Families(collect)))  # type: ignore[arg-type]
+    def _metrics(self, key: str, render: Render) -> None:
+        openmetrics = "application/openmetrics-text" in self.headers.get("Accept", "")
+        content_type = OPENMETRICS if openmetrics else TEXT
+        body = self.server.cache.get((key, content_type), lambda: render(openmetrics))
         extra = {}
         if "gzip" in self.headers.get("Accept-Encoding", "") and len(body) > 1024:
             body = gzip.compress(body, compresslevel=1)

@@ -18,7 +18,6 @@ from typing import Any
 
 import bcrypt
 import pytest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from mysqltop.errors import UserError
 from mysqltop.views import http_endpoint
@@ -31,19 +30,17 @@ class Fake:
         self.renders = 0
         self.lock = threading.Lock()
 
-    def collect(self, server: str = "all") -> Any:
+    def collect(self, openmetrics: bool, server: str = "all") -> bytes:
         with self.lock:
             self.renders += 1
-        g = GaugeMetricFamily("mysqltop_up", "up", labels=["server"])
-        g.add_metric([server], 1.0)
-        c = CounterMetricFamily("mysqltop_transactions", "t", labels=["server"])
-        c.add_metric([server], 42.0)
-        return [g, c]
+        text = (f'# TYPE mysqltop_up gauge\nmysqltop_up{{server="{server}"}} 1.0\n'
+                f'# TYPE mysqltop_transactions_total counter\nmysqltop_transactions_total{{server="{server}"}} 42.0\n')
+        return (text + ("# EOF\n" if openmetrics else "")).encode()
 
     def target(self, name: str) -> Any:
         if name == "nope:1":
             raise ProbeError(404, "nope:1 is not watched")
-        return lambda: self.collect(name)
+        return lambda openmetrics: self.collect(openmetrics, name)
 
 
 def _start(web: WebConfig | None = None) -> tuple[Endpoint, Fake, str]:

@@ -3,16 +3,13 @@ latch series, findings that keep their series across severities, escaping, gaps 
 
 from __future__ import annotations
 
-from prometheus_client import generate_latest
-from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om
 from prometheus_client.parser import text_string_to_metric_families as parse_text
-from prometheus_client.registry import CollectorRegistry
 
 from mysqltop.core import metrics
 from mysqltop.core.frame import Advice, Counters, Flush, Frame, Hotspot, LatchCounter, ServerInfo, Throughput
 from mysqltop.fleet import ServerState
-from mysqltop.views.prometheus import FleetCollector
+from mysqltop.views.prometheus import Exposition
 
 NOW = 1000.0
 
@@ -34,10 +31,24 @@ def _frame(**kw) -> Frame:
     return Frame(**base)
 
 
-def _registry(states: list[ServerState], cap: int = 3) -> CollectorRegistry:
-    reg = CollectorRegistry(auto_describe=False)
-    reg.register(FleetCollector(lambda: states, 1.0, max_latches=cap, clock=lambda: NOW))
-    return reg
+class _Reg:
+    """The exposition as the tests read it: text format or OpenMetrics."""
+
+    def __init__(self, states: list[ServerState], cap: int = 3) -> None:
+        self.states = states
+        self.exposition = Exposition(lambda: self.states, 1.0, max_latches=cap, clock=lambda: NOW)
+
+
+def _registry(states: list[ServerState], cap: int = 3) -> _Reg:
+    return _Reg(states, cap)
+
+
+def generate_latest(reg: _Reg) -> bytes:
+    return reg.exposition.render(None, openmetrics=False)
+
+
+def generate_openmetrics(reg: _Reg) -> bytes:
+    return reg.exposition.render(None, openmetrics=True)
 
 
 def _samples(text: str, om: bool = False) -> dict[str, list]:
@@ -83,8 +94,7 @@ def test_latch_series_are_stable_when_the_hottest_change() -> None:
     f = _frame()
     st = ServerState(name="db1:3306", frame=f, good=f, arrived=NOW, started=0.0)
     holder = [st]
-    reg = CollectorRegistry(auto_describe=False)
-    reg.register(FleetCollector(lambda: holder, 1.0, max_latches=3, clock=lambda: NOW))
+    reg = _Reg(holder, 3)
     first = {x.labels["latch"] for x in _samples(generate_latest(reg).decode())["mysqltop_latch_waits_total"]}
     hot = LatchCounter("new_hot_latch", "performance_schema", 10**9, 10**6)
     g = _frame(latch_counters=[hot, *reversed(f.latch_counters)])

@@ -64,13 +64,16 @@ class LoadLog:
     def __init__(self, gen: LoadGenerator) -> None:
         self.gen = gen
         self.points: list[tuple[float, int]] = []
+        self.statements: list[tuple[float, int]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
             c = self.gen.counts()
-            self.points.append((time.time(), c.commits + c.rollbacks))
+            now = time.time()
+            self.points.append((now, c.commits + c.rollbacks))
+            self.statements.append((now, c.statements))
             self._stop.wait(0.25)
 
     def start(self) -> None:
@@ -80,12 +83,13 @@ class LoadLog:
         self._stop.set()
         self._thread.join(5)
 
-    def at(self, wall: float) -> float:
-        """Transactions ended by `wall` (linear between the two nearest samples)."""
-        times = [t for t, _ in self.points]
+    def at(self, wall: float, statements: bool = False) -> float:
+        """Transactions ended (or statements sent) by `wall`, linear between the nearest samples."""
+        points = list(self.statements if statements else self.points)
+        times = [t for t, _ in points]
         i = bisect.bisect_left(times, wall)
-        assert 0 < i < len(self.points), f"{wall} outside the load log"
-        (t0, c0), (t1, c1) = self.points[i - 1], self.points[i]
+        assert 0 < i < len(points), f"{wall} outside the load log"
+        (t0, c0), (t1, c1) = points[i - 1], points[i]
         return c0 + (c1 - c0) * (wall - t0) / (t1 - t0) if t1 > t0 else c1
 
 
@@ -135,18 +139,26 @@ def test_prometheus_counters_rates_bursts_and_dashboard(mariadb, tmp_path) -> No
             assert inc and float(inc[0]["value"][1]) >= DEADLOCKS - 1e-9, inc
 
             # -- rate() over a minute of steady load against the load's own count -------------------
-            _wait(lambda: time.time() - started > 75, 120, "75 s of load", every=1)
-            ratios = []
+            # a minute of nothing but the load after the burst (its statements are another client's)
+            _wait(lambda: time.time() - max(started, burst_end) > 73, 150, "a minute of load after the burst",
+                  every=1)
+            ratios, q_ratios = [], []
             for back in (10.0, 6.0, 2.0):
                 at = time.time() - back
                 got = fast.query(f"rate(mysqltop_transactions_total{sel}[1m])", at=at)["result"]
                 assert got, "no rate(mysqltop_transactions_total[1m])"
                 own = (log.at(at) - log.at(at - 60.0)) / 60.0
                 ratios.append(float(got[0]["value"][1]) / own)
+                # clients' statements: the load is the only client; mysqltop's own are left out
+                got = fast.query(f"rate(mysqltop_queries_total{sel}[1m])", at=at)["result"]
+                sent = (log.at(at, statements=True) - log.at(at - 60.0, statements=True)) / 60.0
+                q_ratios.append(float(got[0]["value"][1]) / sent)
             assert abs(statistics.median(ratios) - 1.0) <= RATE_TOLERANCE, \
                 f"rate()/load's own tps: {ratios} (burst took {burst_s:.2f}s)"
+            assert abs(statistics.median(q_ratios) - 1.0) <= RATE_TOLERANCE, f"rate(queries)/load's qps: {q_ratios}"
             assert own > 50, f"the load did not show: {own} tps"
             print(f"\nrate(mysqltop_transactions_total[1m]) / load's own tps: {[round(r, 4) for r in ratios]}; "
+                  f"rate(mysqltop_queries_total[1m]) / load's qps: {[round(r, 4) for r in q_ratios]}; "
                   f"{DEADLOCKS} deadlocks made in {burst_s:.2f}s, seen by the 15 s Prometheus")
 
             # -- every dashboard panel answers --------------------------------------------------------
