@@ -58,3 +58,28 @@ def test_rules_and_dashboard_use_only_registry_names() -> None:
     assert used, "no mysqltop names found"
     assert used <= known, f"not in the registry: {sorted(used - known)}"
     assert len(panel_queries()) >= 15
+
+
+def test_promtool_check_metrics_on_the_exposition() -> None:
+    """promtool's linter (names, suffixes, units, HELP) over what serve exposes for recorded frames."""
+    import time
+
+    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.fleet import ServerState
+    from mysqltop.sources.replay import ReplaySource
+    from mysqltop.views.prometheus import Exposition
+
+    src = ReplaySource(ROOT / "mysqltop" / "data" / "incident.mtrec", on_damage=None)
+    pipeline = FramePipeline()
+    try:
+        frames = [pipeline.push(raw) for raw in iter(src.read, None)][:60]
+    finally:
+        src.close()
+    frame = next(f for f in reversed(frames) if not f.stale and f.latch_counters)
+    now = time.monotonic()
+    states = [ServerState(name=f"db{i}:3306", frame=frame, good=frame, arrived=now, good_at=now, started=0.0)
+              for i in range(3)]
+    body = Exposition(lambda: states, 1.0).render()
+    run = subprocess.run([_promtool(), "check", "metrics"], input=body, capture_output=True, timeout=120)
+    assert run.returncode == 0, (run.stdout + run.stderr).decode()
+    assert body.count(b"mysqltop_latch_waits_total{") >= 3 * 10
