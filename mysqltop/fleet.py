@@ -63,12 +63,6 @@ class ServerState:
             return None
         return now - (self.good_at if self.good_at is not None else self.started)
 
-    def why_down(self) -> str:
-        """Why the server gives no fresh data, in one line (empty while it does)."""
-        if self.frame is not None:
-            return self.frame.why_stale()
-        return self.open_error or ""
-
     def silent_for(self, now: float) -> float:
         """Seconds since the newest frame arrived (since the start when none did)."""
         return now - (self.arrived if self.arrived is not None else self.started)

@@ -242,12 +242,13 @@ class LatchSeries:
         out: list[LatchSample] = []
         other: dict[str, list[float | None]] = {}
         for c in counters:
-            key = (c.name, c.source)
-            if key not in self._own and len(self._own) < self.cap and c.name != OTHER:
+            name = f"{OTHER} (latch)" if c.name == OTHER else c.name     # never merged into the bucket
+            key = (name, c.source)
+            if key not in self._own and len(self._own) < self.cap:
                 self._own.add(key)
             waits, ms = number(c.waits), number(c.wait_ms)
             if key in self._own:
-                out.append(LatchSample(c.name, c.source, waits, None if ms is None else ms / 1000.0))
+                out.append(LatchSample(name, c.source, waits, None if ms is None else ms / 1000.0))
                 continue
             acc = other.setdefault(c.source, [None, None])
             if waits is not None:
