@@ -192,6 +192,12 @@ class FleetPoller:
         totals = latch_totals(frame.hotspots) if fresh else None      # outside the lock: views wait on it
         with self._lock:
             st = slot.state
+            if fresh and slot.trend:
+                # Only the newest frame's latch counters are read (the exporter); the trend's older
+                # frames drop theirs: ~100 per frame × 120 frames × every server adds up.
+                for old in slot.trend:
+                    if old.latch_counters:
+                        old.latch_counters = []
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
             slot.state = replace(

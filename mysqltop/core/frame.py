@@ -201,7 +201,7 @@ class Counters:
     semaphore_os_waits: Num = None         # InnoDB status SEMAPHORES: OS waits of every latch kind
 
 
-@dataclass
+@dataclass(slots=True)
 class LatchCounter:
     """One latch's cumulative waits (every P_S wait/synch instrument that has waited, and SHOW ENGINE
     INNODB MUTEX rows summed by name): the counters behind Hotspot's rates, without a top-N cut."""
