@@ -28,7 +28,7 @@ import pytest
 
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.sources.replay import ReplaySource
-from tests.prometheus.test_rules import concrete, panel_queries
+from tests.support.dashboard import concrete, panel_queries
 from tests.support.deadlocks import make_deadlocks, prepare
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import free_port

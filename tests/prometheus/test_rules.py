@@ -3,7 +3,6 @@ rules`), and the dashboard and rules speak only the registry's names (core/metri
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -12,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from mysqltop.core import metrics
+from tests.support.dashboard import panel_queries
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "prometheus" / "rules.yml"
-DASHBOARD = ROOT / "prometheus" / "dashboard.json"
 
 
 def _promtool() -> str:
@@ -36,17 +35,6 @@ def test_promtool_rule_unit_tests() -> None:
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "SUCCESS" in run.stdout
-
-
-def panel_queries() -> list[tuple[str, str]]:
-    """(panel title, PromQL) for every target of every dashboard panel."""
-    dash = json.loads(DASHBOARD.read_text())
-    return [(p["title"], t["expr"]) for p in dash["panels"] for t in p.get("targets", [])]
-
-
-def concrete(expr: str, server: str = ".*", rate_interval: str = "1m") -> str:
-    """A panel query as Grafana would send it for one choice of the variables."""
-    return expr.replace("$__rate_interval", rate_interval).replace("$server", server)
 
 
 _NAME = re.compile(r"\b(mysqltop_[a-z0-9_]+)")
