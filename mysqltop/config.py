@@ -342,3 +342,10 @@ def fleet_options(args: argparse.Namespace, hosts: list[Host] | None) -> FleetOp
     shared = resolve_connection(args)
     fleet = FleetOptions(shared, (), interval, instruments)
     return replace(fleet, members=tuple(fleet.member(h, p) for h, p in hosts))
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--answer-timeout", type=float, metavar="S",
+                   help="seconds a poll is waited for before the server counts as not answering "
+                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
+                        "gets no 'Aborted connection' while it is merely busy)")

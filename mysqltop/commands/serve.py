@@ -12,6 +12,7 @@ import argparse
 
 from mysqltop.config import add_connection_arguments, add_fleet_arguments
 from mysqltop.core.metrics import MAX_LATCH_SERIES
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
@@ -22,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_fleet_arguments(p)
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
                    help=f"where /metrics answers (default {DEFAULT_LISTEN}; :PORT for every interface)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls of each server (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls of each server (default {DEFAULT_INTERVAL:g})")
     p.add_argument("--max-latch-series", type=int, default=MAX_LATCH_SERIES, metavar="N",
                    help="latches with a series of their own per server, first come; any latch after "
                         f"that counts in latch=\"other\" (default {MAX_LATCH_SERIES})")
@@ -69,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
     import time
     from typing import Callable
 
-    from mysqltop.commands.checks import check_interval
     from mysqltop.config import MAX_HOSTS, fleet_options, host_list, parse_host
+    from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
     from mysqltop.sources.fleet import open_fleet
 
