@@ -10,9 +10,6 @@ frame — numbers *and* advice — however it was reached (live is the newest in
   what a replay played from the start, and `report`, show for that moment. Frames are cached;
   frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
   before them when shown (stepping back costs no derive).
-- `prime(pipeline, i)` is the same warm-up for callers that push samples themselves: rates on
-  the first frame of a range and an advice window as long as live had (from `floor`, the start of
-  the range the timeline was opened at, on).
 - `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
   stale moment the cursor steps over, in both directions, never a wall. `frame_at` of a damaged
   index gives a stale frame saying why, for charts that show the gap.
@@ -34,7 +31,7 @@ CACHE = 900           # frames kept (exact ones and warm-up ones, each)
 
 
 class Pipeline(Protocol):
-    def push(self, raw: RawSample, *, advise: bool = True) -> Frame: ...
+    def push(self, raw: RawSample, *, advise: bool = True, judged: bool = True) -> Frame: ...
 
 
 class SampleStore(Protocol):
@@ -59,9 +56,9 @@ class Cursor:
     def __init__(self, store: SampleStore, new_pipeline: Callable[[], Pipeline] | None = None, *,
                  window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
         self.store = store
-        # The warm-up never reaches before floor - 1: a timeline opened at --start (report,
-        # snapshot --replay, the replay TUI alike) judges only from there (the sample before it
-        # gives the first frame its rates), so a relief window is not judged on the storm before it.
+        # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
+        # from there: samples before `floor` are warmed up for rates and charts but kept out of the
+        # window the rules judge, so a relief window is not judged on the storm before it.
         self.floor = max(0, floor)
         self.new_pipeline = new_pipeline or _new_pipeline
         self.window = max(0, window)
@@ -185,19 +182,8 @@ class Cursor:
         return max(0.0, b.mono - a.mono)
 
     # -- frames -----------------------------------------------------------------------------
-    def prime(self, pipeline: Pipeline, i: int) -> int:
-        """Push the readable samples of the `window` before index i into `pipeline` (advice off:
-        only the last frame's advice counts). Returns how many were pushed."""
-        pushed = 0
-        for j in range(self._warm_from(i), i):
-            raw = self.sample(j)
-            if raw is not None:
-                pipeline.push(raw, advise=False)
-                pushed += 1
-        return pushed
-
     def _warm_from(self, i: int) -> int:
-        return max(self.lo, self.floor - 1, i - self.window)
+        return max(self.lo, i - self.window)
 
     def frame_at(self, i: int) -> Frame:
         """Frame of sample i as a replay from the start would show it (cached)."""
@@ -273,7 +259,7 @@ class Cursor:
             exact = True
         else:
             # Warm-up frames: numbers exact, advice left out (worked out from the cache if shown).
-            frame = self._pipe.push(raw, advise=exact)
+            frame = self._pipe.push(raw, advise=exact, judged=j >= self.floor)
         self._pipe_at = j
         self._store(j, frame, exact)
         return frame
@@ -292,7 +278,7 @@ class Cursor:
         if frame is None or raw is None:
             return None
         window = [frame]
-        j, stop = i - 1, self._warm_from(0)
+        j, stop = i - 1, max(self.lo, self.floor)
         while len(window) < self.window and j >= stop:
             f = self._exact.get(j) or self._warm.get(j)
             if f is None:

@@ -1,13 +1,13 @@
 """ReplaySource: the samples of a recording, in order, as a SampleSource.
 
     src = ReplaySource("incident.mtrec", start="-10m", end=None)
-    src.prime(pipeline)                         # optional: rates and advice window on frame one
-    while (raw := src.read()) is not None: frame = pipeline.push(raw)
+    while (raw := src.read()) is not None: ...  # the samples in range, in order
+    for frame, raw in src.frames(): ...         # … with the frame the timeline cursor gives each
 
 `start`/`end` are WHEN strings (core/when.py; naive times in the local time zone) or epoch
-seconds. `prime` pushes the samples before the range (the replay cursor's warm-up), so a replay
-that starts mid-recording has rates and the advice window on its first frame, as live had; they
-are not returned by read(). `primer` is the sample just before the range. Damaged samples are
+seconds. Frames of a range that starts mid-recording have rates and charts from the samples
+before it (the cursor's warm-up); the rules judge only the range. `primer` is the sample just
+before the range. Damaged samples are
 skipped; each damaged range is reported once through `on_damage` (default: one line on
 stderr) and kept in `damaged`.
 """
@@ -23,7 +23,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
-from mysqltop.recording.cursor import Pipeline, Cursor
+from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
@@ -73,10 +73,6 @@ class ReplaySource:
         self.first, self.last = lo, hi
         self.cursor.floor = lo
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
-
-    def prime(self, pipeline: Pipeline) -> int:
-        """Warm `pipeline` up on the samples before the range (see Cursor.prime)."""
-        return self.cursor.prime(pipeline, self.first)
 
     @staticmethod
     def _when(flag: str, value: str | float | None, first: float, last: float,
