@@ -274,7 +274,7 @@ class Absolutes:
     def feed(self, sample: dict[str, str]) -> list[dict[str, str]]:
         if self.relative is None:
             self.held.append(sample)
-            if len(self.held) < 3:
+            if len(self.held) < 4:
                 return []
             self.relative = self._decide()
             out = []
@@ -296,13 +296,15 @@ class Absolutes:
 
     def _decide(self) -> bool:
         ups = [uptime(s) for s in self.held]
-        if len(ups) < 2 or ups[0] is None or ups[1] is None:
+        if len(ups) < 2 or any(u is None for u in ups):
             return False
-        # -r: the second sample's Uptime is the interval (small, below the first's), and it
-        # stays about that — it does not rise. A restart drops Uptime once, then it rises.
-        if ups[1] >= ups[0]:
+        first, rest = ups[0], [u for u in ups[1:] if u is not None]
+        assert first is not None
+        # -r: after the first sample Uptime is the interval (below the first's) and stays about
+        # that (3, 4, 3); a restart drops it once, then it rises every sample (2, 3, 4)
+        if rest[0] >= first:
             return False
-        return len(ups) < 3 or ups[2] is None or ups[2] <= ups[1] + 1 or ups[2] < ups[0]
+        return len(rest) < 2 or any(b <= a for a, b in zip(rest, rest[1:]))
 
     def _emit(self, sample: dict[str, str]) -> list[dict[str, str]]:
         if not self.relative or self.prev is None:

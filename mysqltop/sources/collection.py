@@ -408,8 +408,24 @@ class Importer:
                     _, kind, value = pending.pop(0)
                     extra[kind] = value
                 yield build(t, got, extra)
-        for t, kind, value in pending:           # snapshots past the grid (or no grid at all)
-            yield build(t, {}, {kind: value})
+        # what lies past the grid's end (a last loop page, the second status snapshot) or
+        # everything when there is no grid: its own samples, items within `tol` together
+        rest: list[tuple[float, str, Any, bool]] = [(t, kind, value, False) for t, kind, value in pending]
+        for name, s in streams.items():
+            while s.head is not None:
+                rest.append((s.head[0], name, s.head[1], True))
+                s.head = next(s.items, None)
+        rest.sort(key=lambda r: r[0])
+        i = 0
+        while i < len(rest):
+            t = rest[i][0]
+            got: dict[str, Any] = {}
+            extra = {}
+            while i < len(rest) and rest[i][0] <= t + tol:
+                _, kind, value, streamed = rest[i]
+                (got if streamed else extra)[kind] = value
+                i += 1
+            yield build(t, got, extra)
 
     def _absent_notes(self) -> None:
         for kind, what in (("mysqladmin", "server counters (TPS, QPS, rates)"),
