@@ -281,3 +281,25 @@ def test_overlong_lines_and_big_files_stream(tmp_path: Path, capsys: pytest.Capt
         for i in range(len(r)):
             for s in r.sample(i).sessions or []:
                 assert len(str(s[7] or "")) <= fmt.MAX_VALUE_CHARS
+
+
+def test_latch_data_at_two_points_is_one_delta_not_a_series(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = _collection(tmp_path)
+    (d / f"{OWN_PREFIX}-mutex-status1").write_text(
+        "Type\tName\tStatus\nInnoDB\trwlock: btr0sea.cc:202\twaits=4\nInnoDB\trwlock: btr0sea.cc:202\twaits=6\n")
+    (d / f"{OWN_PREFIX}-mutex-status2").write_text(
+        "Type\tName\tStatus\nInnoDB\trwlock: btr0sea.cc:202\twaits=400\nInnoDB\trwlock: btr0sea.cc:202\twaits=610\n"
+        "InnoDB\trwlock: dict0dict.cc:2783\twaits=2\n")
+    out = tmp_path / "m.mtrec"
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 0, err and "mutex-status" not in err
+    with RecordingReader(out) as r:
+        raws = [r.sample(i) for i in range(len(r))]
+        marks = r.bookmarks
+    with_mutex = [x for x in raws if x.innodb_mutex is not None]
+    assert len(with_mutex) == 2 and all(x.innodb_status for x in with_mutex)
+    note = next(m.note for m in marks if m.note and m.note.startswith("latch waits"))
+    assert "start→end delta of two snapshots, not a series" in note
+    assert "btr0sea.cc:202 +1000" in note and "dict0dict.cc:2783 +2" in note
+    rep = _report(out, capsys)
+    assert any("latch waits mutex-status1→2" in (b.get("note") or "") for b in rep["bookmarks"])

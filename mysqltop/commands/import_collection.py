@@ -70,6 +70,6 @@ def run(args: argparse.Namespace) -> int:
             p.unlink(missing_ok=True)
         raise
     for note in imp.notes:
-        print(f"mysqltop import: {visible(note)}", file=sys.stderr)
-    print(f"mysqltop import: wrote {out} ({count} samples from {visible(what.label)})", file=sys.stderr)
+        print(f"mysqltop: note: {visible(note)}", file=sys.stderr)
+    print(f"mysqltop: wrote {visible(str(out))} ({count} samples from {visible(what.label)})", file=sys.stderr)
     return 0

@@ -488,7 +488,7 @@ def _null(v: str | None) -> str | None:
 def sessions(rows: list[Row]) -> tuple[list[list[object]], list[list[object]]]:
     """SHOW FULL PROCESSLIST rows → (sessions, session_states) in the live source's shapes:
     the busiest MAX_SESSIONS non-idle sessions, and (command, state) groups of all."""
-    busy = []
+    busy: list[list[object]] = []
     groups: dict[tuple[str, str], list[int]] = {}
     for r in rows:
         command = r.get("Command", "")
@@ -555,9 +555,10 @@ def transactions(results: list[list[Row]], procs: dict[int, Row], now_local: flo
                          _age(t.get("trx_wait_started"), now_local)])
     wait_rows: list[list[object]] = []
     for req, blk, lock_id in waits:
-        r, b = trx.get(req), trx.get(blk)
-        if r is None or b is None:
+        rq, bq = trx.get(req), trx.get(blk)
+        if rq is None or bq is None:
             continue
+        r, b = rq, bq
         rp, bp = proc(r), proc(b)
         lk = locks.get(lock_id or "", {})
         wait_rows.append([req, _int(r.get("trx_mysql_thread_id")), rp.get("User"), rp.get("Host"),

@@ -9,6 +9,8 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
@@ -404,7 +406,8 @@ def _host(prev: RawSample | None, cur: RawSample) -> Host | None:
     if h is None:
         return None
     # /proc/stat procs_running counts the thread reading it (our poller): report the others.
-    out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=h.loadavg[0])
+    load1 = h.loadavg[0] if h.loadavg and math.isfinite(h.loadavg[0]) else None   # NaN: not read (imports)
+    out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=load1)
     ph = prev.host if prev is not None else None
     dt = cur.mono - prev.mono if prev is not None else None
     if ph is None or not valid_dt(dt):

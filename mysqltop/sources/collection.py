@@ -320,7 +320,8 @@ class Importer:
             raise NotACollection(f"{self.plan.prefix}: not a date")
         t_prefix = self._utc(local0)
         t_loop = loop0[0] if loop0 is not None else t_prefix + 1.0
-        variables = fmt.variables(lines(self._f("variables"))) if self._f("variables") else {}
+        var_file = self._f("variables")
+        variables = fmt.variables(lines(var_file)) if var_file is not None else {}
         hostname = None
         if self._f("hostname"):
             hostname = read_small(self._f("hostname")).strip()[:255] or None  # type: ignore[arg-type]
@@ -357,7 +358,7 @@ class Importer:
                     points.append((mp[0], "innodb_mutex", mp[1]))
         self._absent_notes()
         points.sort(key=lambda p: p[0])
-        grid = next((s for s in ("status", "processlist", "host") if s in streams), None)
+        grid: str | None = next((s for s in ("status", "processlist", "host") if s in streams), None)
         trigger = self._trigger_note()
         latch_note = _latch_note(mutex)
         t_first: float | None = None
@@ -400,14 +401,14 @@ class Importer:
             while master.head is not None:
                 t, payload = master.head
                 master.head = next(master.items, None)
-                got = {grid: payload}
+                now: dict[str, Any] = {grid: payload}
                 for name, s in streams.items():
-                    got[name] = s.take(t, tol)
+                    now[name] = s.take(t, tol)
                 extra: dict[str, Any] = {}
                 while pending and pending[0][0] <= t + tol:
                     _, kind, value = pending.pop(0)
                     extra[kind] = value
-                yield build(t, got, extra)
+                yield build(t, now, extra)
         # what lies past the grid's end (a last loop page, the second status snapshot) or
         # everything when there is no grid: its own samples, items within `tol` together
         rest: list[tuple[float, str, Any, bool]] = [(t, kind, value, False) for t, kind, value in pending]
