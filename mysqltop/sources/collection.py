@@ -256,17 +256,31 @@ class Importer:
         return t, rows or [], text
 
     def _mysqladmin(self, paths: list[Path], t0: float) -> Iterator[tuple[float, dict[str, str]]]:
+        """Samples at t0 + k × the interval (`-i`, from the first Uptime steps), checked against
+        Uptime: where they part by more than a step (a skipped sample, a stall of mysqladmin
+        itself) the time is taken from Uptime again. Uptime alone would give two samples one
+        second or none apart whenever the poll straddles a second boundary."""
         conv = fmt.Absolutes()
-        up0: int | None = None
+        step = INTERVAL
+        anchor: tuple[int, float, int] | None = None      # (sample index, time, Uptime)
         k = 0
+        last_t = t0 - step
 
         def timed(samples: list[dict[str, str]]) -> Iterator[tuple[float, dict[str, str]]]:
-            nonlocal up0, k
+            nonlocal step, anchor, k, last_t
+            ups = [u for u in map(fmt.uptime, samples) if u is not None]
+            if anchor is None and len(ups) >= 2:
+                steps = sorted(b - a for a, b in zip(ups, ups[1:]))
+                step = float(max(1, steps[len(steps) // 2]))
             for s in samples:
                 up = fmt.uptime(s)
-                if up0 is None and up is not None:
-                    up0 = up
-                t = t0 + (up - up0) if up is not None and up0 is not None and up >= up0 else t0 + k * INTERVAL
+                if anchor is None:
+                    anchor = (k, t0, up if up is not None else 0)
+                t = anchor[1] + (k - anchor[0]) * step
+                if up is not None and abs((up - anchor[2]) - (k - anchor[0]) * step) > step + 1:
+                    t = anchor[1] + (up - anchor[2]) if up > anchor[2] else last_t + step
+                    anchor = (k, t, up)
+                last_t = t
                 k += 1
                 yield t, {n: v for n, v in s.items() if n in _STATUS_KEEP}
 
