@@ -8,6 +8,7 @@ on one time grid. docs/import.md is the contract.
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 from dataclasses import dataclass, field
@@ -425,22 +426,25 @@ class Importer:
                 yield build(t, now, extra)
         # what lies past the grid's end (a last loop page, the second status snapshot) or
         # everything when there is no grid: its own samples, items within `tol` together
-        rest: list[tuple[float, str, Any, bool]] = [(t, kind, value, False) for t, kind, value in pending]
-        for name, s in streams.items():
-            while s.head is not None:
-                rest.append((s.head[0], name, s.head[1], True))
-                s.head = next(s.items, None)
-        rest.sort(key=lambda r: r[0])
-        i = 0
-        while i < len(rest):
-            t = rest[i][0]
-            got: dict[str, Any] = {}
-            extra = {}
-            while i < len(rest) and rest[i][0] <= t + tol:
-                _, kind, value, streamed = rest[i]
-                (got if streamed else extra)[kind] = value
-                i += 1
-            yield build(t, got, extra)
+        pending_items = ((t, kind, value, False) for t, kind, value in pending)
+        rest = heapq.merge(pending_items, *(_drain(name, s) for name, s in streams.items()), key=lambda r: r[0])
+        group: list[tuple[float, str, Any, bool]] = []
+        for item in rest:                        # streamed: a 2 GB processlist past the grid stays flat
+            if group and item[0] > group[0][0] + tol:
+                yield self._group(build, group)
+                group = []
+            group.append(item)
+        if group:
+            yield self._group(build, group)
+
+    @staticmethod
+    def _group(build: Callable[[float, dict[str, Any], dict[str, Any]], ImportedSample],
+               group: list[tuple[float, str, Any, bool]]) -> ImportedSample:
+        got: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for _, kind, value, streamed in group:
+            (got if streamed else extra)[kind] = value
+        return build(group[0][0], got, extra)
 
     def _absent_notes(self) -> None:
         for kind, what in (("mysqladmin", "server counters (TPS, QPS, rates)"),
@@ -503,6 +507,13 @@ class Importer:
         t_first = points[0][0] if points else None
         for t, s in points:
             yield ImportedSample(RawSample(wall=t, mono=t - (t_first or t), innodb_status=s))
+
+
+def _drain(name: str, s: _Stream) -> Iterator[tuple[float, str, Any, bool]]:
+    while s.head is not None:
+        t, payload = s.head
+        s.head = next(s.items, None)
+        yield t, name, payload, True
 
 
 def _mtime(path: Path) -> float:
