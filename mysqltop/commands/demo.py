@@ -11,6 +11,8 @@ import argparse
 import json
 from pathlib import Path
 
+from mysqltop.core.pacing import DEFAULT_SPEED
+
 HELP = "TUI replay of a bundled incident recording (no server needed); --list names them"
 NAME = "incident.mtrec"
 DEFAULT = "incident"
@@ -19,7 +21,7 @@ DEFAULT = "incident"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", metavar="NAME", help=f"which incident (default {DEFAULT}; see --list)")
     p.add_argument("--list", action="store_true", help="list the bundled incidents and exit")
-    p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    p.add_argument("--speed", type=float, default=DEFAULT_SPEED, help=f"playback speed (default {DEFAULT_SPEED:g})")
     p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
     p.add_argument("--path", action="store_true",
                    help="print where the recording is and exit, e.g. for "
@@ -59,7 +61,7 @@ def incidents() -> dict[str, tuple[Path, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.replay_tui import replay_tui
+    from mysqltop.views.tui.replay_app import replay_tui
     from mysqltop.errors import UserError
 
     known = incidents()
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def lead_in(path: Path, seconds: float = 30.0) -> str | None:
     """Start the demo shortly before the first bookmark (the incident), not at quiet minute one."""
-    from mysqltop.commands.replay_tui import open_recording
+    from mysqltop.views.tui.replay_app import open_recording
 
     reader = open_recording(str(path))
     try:

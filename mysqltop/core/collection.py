@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from mysqltop.core.mutex import MutexRow, parse_mutex_text
+from mysqltop.core.mutex import MutexRow, is_mutex_row, mutex_header_kind, parse_mutex_table
 from mysqltop.core.textforms import extract
 
 # "2018_03_05_13_24_55-innodbstatus1": the collection's prefix (its local start time) and kind
@@ -328,6 +328,15 @@ def mutex_rows(text: str) -> list[list[str]] | None:
         h = [c.strip().lower() for c in table.header]
         if h[:3] == ["type", "name", "status"]:
             return [[c for c in r[:3]] for r in table.rows if len(r) >= 3]
+    return None
+
+
+def parse_mutex_text(text: str) -> list[MutexRow] | None:
+    """Mutex rows (summed by name) from a saved output in any client form and any of the
+    dialects core/mutex.py reads; None when the text holds no mutex table."""
+    for table in extract(text).tables:
+        if mutex_header_kind(table.header) or (table.header and is_mutex_row(table.header)):
+            return parse_mutex_table(table)
     return None
 
 
