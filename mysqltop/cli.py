@@ -17,7 +17,7 @@ from mysqltop.core.safe_text import visible
 from mysqltop.errors import UserError
 
 # Order is the order shown in --help. "live" is the default when no command is named.
-COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse", "import", "serve")
+COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse", "import", "redact", "serve")
 DEFAULT_COMMAND = "live"
 # A command whose name is a Python keyword lives in a module named otherwise.
 MODULES = {"import": "import_collection"}

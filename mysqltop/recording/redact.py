@@ -20,7 +20,12 @@ and the lock tables are separate fields, redacted on their own (core/locks.witho
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+from typing import Callable
+
+from mysqltop.core.sample import RawSample
 
 SQL_MARK = "(SQL text redacted by mysqltop --redact)"
 
@@ -81,3 +86,122 @@ def redact_status(text: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+# --- shareable copies: names → stable pseudonyms (`mysqltop redact`) ---------------------------
+
+_PORT = re.compile(r"^(.*?)(?::\d+)?$")
+_LOCK_TABLE = re.compile(r"^`((?:[^`]|``)*)`\.`((?:[^`]|``)*)`")
+KEEP_INDEXES = frozenset({"PRIMARY", "GEN_CLUST_INDEX"})
+MIN_CHECKED = 3          # shorter names are replaced where they stand but not searched for afterwards
+NAMED_VARIABLES = frozenset({"hostname", "report_host", "wsrep_node_name", "wsrep_node_address",
+                             "wsrep_cluster_address", "wsrep_sst_receive_address", "server_uuid", "wsrep_cluster_name"})
+
+
+class Pseudonyms:
+    """The same name → the same pseudonym (`user_1`, `host_2`, `schema_1`, `table_3`, `index_1`)
+    within one copy, so lock trees and session lists still read; `originals` is what was
+    replaced, for the check that none of it survives."""
+
+    def __init__(self, keep_server_host: bool = False) -> None:
+        self.keep_server_host = keep_server_host
+        self.names: dict[tuple[str, str], str] = {}
+        self.originals: dict[str, str] = {}          # original → pseudonym
+        self._pattern: re.Pattern[str] | None = None
+
+    def of(self, kind: str, name: object) -> object:
+        if not isinstance(name, str) or not name:
+            return name
+        key = (kind, name)
+        p = self.names.get(key)
+        if p is None:
+            p = f"{kind}_{sum(1 for k in self.names if k[0] == kind) + 1}"
+            self.names[key] = p
+            self.originals[name] = p
+            self._pattern = None
+        return p
+
+    def host(self, value: object) -> object:
+        if not isinstance(value, str) or not value:
+            return value
+        m = _PORT.match(value)
+        return self.of("host", m.group(1) if m else value)
+
+    def lock_table(self, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        m = _LOCK_TABLE.match(value)
+        if m is None:
+            return self.of("table", value)
+        return f"`{self.of('schema', m.group(1))}`.`{self.of('table', m.group(2))}`"
+
+    def index(self, value: object) -> object:
+        return value if not isinstance(value, str) or value in KEEP_INDEXES else self.of("index", value)
+
+    def pattern(self) -> re.Pattern[str] | None:
+        if self._pattern is None and self.originals:
+            names = sorted(self.originals, key=len, reverse=True)
+            self._pattern = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])")
+        return self._pattern
+
+    def text(self, value: object) -> object:
+        """Free text with every known name replaced."""
+        pat = self.pattern()
+        if not isinstance(value, str) or pat is None:
+            return value
+        return pat.sub(lambda m: self.originals[m.group(0)], value)
+
+    def checked(self) -> list[str]:
+        return [n for n in self.originals if len(n) >= MIN_CHECKED]
+
+
+def _rows(rows: list[list[object]] | None, cols: dict[int, Callable[[object], object]]) -> list[list[object]] | None:
+    if rows is None:
+        return None
+    return [[cols[i](v) if i in cols else v for i, v in enumerate(r)] if isinstance(r, list) else r for r in rows]
+
+
+def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
+    """The sample as a shareable copy holds it: statement text gone (status text per
+    redact_status, statement columns marked), user, host, schema, table and index names
+    pseudonymous, the server's host name too unless kept."""
+    sql = lambda v: SQL_MARK if v is not None else None   # noqa: E731
+    user, host = (lambda v: names.of("user", v)), names.host
+    schema = lambda v: names.of("schema", v)              # noqa: E731
+    sessions = _rows(raw.sessions, {1: user, 2: host, 3: schema, 7: sql})
+    transactions = _rows(raw.transactions, {2: user, 3: host, 11: sql})
+    lock_waits = _rows(raw.lock_waits, {2: user, 3: host, 5: sql, 8: user, 9: host, 13: sql,
+                                        14: names.lock_table, 15: names.index})
+    server = raw.server
+    if not names.keep_server_host:
+        server = dataclasses.replace(server, hostname=str(names.of("server", server.hostname)) if server.hostname else None,
+                                     address=None)
+        if raw.server.address:
+            names.host(raw.server.address)
+    variables = dict(raw.variables)
+    for k in NAMED_VARIABLES & set(variables):
+        if k == "hostname" and names.keep_server_host:
+            continue
+        variables[k] = str(names.of("server", variables[k])) if k == "hostname" else "(redacted)"
+    status = redact_status(raw.innodb_status) if raw.innodb_status else raw.innodb_status
+    out = dataclasses.replace(raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
+                              variables=variables, innodb_status=status)
+    return dataclasses.replace(
+        out,
+        innodb_status=names.text(out.innodb_status) if out.innodb_status else out.innodb_status,  # type: ignore[arg-type]
+        variables={k: str(names.text(v)) for k, v in out.variables.items()},
+        global_status={k: str(names.text(v)) for k, v in out.global_status.items()},
+        errors={k: str(names.text(v)) for k, v in out.errors.items()},
+        error=names.text(out.error) if out.error else out.error,  # type: ignore[arg-type]
+        session_states=_rows(out.session_states, {1: names.text}))
+
+
+def survivors(raw: RawSample, names: Pseudonyms) -> list[str]:
+    """Original names still in a redacted sample (any field, anywhere in its text)."""
+    checked = names.checked()
+    if not checked:
+        return []
+    blob = json.dumps(dataclasses.asdict(raw), default=str, ensure_ascii=False)
+    pat = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, sorted(checked, key=len, reverse=True)))
+                     + r")(?![\w$])")
+    return sorted(set(pat.findall(blob)))
