@@ -12,7 +12,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core.locks import status_transactions
-from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
+from mysqltop.core.sample import HostSample, ServerIdentity
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.redact import SQL_MARK
 from mysqltop.recording.writer import RecordingWriter
