@@ -268,12 +268,18 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
     return lk
 
 
+UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
+
+
 def _lock_activity(cur: ParsedSample, frame: Frame) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
     frame.sessions = lock_tree.sessions(raw.sessions)
     frame.session_states = lock_tree.session_states(raw.session_states)
+    if raw.error is None:
+        frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
+                            and not (k == "transactions" and frame.transactions)]   # from the status text
     if raw.lock_waits is not None:
         frame.locks.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
