@@ -527,8 +527,9 @@ def _identity(variables: dict[str, str], hostname: str | None) -> ServerIdentity
     version = variables.get("version")
     low = f"{version or ''} {variables.get('version_comment', '')}".lower()
     flavor = None if version is None else "mariadb" if "mariadb" in low else "percona" if "percona" in low else "mysql"
-    return ServerIdentity(version=version, flavor=flavor, address=None,
-                          hostname=variables.get("hostname") or hostname)
+    name = variables.get("hostname") or hostname
+    # pt-stalk runs on the database host: its host name is where the server was
+    return ServerIdentity(version=version, flavor=flavor, address=name, hostname=name)
 
 
 def _latch_note(mutex: list[tuple[float, list[list[str]], str]]) -> str | None:
