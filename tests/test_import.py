@@ -303,3 +303,18 @@ def test_latch_data_at_two_points_is_one_delta_not_a_series(tmp_path: Path, caps
     assert "btr0sea.cc:202 +1000" in note and "dict0dict.cc:2783 +2" in note
     rep = _report(out, capsys)
     assert any("latch waits mutex-status1→2" in (b.get("note") or "") for b in rep["bookmarks"])
+
+
+def test_plain_series_of_saved_status_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = []
+    for n, src in enumerate(sorted(SECURE.glob("*-innodbstatus*"))):
+        f = tmp_path / f"status-{n}.txt"                  # saved by hand: no pt-stalk prefix
+        f.write_text(src.read_text())
+        files.append(str(f))
+    out = tmp_path / "s.mtrec"
+    code, err = _import(capsys, *files, "-o", str(out))
+    assert code == 0, err
+    with RecordingReader(out) as r:
+        times = [r.time_at(i) for i in range(len(r))]
+        assert len(r) == 4 and all(r.sample(i).innodb_status for i in range(len(r)))
+    assert times == sorted(times) and times[-1] - times[0] > 290      # two collections five minutes apart
