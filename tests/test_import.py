@@ -318,3 +318,21 @@ def test_plain_series_of_saved_status_outputs(tmp_path: Path, capsys: pytest.Cap
         times = [r.time_at(i) for i in range(len(r))]
         assert len(r) == 4 and all(r.sample(i).innodb_status for i in range(len(r)))
     assert times == sorted(times) and times[-1] - times[0] > 290      # two collections five minutes apart
+
+
+def test_host_from_vmstat_needs_a_cpu_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = _collection(tmp_path)
+    (d / f"{OWN_PREFIX}-procstat").unlink()
+    out = tmp_path / "v.mtrec"
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 0 and "no CPU count: host not recorded" in err
+    with RecordingReader(out) as r:
+        assert all(r.sample(i).host is None for i in range(len(r)))           # unknown, not 0 CPUs
+    (d / f"{OWN_PREFIX}-mpstat").write_text("Linux 6.1.0-28-amd64 (vm) \t11/27/26 \t_x86_64_\t(2 CPU)\n\n")
+    out.unlink()
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 0 and "with the CPU count of -mpstat" in err
+    capsys.readouterr()
+    rep = _report(out, capsys)
+    assert rep["host"]["run_queue"]["max"] >= 17                            # vmstat's r column
+    assert rep["host"]["cpu_busy_pct"]["max"] > 50 and rep["host"]["cpus"] == 2

@@ -443,6 +443,17 @@ def vmstat_rows(lines: Iterable[str]) -> Iterator[dict[str, int]]:
         yield {k: int(v) for k, v in zip(header, parts)}
 
 
+def mpstat_cpus(lines: Iterable[str]) -> int | None:
+    """The CPU count in mpstat's first line: 'Linux 6.1.0 (db1) \t11/27/2026 \t_x86_64_\t(2 CPU)'."""
+    for i, raw in enumerate(lines):
+        m = re.search(r"\((\d{1,5}) CPU\)", raw)
+        if m is not None:
+            return int(m.group(1)) or None
+        if i > 5:
+            return None
+    return None
+
+
 def variables(lines: Iterable[str]) -> dict[str, str]:
     """SHOW GLOBAL VARIABLES: the first `Variable_name<TAB>Value` table (pt-stalk's -variables
     appends more tables after a blank line), or a bordered one."""

@@ -311,18 +311,23 @@ class Importer:
         vm = self._f("vmstat")
         if vm is None:
             return
-        # vmstat: per-interval percentages, summed into cumulative CPU seconds (the pipeline
-        # works from deltas); one CPU's worth, since only the shares are used
+        mp = self._f("mpstat")
+        cpus = fmt.mpstat_cpus(lines(mp)) if mp is not None else None
+        if cpus is None:
+            self.notes.append("host: -vmstat without -procstat or -mpstat gives no CPU count: host not recorded")
+            return
+        # vmstat: per-interval percentages and rates, summed into cumulative CPU seconds and
+        # context switches (the pipeline works from deltas)
         acc = {k: 0.0 for k in ("user", "system", "idle", "iowait", "steal")}
         ctx = 0
         for i, row in enumerate(fmt.vmstat_rows(lines(vm))):
             for key, col in (("user", "us"), ("system", "sy"), ("idle", "id"), ("iowait", "wa"), ("steal", "st")):
-                acc[key] += row.get(col, 0) / 100.0 * INTERVAL
-            ctx += row.get("cs", 0)
-            yield t0 + (i + 1) * INTERVAL, HostSample(cpus=0, cpu_times=dict(acc), ctx_switches=ctx,
+                acc[key] += row.get(col, 0) / 100.0 * INTERVAL * cpus
+            ctx += int(row.get("cs", 0) * INTERVAL)
+            yield t0 + (i + 1) * INTERVAL, HostSample(cpus=cpus, cpu_times=dict(acc), ctx_switches=ctx,
                                                       procs_running=row.get("r", 0) + 1,
                                                       procs_blocked=row.get("b", 0), loadavg=(_NAN, _NAN, _NAN))
-        self.notes.append("host: from vmstat (CPU shares and run queue; CPU count unknown)")
+        self.notes.append("host: from -vmstat (CPU shares, run queue) with the CPU count of -mpstat")
 
     # -- the samples ---------------------------------------------------------------------------
     def samples(self) -> Iterator[ImportedSample]:
