@@ -227,7 +227,7 @@ def _collection(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("case", ["not-a-collection", "empty-dir", "binary", "truncated-status", "exists",
-                                  "missing", "binary-status"])
+                                  "missing", "binary-status", "not-what-it-claims"])
 def test_bad_input_one_line_and_nothing_written(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.mtrec"
     path = tmp_path / "in"
@@ -252,6 +252,10 @@ def test_bad_input_one_line_and_nothing_written(case: str, tmp_path: Path, capsy
         f = path / f"{OWN_PREFIX}-innodbstatus2"
         f.write_text(f.read_text()[:3000])
         words = "cut short"
+    elif case == "not-what-it-claims":
+        path = _collection(tmp_path)
+        (path / f"{OWN_PREFIX}-processlist").write_text("<html><body>502 Bad Gateway</body></html>\n" * 50)
+        words = "not SHOW FULL PROCESSLIST\\G pages"
     elif case == "exists":
         path = OWN
         out.write_text("keep me")

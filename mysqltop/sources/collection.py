@@ -171,6 +171,26 @@ def _head_lines(path: Path, n: int) -> list[str]:
 
 # --- one time grid ----------------------------------------------------------------------------
 
+# What the head of each streamed file must show to be what its name says (an empty file is
+# fine: the loop ran and the server had nothing to list).
+_HEADS = {
+    "mysqladmin": (re.compile(r"Variable_name"), "`mysqladmin ext` tables"),
+    "processlist": (re.compile(r"^(?:TS \d|\*{5,} 1\. row)", re.M), "SHOW FULL PROCESSLIST\\G pages"),
+    "transactions": (re.compile(r"^(?:TS \d|\*{5,} 1\. row)", re.M), "INNODB_TRX\\G pages"),
+    "procstat": (re.compile(r"^TS \d", re.M), "TS-stamped /proc/stat copies"),
+    "vmstat": (re.compile(r"^\s*r\s+b\s", re.M), "vmstat output"),
+}
+
+
+def check_claim(kind: str, path: Path) -> bool:
+    """False when a non-empty file's first lines are not the form its name says."""
+    want = _HEADS.get(kind)
+    if want is None:
+        return True
+    head = "".join(_head_lines(path, 200))
+    return not head.strip() or want[0].search(head) is not None
+
+
 class _Stream:
     """Timed items (sorted by time) pulled as the grid advances: the one nearest a tick wins."""
 
@@ -232,6 +252,19 @@ class Importer:
         else:
             self.notes.append("no TS line in the collection: its local times are read as UTC")
         return start
+
+    def _claimed(self, kind: str) -> Path | None:
+        """The file of `kind` when it is what its name says; one line and exit 1 when not
+        (--partial: left out with a note)."""
+        path = self._f(kind)
+        if path is None or check_claim(kind, path):
+            return path
+        what = _HEADS[kind][1]
+        if not self.partial:
+            raise UserError(f"{path}: not {what} (what -{kind} holds); pass --partial to import the rest "
+                            "without it", 1)
+        self.notes.append(f"{path.name}: not {what}, left out")
+        return None
 
     def _status_point(self, path: Path, fallback: float) -> tuple[float, str] | None:
         text = read_small(path)
@@ -300,7 +333,7 @@ class Importer:
             yield t, page
 
     def _host(self, t0: float) -> Iterator[tuple[float, HostSample]]:
-        proc = self._f("procstat")
+        proc = self._claimed("procstat")
         if proc is not None:
             for ps in fmt.procstat_pages(lines(proc)):
                 assert ps.ts is not None
@@ -308,7 +341,7 @@ class Importer:
                                            procs_running=ps.procs_running, procs_blocked=ps.procs_blocked,
                                            loadavg=(_NAN, _NAN, _NAN))
             return
-        vm = self._f("vmstat")
+        vm = self._claimed("vmstat")
         if vm is None:
             return
         mp = self._f("mpstat")
@@ -348,13 +381,14 @@ class Importer:
         server = _identity(variables, hostname)
 
         streams: dict[str, _Stream] = {}
-        admin = self._f("mysqladmin")
+        admin = self._claimed("mysqladmin")
         if admin is not None:
             streams["status"] = _Stream(self._mysqladmin([admin], t_prefix))
-        if self._f("processlist"):
-            streams["processlist"] = _Stream(self._pages(self._f("processlist"), t_loop))  # type: ignore[arg-type]
-        if self._f("transactions"):
-            streams["transactions"] = _Stream(self._pages(self._f("transactions"), t_loop))  # type: ignore[arg-type]
+        plist, trx = self._claimed("processlist"), self._claimed("transactions")
+        if plist is not None:
+            streams["processlist"] = _Stream(self._pages(plist, t_loop))
+        if trx is not None:
+            streams["transactions"] = _Stream(self._pages(trx, t_loop))
         host = _Stream(self._host(t_prefix))
         if host.head is not None:
             streams["host"] = host
