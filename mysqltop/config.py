@@ -233,3 +233,10 @@ def _login_name() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "root"
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--answer-timeout", type=float, metavar="S",
+                   help="seconds a poll is waited for before the server counts as not answering "
+                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
+                        "gets no 'Aborted connection' while it is merely busy)")

@@ -43,7 +43,8 @@ def record_dir(path: str) -> str:
 
 
 def run_fleet(args: argparse.Namespace, hosts: "list[Host]") -> int:
-    from mysqltop.commands.checks import check_interval, check_terminal
+    from mysqltop.core.pacing import check_interval
+    from mysqltop.views.terminal import check_terminal
     from mysqltop.sources.fleet import member_options, open_fleet
 
     check_interval(args.interval)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.commands.checks import add_answer_timeout
-from mysqltop.config import add_connection_arguments
+from mysqltop.config import add_answer_timeout, add_connection_arguments
 from mysqltop.commands.fleet import add_fleet_arguments
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "live TUI against a server (the default command)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls (default {DEFAULT_INTERVAL:g})")
     add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
@@ -29,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record_path(path: str) -> None:
     """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
     read-only directory, a directory, an existing file that is not a recording)."""
-    from mysqltop.commands.checks import check_writable
+    from mysqltop.recording.target import check_writable
     from mysqltop.errors import UserError
 
     try:
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
+    from mysqltop.views.terminal import check_terminal
     from mysqltop.errors import UserError
 
     from mysqltop.sources.fleet import host_list
@@ -87,13 +89,18 @@ def _run(args: argparse.Namespace) -> int:
         source.close()
         raise
 
+    from mysqltop.core.pacing import FIRST_GAP
     from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
+    from mysqltop.recording.history import SampleRing, capacity_for
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
-    from mysqltop.views.tui.feeds import FIRST_GAP, LiveFeed
+    from mysqltop.views.tui.feeds import LiveFeed
+    from mysqltop.views.tui.position import ViewMode
 
-    engine = Engine(source, FramePipeline())
+    # The last hour of samples at the interval, in memory, for `p` / `←` (bench/history: its size).
+    engine = Engine(source, FramePipeline(), history=SampleRing(capacity_for(args.interval)))
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
     feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
                     open_recorder=lambda path: RecordingWriter(path, interval=feed.interval))
@@ -101,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         from mysqltop.views.tui.app import MysqltopApp
 
-        app = MysqltopApp(feed, "live", interval=args.interval, address=caps.address, notes=tuple(caps.notes))
+        app = MysqltopApp(feed, ViewMode.LIVE, address=caps.address, notes=tuple(caps.notes), parse_when=parse_when)
     except BaseException:               # Ctrl-C while loading: the normal screen back, no thread left
         look.abandon()
         feed.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from mysqltop.config import add_connection_arguments
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
@@ -22,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_fleet_arguments(p)
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
                    help=f"where /metrics answers (default {DEFAULT_LISTEN}; :PORT for every interface)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls of each server (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls of each server (default {DEFAULT_INTERVAL:g})")
     p.add_argument("--top", type=int, default=DEFAULT_TOP_LATCHES, metavar="N",
                    help=f"latches exported per server, the rest summed as latch=\"other\" (default {DEFAULT_TOP_LATCHES})")
     p.add_argument("--record", metavar="DIR", help="also record each server's raw samples to DIR/HOST_PORT.mtrec")
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from typing import Callable
 
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
     from mysqltop.sources.fleet import host_list, member_options, open_fleet
 
