@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.config import add_answer_timeout, add_connection_arguments
-from mysqltop.commands.fleet import add_fleet_arguments
+from mysqltop.config import add_answer_timeout, add_connection_arguments, add_fleet_arguments
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "live TUI against a server (the default command)"
@@ -62,13 +61,11 @@ def _run(args: argparse.Namespace) -> int:
     from mysqltop.views.terminal import check_terminal
     from mysqltop.errors import UserError
 
-    from mysqltop.sources.fleet import host_list
+    from mysqltop.config import host_list
 
     hosts = host_list(args)           # -h db1,db2 / --hosts-file / hosts=: the fleet overview
     if hosts is not None:
-        from mysqltop.commands.fleet import run_fleet
-
-        return run_fleet(args, hosts)
+        return _run_fleet(args, hosts)
     check_interval(args.interval)
     check_answer_timeout(args.answer_timeout)
     if args.record:
@@ -115,4 +112,31 @@ def _run(args: argparse.Namespace) -> int:
         raise
     look.hand_over()
     app.run()
+    return 0
+
+
+def _run_fleet(args: argparse.Namespace, hosts: list[tuple[str, int | None]]) -> int:
+    """`mysqltop -h db1,db2:3307,db3` (or --hosts-file, or hosts= in [mysqltop]): the fleet
+    overview; `--record DIR` records each server into DIR/HOST_PORT.mtrec."""
+    from mysqltop.core.pacing import check_interval
+    from mysqltop.views.terminal import check_terminal
+    from mysqltop.config import fleet_options
+    from mysqltop.fleet import FleetPoller, fleet_record_dir
+    from mysqltop.sources.fleet import open_fleet
+
+    check_interval(args.interval)
+    directory = fleet_record_dir(args.record) if args.record else None
+    check_terminal("")
+    fleet = fleet_options(args, hosts)
+    members = open_fleet(list(fleet.members), fleet.interval, enable_instruments=fleet.enable_instruments)
+
+    from mysqltop.recording.writer import RecordingWriter
+    from mysqltop.views.tui.fleet import FleetApp
+
+    poller = FleetPoller(members, fleet.interval, record_dir=directory,
+                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval))
+    notes = tuple(f"{m.name}: {note}" for m in members for note in m.notes)
+    notes += tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
+    notes += tuple(f"{s.name}: {s.recording_error}" for s in poller.states() if s.recording_error)
+    FleetApp(poller, fleet.interval, notes=notes).run()
     return 0

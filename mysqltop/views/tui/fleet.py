@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
-from mysqltop.views.fleet_poll import FleetPoller, ServerState
+from mysqltop.fleet import FleetPoller, ServerState
 from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.core.pacing import FIRST_GAP
@@ -171,7 +171,8 @@ class ServerScreen(Screen[None]):
             version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None and not frame.stale else None,
             position=Position(mode=ViewMode.LIVE, interval=self.interval, recording=st.recording),
-            recording=st.recording, alert=None if row.state == LIVE else row.state_text,
+            recording=st.recording,
+            alert=None if row.state == LIVE else f"{row.state_text} {row.outage}" if row.outage else row.state_text,
             clock=named.time if named is not None else None))
 
     def action_help(self) -> None:
