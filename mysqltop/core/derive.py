@@ -335,8 +335,9 @@ def _lock_activity(cur: ParsedSample, frame: Frame) -> None:
     frame.sessions = lock_tree.sessions(raw.sessions)
     frame.session_states = lock_tree.session_states(raw.session_states)
     if raw.error is None:
+        # the status text lists the transactions too: with it, none listed means none active
         frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
-                            and not (k == "transactions" and frame.transactions)]   # from the status text
+                            and not (k == "transactions" and (frame.transactions or raw.innodb_status))]
     if raw.lock_waits is not None:
         frame.locks.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
