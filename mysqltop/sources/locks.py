@@ -18,6 +18,16 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
                    lock_structs, isolation, command, sql, wait_s]
   sessions        [thread, user, host, db, command, state, time_s, sql]
   session_states  [command, state, sessions, longest_s]
+  lock_sessions   [thread, user, host, db, command, state, time_s, sql, trx_age_s, trx_state, trx_wait_s,
+                   last_sql]   every session while one has waited on a lock for LOCK_SESSIONS_AFTER_S:
+                   the waiters and whoever may hold what they wait for (idle ones included)
+  metadata_locks  [source, thread, object_type, schema, name, mode, status, duration]   while a
+                   session waits on a metadata, global, backup, table or user lock; source
+                   "performance_schema" | "metadata_lock_info", or one row "instrument_off"
+                   (performance_schema without the wait/lock/metadata/sql/mdl instrument)
+
+The last two are asked in the poll's one round trip and guarded on the server (EXISTS over the
+sessions waiting), so a server where nobody waits answers them with no rows at once.
 """
 
 from __future__ import annotations
@@ -30,18 +40,27 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mysqltop.core import stalls as stall_states
+
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
-KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES)
+K_LOCK_SESSIONS, K_METADATA_LOCKS = "lock_sessions", "metadata_locks"
+KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES, K_LOCK_SESSIONS, K_METADATA_LOCKS)
 
 MAX_LOCK_WAITS = 100
 MAX_TRANSACTIONS = 20
 MAX_SESSIONS = 30
 MAX_STATES = 30
+MAX_LOCK_SESSIONS = 200
+MAX_METADATA_LOCKS = 300
+# The holder statements run only once a wait has lasted this long: short waits of a busy server
+# come and go every second and need no holder; a stall is found after STALL_MIN_WAIT_S (core).
+LOCK_SESSIONS_AFTER_S = 2
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
 
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
-_IDLE = "'Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slave_SQL', 'Slave_worker'"
+_SERVER_THREADS = "'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slave_SQL', 'Slave_worker'"
+_IDLE = "'Sleep', " + _SERVER_THREADS
 
 _TRX = "information_schema.INNODB_TRX"
 _PL = "information_schema.PROCESSLIST"
@@ -147,19 +166,99 @@ SESSION_STATES_IS = Select(
     f"FROM {_PL} WHERE ID <> CONNECTION_ID() GROUP BY 1, 2) g",
     _STATE_ORDER, MAX_STATES)
 
+
+def _server_lock_wait(state: str) -> str:
+    """SQL: a processlist STATE of a session waiting on a server-level lock (core/stalls.py
+    classifies the same states)."""
+    extra = ", ".join(f"'{x}'" for x in stall_states.OTHER_WAIT_STATES)
+    return f"({state} LIKE 'Waiting for %lock' OR {state} IN ({extra}))"
+
+
+_SOMEONE_WAITS_ON_SERVER_LOCK = (
+    f"EXISTS (SELECT 1 FROM {_PL} w WHERE {_server_lock_wait('w.STATE')} AND w.TIME >= {LOCK_SESSIONS_AFTER_S} "
+    "AND w.ID <> CONNECTION_ID())")
+_SOMEONE_WAITS = (
+    f"({_SOMEONE_WAITS_ON_SERVER_LOCK} OR EXISTS (SELECT 1 FROM {_TRX} x WHERE x.trx_state = 'LOCK WAIT' "
+    f"AND x.trx_wait_started <= NOW() - INTERVAL {LOCK_SESSIONS_AFTER_S} SECOND))")
+
+
+def _lock_sessions_select(ps_readable: bool) -> Select:
+    # performance_schema keeps an idle session's last statement (events_statements_current); the
+    # processlist shows only what runs now
+    last, join = "NULL", ""
+    if ps_readable:
+        last = _sql("s.SQL_TEXT")
+        join = (" LEFT JOIN performance_schema.threads th ON th.PROCESSLIST_ID = p.ID"
+                " LEFT JOIN performance_schema.events_statements_current s"
+                " ON s.THREAD_ID = th.THREAD_ID AND s.NESTING_EVENT_ID IS NULL")
+    waiting = f"({_server_lock_wait('p.STATE')} OR t.trx_state = 'LOCK WAIT')"
+    return Select(
+        ("p.ID", "p.USER", "p.HOST", "p.DB", "p.COMMAND", "p.STATE", "p.TIME", _sql("p.INFO"),
+         "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state",
+         "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())", last),
+        f"FROM {_PL} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.ID{join} "
+        f"WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ({_SERVER_THREADS}) AND {_SOMEONE_WAITS}",
+        # waiters first, then the oldest transactions, then the longest in their state: the
+        # holders a stall names are among these even where a pool keeps hundreds of idle sessions
+        f"{waiting} DESC, t.trx_started IS NULL, t.trx_started, p.TIME DESC, p.ID", MAX_LOCK_SESSIONS)
+
+
+# MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
+# (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE
+# NAME='wait/lock/metadata/sql/mdl'). With it off, one row says so.
+METADATA_LOCKS_PS = Select(
+    ("CASE i.ENABLED WHEN 'YES' THEN 'performance_schema' ELSE 'instrument_off' END", "t.PROCESSLIST_ID",
+     "m.OBJECT_TYPE", "m.OBJECT_SCHEMA", "m.OBJECT_NAME", "m.LOCK_TYPE", "m.LOCK_STATUS", "m.LOCK_DURATION"),
+    "FROM performance_schema.setup_instruments i LEFT JOIN (performance_schema.metadata_locks m "
+    "JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
+    f"ON i.ENABLED = 'YES' WHERE i.NAME = 'wait/lock/metadata/sql/mdl' AND {_SOMEONE_WAITS_ON_SERVER_LOCK}",
+    "t.PROCESSLIST_ID, m.OBJECT_TYPE, m.OBJECT_SCHEMA, m.OBJECT_NAME, m.LOCK_STATUS, m.LOCK_TYPE, "
+    "m.OBJECT_INSTANCE_BEGIN", MAX_METADATA_LOCKS)
+# MariaDB's metadata_lock_info plugin: granted locks only (a waiter's pending request is not listed).
+METADATA_LOCKS_PLUGIN = Select(
+    ("'metadata_lock_info'", "THREAD_ID", "LOCK_TYPE", "TABLE_SCHEMA", "TABLE_NAME", "LOCK_MODE", "'GRANTED'",
+     "LOCK_DURATION"),
+    f"FROM information_schema.METADATA_LOCK_INFO WHERE THREAD_ID <> CONNECTION_ID() AND {_SOMEONE_WAITS_ON_SERVER_LOCK}",
+    "THREAD_ID, LOCK_TYPE, TABLE_SCHEMA, TABLE_NAME, LOCK_MODE", MAX_METADATA_LOCKS)
+MDL_PLUGIN_SQL = ("SELECT COUNT(*) FROM information_schema.PLUGINS "
+                  "WHERE PLUGIN_NAME = 'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")
+
 LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.plain, LOCK_WAITS_PS.plain
 TRANSACTIONS_SQL = TRANSACTIONS.plain
 
 
-def selects(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, Select]]:
-    """(key, statement) for this server, in the order a poll sends them."""
+def selects(flavor: str, version: tuple[int, ...], ps_readable: bool,
+            mdl_plugin: bool = False) -> list[tuple[str, Select]]:
+    """(key, statement) for this server, in the order a poll sends them. `mdl_plugin`: MariaDB's
+    metadata_lock_info plugin is active (has_mdl_plugin)."""
     mysql8 = flavor != "mariadb" and tuple(version[:2]) >= (8, 0)
     out = [(K_LOCK_WAITS, LOCK_WAITS_PS if mysql8 else LOCK_WAITS_IS), (K_TRANSACTIONS, TRANSACTIONS)]
     if ps_readable:
         out += [(K_SESSIONS, SESSIONS_PS), (K_SESSION_STATES, SESSION_STATES_PS)]
     else:
         out += [(K_SESSIONS, SESSIONS_IS), (K_SESSION_STATES, SESSION_STATES_IS)]
+    out.append((K_LOCK_SESSIONS, _lock_sessions_select(ps_readable)))
+    # performance_schema.metadata_locks: MySQL 5.7+, MariaDB 10.5+
+    ps_mdl = ps_readable and tuple(version[:2]) >= ((10, 5) if flavor == "mariadb" else (5, 7))
+    if mdl_plugin:
+        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PLUGIN))
+    elif ps_mdl:
+        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PS))
     return out
+
+
+def has_mdl_plugin(conn: Any, flavor: str) -> bool:
+    """MariaDB's metadata_lock_info plugin is active: asked once per connection (a refusal or an
+    error is a no: the stall advice then says how to get it)."""
+    if flavor != "mariadb":
+        return False
+    try:
+        with conn.cursor() as cur:
+            cur.execute(MDL_PLUGIN_SQL)
+            row = cur.fetchone()
+    except Exception:  # noqa: BLE001 - only a hint source; the connection's own failures show in the poll
+        return False
+    return bool(row and row[0])
 
 
 def has_json_form(flavor: str, version: tuple[int, ...]) -> bool:
@@ -186,12 +285,6 @@ def json_rows(rows: Any, width: int, limit: int) -> list[list[Any]]:
     if not set(map(type, itertools.chain.from_iterable(out))) <= _JSON_PLAIN:
         out = plain_rows(out)                          # floats or nested values: as the plain form would
     return out
-
-
-def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool,
-                    as_json: bool = False) -> list[tuple[str, str]]:
-    """(key, SQL) for this server, in the order a poll sends them (as_json: the JSON forms)."""
-    return [(k, sel.as_json if as_json else sel.plain) for k, sel in selects(flavor, version, ps_readable)]
 
 
 _DENIED = {1044, 1142, 1143, 1227}

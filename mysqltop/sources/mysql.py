@@ -260,7 +260,8 @@ class MySQLSource:
         self.capabilities = caps
         self._disabled.clear()
         self._mutex_empty_polls = 0
-        self._selects = dict(locks_src.selects(caps.flavor, caps.version_tuple, caps.performance_schema))
+        self._selects = dict(locks_src.selects(caps.flavor, caps.version_tuple, caps.performance_schema,
+                                               locks_src.has_mdl_plugin(conn, caps.flavor)))
         self._json = {K_PS} if has_json_arrayagg(caps.flavor, caps.version_tuple) else set()
         if locks_src.has_json_form(caps.flavor, caps.version_tuple):
             self._json |= {K_GSTATUS, *locks_src.KEYS}

@@ -42,8 +42,12 @@ def secs(s: float | None) -> str:
 
 
 def kill_line(frame: Frame) -> str | None:
-    """The hottest blocker as a ready-to-copy statement, or None. mysqltop never runs it."""
-    top = next((b for b in frame.blocking if b.kill), None)
+    """The root of the worst stall (else the hottest row-lock blocker) as a ready-to-copy
+    statement, or None. mysqltop never runs it."""
+    root = next((s.root for s in frame.stalls if s.is_stall and s.root is not None and s.root.kill), None)
+    if root is not None:
+        return f"{root.kill};"
+    top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
     return f"{top.kill};" if top is not None else None
 
 
