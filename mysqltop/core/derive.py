@@ -312,8 +312,9 @@ def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
     if dt is None or dt <= 0:
         return
     row_ms = sum(min(w, dt) for w in row_waits.values()) / dt * 1000.0
-    if not row_waits and raw.lock_waits is None and lk.row_lock_current_waits:
-        row_ms = lk.row_lock_current_waits * min(lk.longest_lock_wait_s or dt, dt) / dt * 1000.0
+    if not row_waits and raw.lock_waits is None and lk.row_lock_current_waits and lk.longest_lock_wait_s:
+        # no per-wait rows: each waiting session counted for the longest wait (an upper bound)
+        row_ms = lk.row_lock_current_waits * min(lk.longest_lock_wait_s, dt) / dt * 1000.0
     if lk.row_lock_wait_ms_per_s is not None:
         lk.row_lock_wait_ms_per_s = max(lk.row_lock_wait_ms_per_s, row_ms)
     elif row_ms:
