@@ -245,3 +245,26 @@ def report_blocks(r: Report, block: type) -> list:
                 b.lines.append(f"  {_t(t.statement, SQL_SHOWN)}")
         out.append(b)
     return out
+
+
+def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
+    """`report`: every stall of the window, biggest first: from–to, what they waited on, the root
+    and what to do, committed trx/s before, during and after."""
+    b = block("Stalls (sessions piled up on a lock)")
+    for ep in r.stalls:
+        end = f"still stalled at {_when(ep.end)}" if ep.open else _when(ep.end)
+        b.lines.append(f"{_when(ep.start)}–{end} UTC: {ep.max_waiting} waiting on {_t(ep.on, 80)}, longest "
+                       f"{secs(ep.longest_wait_s)} ({ep.kind})")
+        if ep.root_thread_id is not None:
+            b.lines.append(f"  root thread {ep.root_thread_id} {who(ep.root_user, ep.root_host)} "
+                           f"{_t(ep.root_command, 16)}{' (inferred)' if ep.source == 'inferred' else ''}: "
+                           f"{_t(ep.action, 160)}")
+            if ep.root_statement:
+                b.lines.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
+        else:
+            b.lines.append(f"  holder not visible: {_t(ep.action, 160)}")
+        figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
+                                                   ("after", ep.tps_after)) if v is not None]
+        if figs:
+            b.lines.append("  committed trx/s " + " → ".join(figs))
+    return b

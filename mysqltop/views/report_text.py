@@ -89,6 +89,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
             f"resolution: one point per {u.duration(r.resolution_s or 0.0)} (every {r.stride}th sample, "
             f"{r.frames} points): rates and averages are exact over each span; peaks of gauges, lock "
             "trees and advice are as at the points")
+    if r.headline:
+        head.lines.insert(0, visible(r.headline))
     if not r.live_frames:
         head.lines.append("no frames with rates in this window: nothing to summarise")
         return [head]
@@ -156,6 +158,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         adv.lines.append("no rule fired in this window")
     blocks = [head, thr, *report_charts.blocks(r, Block), drops, hot, peaks, *locks_text.report_blocks(r, Block),
               host, adv]
+    if r.stalls:                       # the story first: right under the window line
+        blocks.insert(1, locks_text.stall_block(r, Block))
     if r.bookmarks:
         blocks.insert(3, Block("Bookmarks", [
             f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"
