@@ -69,12 +69,12 @@ def stall_advice(w: Window, st: Stall) -> Advice:
     n = f"{st.waiting} session{'s' if st.waiting != 1 else ''}"
     if st.root is not None:
         inferred = " (inferred: the server lists no lock holders)" if st.source == "inferred" else ""
-        msg = (f"Stall: {n} waiting on {st.on} for up to {wait}; the root is {root_words(st.root)}{inferred} — "
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}; the root is {root_words(st.root)}{inferred} — "
                f"{st.action}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
     else:
-        msg = f"Stall: {n} waiting on {st.on} for {wait}; the holder is not visible: {st.hint or st.action}"
+        msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; the holder is not visible: {st.hint or st.action}"
     ids = ", ".join(str(i) for i in st.waiter_ids[:WAITERS_SHOWN]) + (" …" if len(st.waiter_ids) > WAITERS_SHOWN else "")
     ev = [f"{n} waiting on {_KIND_WORDS.get(st.kind, st.kind)} (threads {ids or '?'}), the longest for {wait}"
           + (f" (since {clock(st.started)})" if st.started is not None else "")]
