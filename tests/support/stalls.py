@@ -132,11 +132,12 @@ def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
     if kind in ("row_lock", "chain"):
         _run(holder, "SET SESSION innodb_lock_wait_timeout = 300", "BEGIN", update)
         release: tuple[str, ...] = ("ROLLBACK",)
-        sqls = [("BEGIN", update, "ROLLBACK")] * n
+        sqls: list[tuple[str, ...]] = [("BEGIN", update, "ROLLBACK")] * n
     elif kind == "metadata_lock":
         _run(holder, "BEGIN", f"SELECT * FROM {table}")
         release = ("ROLLBACK",)
-        sqls = [(f"ALTER TABLE {table} ADD COLUMN w INT",)] + [(f"SELECT v FROM {table} WHERE id = 2",)] * (n - 1)
+        alter: tuple[str, ...] = (f"ALTER TABLE {table} ADD COLUMN w INT",)
+        sqls = [alter] + [(f"SELECT v FROM {table} WHERE id = 2",)] * (n - 1)
     elif kind == "global_read_lock":
         _run(holder, "FLUSH TABLES WITH READ LOCK")
         release, sqls = ("UNLOCK TABLES",), [(update,)] * n
