@@ -41,6 +41,7 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
     ("throughput", "threads_running", lambda f: f.throughput.threads_running),
     ("throughput", "rows_read_per_s", lambda f: f.throughput.rows_read_per_s),
     ("throughput", "rows_changed_per_s", lambda f: f.throughput.rows_changed_per_s),
+    ("throughput", "committed_per_s", lambda f: f.throughput.committed_per_s),
     ("io", "pending_reads", lambda f: f.io.pending_reads),
     ("io", "pending_writes", lambda f: f.io.pending_writes),
     ("io", "pending_fsyncs", lambda f: f.io.pending_fsyncs),

@@ -20,11 +20,11 @@ import pymysql
 from tests.support.waiting import wait_until
 
 DB = "mysqltop_test"
-CLASSES = ("row_lock", "metadata_lock", "global_read_lock", "table_lock", "user_lock", "chain")
+CLASSES = ("row_lock", "metadata_lock", "global_read_lock", "table_lock", "user_lock", "chain", "running_query")
 # The finding each class must lead with (core/rules/stalls.py ids).
 FINDING = {"row_lock": "stall_row_lock", "metadata_lock": "stall_metadata_lock",
            "global_read_lock": "stall_global_read_lock", "table_lock": "stall_table_lock",
-           "user_lock": "stall_user_lock", "chain": "stall_row_lock"}
+           "user_lock": "stall_user_lock", "chain": "stall_row_lock", "running_query": "stall_metadata_lock"}
 _seq = itertools.count(1)
 
 
@@ -57,12 +57,21 @@ class Injected:
     release_sql: tuple[str, ...]
     waiters: list[tuple[int, Any, threading.Thread]] = field(default_factory=list)
     others: list[Any] = field(default_factory=list)  # sessions neither holder nor waiter (chain middle)
+    kw: Mapping[str, Any] | None = None               # set: release from another session (a busy holder)
+    holder_thread: threading.Thread | None = None
 
     def waiter_ids(self) -> list[int]:
         return [i for i, _, _ in self.waiters]
 
     def release(self) -> None:
-        _run(self.holder, *self.release_sql)
+        if self.kw is not None:
+            other = _connect(self.kw)
+            _run(other, *self.release_sql)
+            other.close()
+            if self.holder_thread is not None:
+                self.holder_thread.join(timeout=60)
+        else:
+            _run(self.holder, *self.release_sql)
         for _, _, t in self.waiters:
             t.join(timeout=60)
         for c in (self.holder, *self.others, *(c for _, c, _ in self.waiters)):
@@ -137,7 +146,7 @@ def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
         _run(holder, "BEGIN", f"SELECT * FROM {table}")
         release = ("ROLLBACK",)
         alter: tuple[str, ...] = (f"ALTER TABLE {table} ADD COLUMN w INT",)
-        sqls = [alter] + [(f"SELECT v FROM {table} WHERE id = 2",)] * (n - 1)
+        sqls = [alter, *[(f"SELECT v FROM {table} WHERE id = 2",)] * (n - 1)]
     elif kind == "global_read_lock":
         _run(holder, "FLUSH TABLES WITH READ LOCK")
         release, sqls = ("UNLOCK TABLES",), [(update,)] * n
@@ -148,10 +157,21 @@ def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
         _run(holder, "SELECT GET_LOCK('mysqltop_stall_job', 0)")
         release, sqls = ("SELECT RELEASE_LOCK('mysqltop_stall_job')",), \
             [("SELECT GET_LOCK('mysqltop_stall_job', 300)", "SELECT RELEASE_LOCK('mysqltop_stall_job')")] * n
+    elif kind == "running_query":
+        # a statement that runs (not idle) holds the table while an ALTER and selects queue behind it
+        busy = threading.Thread(target=_run, args=(holder, f"SELECT v, SLEEP(300) FROM {table} WHERE id = 3"),
+                                daemon=True)
+        busy.start()
+        wait_until(lambda: _state_of(kw, hid) == "User sleep", timeout=60)
+        release = (f"KILL QUERY {hid}",)
+        alter = (f"ALTER TABLE {table} ADD COLUMN w INT",)
+        sqls = [alter, *[(f"SELECT v FROM {table} WHERE id = 2",)] * (n - 1)]
     else:
         raise ValueError(kind)
     started = time.time()
     s = Injected(kind, hid, started, holder, release, others=others)
+    if kind == "running_query":
+        s.kw, s.holder_thread = kw, busy
     if kind == "chain":
         # B holds row 2 and waits for A's row 1; the rest wait for B's row 2: two deep below A
         mid = _start_waiter(kw, ("BEGIN", f"UPDATE {table} SET v = v + 1 WHERE id = 2", update, "ROLLBACK"))
@@ -160,10 +180,21 @@ def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
         wait_until(_waiting(kw, [mid[0]]), timeout=60)
     for i, sql in enumerate(sqls):
         s.waiters.append(_start_waiter(kw, sql))
-        if kind == "metadata_lock" and i == 0:          # the ALTER queues first, the selects behind it
+        if kind in ("metadata_lock", "running_query") and i == 0:          # the ALTER queues first, the selects behind it
             wait_until(_waiting(kw, [s.waiters[-1][0]]), timeout=60)
     wait_until(_waiting(kw, s.waiter_ids()), timeout=60)
     return s
+
+
+def _state_of(kw: Mapping[str, Any], thread: int) -> str | None:
+    conn = _connect(kw)
+    try:
+        with conn.cursor() as c:
+            c.execute(f"SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = {int(thread)}")
+            row = c.fetchone()
+            return str(row[0]) if row else None
+    finally:
+        conn.close()
 
 
 def waiting_now(kw: Mapping[str, Any]) -> Iterator[int]:
