@@ -256,3 +256,18 @@ def test_report_headline_dates_a_stall_that_began_before_the_window() -> None:
     assert r.advice[0].id == "stall_metadata_lock"
     d = json.loads(json.dumps(r.to_dict()))
     assert d["stalls"][0]["root_thread_id"] == 6 and d["headline"] == r.headline
+
+
+def test_one_waiter_is_a_stall_when_committed_throughput_collapsed() -> None:
+    frames = []
+    for i in range(10):
+        t = 1_790_000_100.0 + i
+        waits = i >= 4
+        sessions = [sess(7, "Query", MDL, i - 3), sess(6, "Sleep", "", i - 2, trx_age=i)] if waits else []
+        f = frame_of(sessions, None, wall=t)
+        f.throughput = Throughput(tps=0.0, committed_per_s=0.0 if waits else 5000.0)
+        frames.append(f)
+    assert frames[-1].stalls and not frames[-1].stalls[0].is_stall          # one waiter, 6 s: no pile
+    out = advise(frames, {})
+    assert out and out[0].id == "stall_metadata_lock" and "5,000 before → 0 during" in out[0].evidence
+    assert not [a for a in advise(frames[:8], {}) if a.id.startswith("stall_")]     # 4 s: not yet

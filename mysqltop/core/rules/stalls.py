@@ -12,7 +12,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import Vars, Window, advice, clock, num
 from mysqltop.core.safe_text import visible
-from mysqltop.core.stalls import Stall, StallRoot
+from mysqltop.core.stalls import STALL_MIN_WAIT_S, Stall, StallRoot
 
 SQL_SHOWN = 160
 WAITERS_SHOWN = 8
@@ -94,10 +94,30 @@ def stall_advice(w: Window, st: Stall) -> Advice:
     return advice(f"stall_{st.kind}", "critical", msg, text)
 
 
+# Throughput "collapsed": committed trx/s now at most this share of what it was before the first
+# wait began (from at least COLLAPSE_MIN_BEFORE trx/s): then one session waiting STALL_MIN_WAIT_S
+# is a stall too, not only a pile.
+COLLAPSE_SHARE = 0.1
+COLLAPSE_MIN_BEFORE = 10.0
+
+
+def collapsed(w: Window, st: Stall) -> bool:
+    if st.started is None:
+        return False
+    before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None][-10:]
+    now = [x for f in w.history[-2:] if f.time >= st.started and (x := committed(f)) is not None]
+    if len(before) < 3 or not now:
+        return False
+    was = sum(before) / len(before)
+    return was >= COLLAPSE_MIN_BEFORE and sum(now) / len(now) <= COLLAPSE_SHARE * was
+
+
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
     for st in w.last.stalls:
-        if not st.is_stall or st.kind in seen:
+        if st.kind in seen:
+            continue
+        if not st.is_stall and not ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st)):
             continue
         seen.add(st.kind)
         yield stall_advice(w, st)
