@@ -64,7 +64,7 @@ class Monitor:
 
 
 def _own_id(src: MySQLSource) -> int:
-    with src._conn.cursor() as c:                     # the monitor's own session, to check it is never named
+    with src.link.conn.cursor() as c:                 # the monitor's own session, to check it is never named
         c.execute("SELECT CONNECTION_ID()")
         return int(c.fetchone()[0])
 
