@@ -26,8 +26,9 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
                    "performance_schema" | "metadata_lock_info", or one row "instrument_off"
                    (performance_schema without the wait/lock/metadata/sql/mdl instrument)
 
-The last two are asked in the poll's one round trip and guarded on the server (EXISTS over the
-sessions waiting), so a server where nobody waits answers them with no rows at once.
+The last two are asked in the poll's one round trip and guarded on the server (a derived table of
+the sessions waiting, joined first), so a server where nobody waits answers them with no rows
+without listing its sessions or locks.
 """
 
 from __future__ import annotations
@@ -174,33 +175,55 @@ def _server_lock_wait(state: str) -> str:
     return f"({state} LIKE 'Waiting for %lock' OR {state} IN ({extra}))"
 
 
-_SOMEONE_WAITS_ON_SERVER_LOCK = (
-    f"EXISTS (SELECT 1 FROM {_PL} w WHERE {_server_lock_wait('w.STATE')} AND w.TIME >= {LOCK_SESSIONS_AFTER_S} "
-    "AND w.ID <> CONNECTION_ID())")
-_SOMEONE_WAITS = (
-    f"({_SOMEONE_WAITS_ON_SERVER_LOCK} OR EXISTS (SELECT 1 FROM {_TRX} x WHERE x.trx_state = 'LOCK WAIT' "
-    f"AND x.trx_wait_started <= NOW() - INTERVAL {LOCK_SESSIONS_AFTER_S} SECOND))")
+def _server_lock_guard(ps_readable: bool) -> str:
+    """A derived table of one row while a session has waited on a server-level lock for
+    LOCK_SESSIONS_AFTER_S, else none. Joined first, it ends the statement before any other table
+    is read: an empty derived table makes the join impossible, so the processlist and lock tables
+    after it are never filled while nobody waits (performance_schema.threads where readable: it
+    costs a fraction of information_schema.PROCESSLIST, which locks every session to list it)."""
+    if ps_readable:
+        return ("SELECT 1 FROM performance_schema.threads w WHERE w.TYPE = 'FOREGROUND' AND "
+                f"{_server_lock_wait('w.PROCESSLIST_STATE')} AND w.PROCESSLIST_TIME >= {LOCK_SESSIONS_AFTER_S} "
+                "AND w.PROCESSLIST_ID <> CONNECTION_ID()")
+    return (f"SELECT 1 FROM {_PL} w WHERE {_server_lock_wait('w.STATE')} AND w.TIME >= {LOCK_SESSIONS_AFTER_S} "
+            "AND w.ID <> CONNECTION_ID()")
+
+
+def _guard(ps_readable: bool, row_locks: bool) -> str:
+    """`(…) g CROSS JOIN`: the guard of _server_lock_guard, with InnoDB lock waits too (row_locks)."""
+    inner = _server_lock_guard(ps_readable)
+    if row_locks:
+        inner += (f" UNION ALL SELECT 1 FROM {_TRX} x WHERE x.trx_state = 'LOCK WAIT' "
+                  f"AND x.trx_wait_started <= NOW() - INTERVAL {LOCK_SESSIONS_AFTER_S} SECOND")
+    return f"(SELECT 1 AS waits FROM ({inner}) u LIMIT 1) g CROSS JOIN "
 
 
 def _lock_sessions_select(ps_readable: bool) -> Select:
-    # performance_schema keeps an idle session's last statement (events_statements_current); the
-    # processlist shows only what runs now
-    last, join = "NULL", ""
+    # performance_schema.threads where readable: read row by row (nothing is read at all while the
+    # guard is empty), where information_schema.PROCESSLIST is filled whole on every statement;
+    # it also keeps an idle session's last statement (events_statements_current).
     if ps_readable:
-        last = _sql("s.SQL_TEXT")
-        join = (" LEFT JOIN performance_schema.threads th ON th.PROCESSLIST_ID = p.ID"
-                " LEFT JOIN performance_schema.events_statements_current s"
-                " ON s.THREAD_ID = th.THREAD_ID AND s.NESTING_EVENT_ID IS NULL")
-    waiting = f"({_server_lock_wait('p.STATE')} OR t.trx_state = 'LOCK WAIT')"
+        cols = ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB",
+                "p.PROCESSLIST_COMMAND", "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"))
+        tables = (f"performance_schema.threads p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID"
+                  " LEFT JOIN performance_schema.events_statements_current s"
+                  " ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL")
+        where = "p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID()"
+        last, state, time_, tid = _sql("s.SQL_TEXT"), "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", "p.PROCESSLIST_ID"
+        command = "p.PROCESSLIST_COMMAND"
+    else:
+        cols = ("p.ID", "p.USER", "p.HOST", "p.DB", "p.COMMAND", "p.STATE", "p.TIME", _sql("p.INFO"))
+        tables = f"{_PL} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.ID"
+        where = "p.ID <> CONNECTION_ID()"
+        last, state, time_, tid, command = "NULL", "p.STATE", "p.TIME", "p.ID", "p.COMMAND"
+    waiting = f"({_server_lock_wait(state)} OR t.trx_state = 'LOCK WAIT')"
     return Select(
-        ("p.ID", "p.USER", "p.HOST", "p.DB", "p.COMMAND", "p.STATE", "p.TIME", _sql("p.INFO"),
-         "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state",
+        (*cols, "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state",
          "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())", last),
-        f"FROM {_PL} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.ID{join} "
-        f"WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ({_SERVER_THREADS}) AND {_SOMEONE_WAITS}",
+        f"FROM {_guard(ps_readable, True)}{tables} WHERE {where} AND {command} NOT IN ({_SERVER_THREADS})",
         # waiters first, then the oldest transactions, then the longest in their state: the
         # holders a stall names are among these even where a pool keeps hundreds of idle sessions
-        f"{waiting} DESC, t.trx_started IS NULL, t.trx_started, p.TIME DESC, p.ID", MAX_LOCK_SESSIONS)
+        f"{waiting} DESC, t.trx_started IS NULL, t.trx_started, {time_} DESC, {tid}", MAX_LOCK_SESSIONS)
 
 
 # MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
@@ -209,17 +232,25 @@ def _lock_sessions_select(ps_readable: bool) -> Select:
 METADATA_LOCKS_PS = Select(
     ("CASE i.ENABLED WHEN 'YES' THEN 'performance_schema' ELSE 'instrument_off' END", "t.PROCESSLIST_ID",
      "m.OBJECT_TYPE", "m.OBJECT_SCHEMA", "m.OBJECT_NAME", "m.LOCK_TYPE", "m.LOCK_STATUS", "m.LOCK_DURATION"),
-    "FROM performance_schema.setup_instruments i LEFT JOIN (performance_schema.metadata_locks m "
-    "JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
-    f"ON i.ENABLED = 'YES' WHERE i.NAME = 'wait/lock/metadata/sql/mdl' AND {_SOMEONE_WAITS_ON_SERVER_LOCK}",
+    f"FROM {_guard(True, False)}performance_schema.setup_instruments i "
+    "LEFT JOIN (performance_schema.metadata_locks m JOIN performance_schema.threads t "
+    "ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
+    "ON i.ENABLED = 'YES' WHERE i.NAME = 'wait/lock/metadata/sql/mdl'",
     "t.PROCESSLIST_ID, m.OBJECT_TYPE, m.OBJECT_SCHEMA, m.OBJECT_NAME, m.LOCK_STATUS, m.LOCK_TYPE, "
     "m.OBJECT_INSTANCE_BEGIN", MAX_METADATA_LOCKS)
+
+
 # MariaDB's metadata_lock_info plugin: granted locks only (a waiter's pending request is not listed).
-METADATA_LOCKS_PLUGIN = Select(
-    ("'metadata_lock_info'", "THREAD_ID", "LOCK_TYPE", "TABLE_SCHEMA", "TABLE_NAME", "LOCK_MODE", "'GRANTED'",
-     "LOCK_DURATION"),
-    f"FROM information_schema.METADATA_LOCK_INFO WHERE THREAD_ID <> CONNECTION_ID() AND {_SOMEONE_WAITS_ON_SERVER_LOCK}",
-    "THREAD_ID, LOCK_TYPE, TABLE_SCHEMA, TABLE_NAME, LOCK_MODE", MAX_METADATA_LOCKS)
+def _metadata_locks_plugin(ps_readable: bool) -> Select:
+    return Select(
+        ("'metadata_lock_info'", "m.THREAD_ID", "m.LOCK_TYPE", "m.TABLE_SCHEMA", "m.TABLE_NAME", "m.LOCK_MODE",
+         "'GRANTED'", "m.LOCK_DURATION"),
+        f"FROM {_guard(ps_readable, False)}information_schema.METADATA_LOCK_INFO m "
+        "WHERE m.THREAD_ID <> CONNECTION_ID()",
+        "m.THREAD_ID, m.LOCK_TYPE, m.TABLE_SCHEMA, m.TABLE_NAME, m.LOCK_MODE", MAX_METADATA_LOCKS)
+
+
+METADATA_LOCKS_PLUGIN = _metadata_locks_plugin(True)
 MDL_PLUGIN_SQL = ("SELECT COUNT(*) FROM information_schema.PLUGINS "
                   "WHERE PLUGIN_NAME = 'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")
 
@@ -241,7 +272,7 @@ def selects(flavor: str, version: tuple[int, ...], ps_readable: bool,
     # performance_schema.metadata_locks: MySQL 5.7+, MariaDB 10.5+
     ps_mdl = ps_readable and tuple(version[:2]) >= ((10, 5) if flavor == "mariadb" else (5, 7))
     if mdl_plugin:
-        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PLUGIN))
+        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PLUGIN if ps_readable else _metadata_locks_plugin(False)))
     elif ps_mdl:
         out.append((K_METADATA_LOCKS, METADATA_LOCKS_PS))
     return out

@@ -56,17 +56,23 @@ def first(frame: Frame):
 
 # ---- statement choice ----------------------------------------------------------------------------
 @pytest.mark.parametrize("flavor, version, ps, plugin, want", [
-    ("mysql", (8, 0, 36), True, False, METADATA_LOCKS_PS), ("mysql", (5, 7, 44), True, False, METADATA_LOCKS_PS),
-    ("mariadb", (10, 11, 6), True, False, METADATA_LOCKS_PS), ("mariadb", (10, 11, 6), True, True, METADATA_LOCKS_PLUGIN),
-    ("mariadb", (10, 11, 6), False, True, METADATA_LOCKS_PLUGIN), ("mariadb", (10, 4, 30), True, False, None),
-    ("mysql", (8, 0, 36), False, False, None)])
+    ("mysql", (8, 0, 36), True, False, "performance_schema.metadata_locks"),
+    ("mysql", (5, 7, 44), True, False, "performance_schema.metadata_locks"),
+    ("mariadb", (10, 11, 6), True, False, "performance_schema.metadata_locks"),
+    ("mariadb", (10, 11, 6), True, True, "METADATA_LOCK_INFO"), ("mariadb", (10, 11, 6), False, True, "METADATA_LOCK_INFO"),
+    ("mariadb", (10, 4, 30), True, False, None), ("mysql", (8, 0, 36), False, False, None)])
 def test_metadata_lock_statement_per_server(flavor, version, ps, plugin, want) -> None:
     chosen = dict(selects(flavor, version, ps, plugin))
-    assert chosen.get(K_METADATA_LOCKS) is want
-    assert K_LOCK_SESSIONS in chosen                       # every server: the processlist is everywhere
-    for sel in (s for s in chosen.values() if s in (METADATA_LOCKS_PS, METADATA_LOCKS_PLUGIN)):
-        assert "EXISTS" in sel.plain and "CONNECTION_ID()" in sel.plain   # asked only while one waits; never us
-    assert "CONNECTION_ID()" in chosen[K_LOCK_SESSIONS].plain
+    sel = chosen.get(K_METADATA_LOCKS)
+    assert (sel is None and want is None) or (sel is not None and want in sel.plain)
+    if ps:
+        assert sel is None or sel in (METADATA_LOCKS_PS, METADATA_LOCKS_PLUGIN)
+    for s in (x for x in (sel, chosen[K_LOCK_SESSIONS]) if x is not None):
+        # asked only while one waits (the guard is joined first), never about the monitor itself
+        assert s.plain.startswith(f"SELECT {s.cols[0]}") and ") g CROSS JOIN " in s.plain
+        assert "CONNECTION_ID()" in s.plain
+        guard = s.plain.split(") g CROSS JOIN ")[0]
+        assert ("performance_schema.threads" in guard) == ps and "information_schema.PROCESSLIST" not in guard or not ps
 
 
 # ---- MySQL 8: performance_schema names every holder ----------------------------------------------
