@@ -113,6 +113,9 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
                         f"(−{d.depth_pct:.0f} %)" for d in r.drops]
     else:
         drops.lines.append("none (no fall below 50 % of the TPS of the 30 s before while sessions kept running)")
+    if r.start is not None and any(ep.start < r.start for ep in r.stalls):
+        drops.lines.append("the window starts inside a stall (see the STALL line above): there is no TPS before "
+                           "it to fall from")
     hot = Block("Top hotspots (share of all waiting in the window, within each source)",
                 header=["#", "name", "share", "waits/s", "wait ms/s", "peak waits/s", "seen", "source"])
     hot.rows = [[str(i), h.name + (f" ({h.site})" if h.site and h.site not in h.name else ""), u.share(h.share),

@@ -277,3 +277,21 @@ def test_one_waiter_is_a_stall_when_committed_throughput_collapsed() -> None:
     out = advise(frames, {})
     assert out and out[0].id == "stall_metadata_lock" and "5,000 before → 0 during" in out[0].evidence
     assert not [a for a in advise(frames[:8], {}) if a.id.startswith("stall_")]     # 4 s: not yet
+
+
+def test_report_text_opens_with_the_stall_and_says_the_window_started_inside_it() -> None:
+    from mysqltop.views.report_text import render
+
+    frames = []
+    for i in range(8):
+        sessions = [sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i), sess(6, "Sleep", "", 61 + i, trx_age=62 + i)]
+        f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ")], wall=1_790_000_100.0 + i)
+        f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
+        frames.append(f)
+    from mysqltop.core.pipeline import advise_into
+    for i, f in enumerate(frames):
+        advise_into(f, frames[:i + 1], {})
+    text = render(build_report(frames), "text")
+    head = text[:600]
+    assert "STALL " in head and "root thread 6" in head and "KILL 6;" in head and "still stalled" in head
+    assert "the window starts inside a stall" in text
