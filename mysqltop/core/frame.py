@@ -274,6 +274,9 @@ class Frame:
     # the metadata / global / table / user-lock piles also as blocking trees, shaped like `blocking`.
     stalls: list[Stall] = field(default_factory=list)
     metadata_blocking: list[Blocker] = field(default_factory=list)
+    # Row sources the sample does not hold at all — neither read nor refused: an older recording,
+    # an import whose collection lacks them. Unknown, not none: panes say "not recorded".
+    unrecorded: list[str] = field(default_factory=list)
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
