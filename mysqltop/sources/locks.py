@@ -1,13 +1,19 @@
-"""Lock waits, transactions and busy sessions: the statements one poll adds for the locks pane.
+"""Lock waits, transactions and busy sessions: the statements a poll adds for the locks pane, and
+how their rows become the recorded shapes.
 
 Chosen per server from what it has (no probing round trip): MySQL 8.0+ keeps lock waits in
 performance_schema.data_lock_waits/data_locks, MariaDB and MySQL 5.5–5.7 in
 information_schema.INNODB_LOCK_WAITS/INNODB_LOCKS; INNODB_TRX (PROCESS) is everywhere. Sessions
 come from performance_schema.threads with the statement digest where performance_schema is
-readable, else from information_schema.PROCESSLIST. Every statement is bounded (LIMIT, LEFT() on
-statement text) so a server with 5,000 sessions costs the same as one with 50. A statement the
-server refuses is dropped by the poller after its first failure; `explain_error` turns a refusal
-into the GRANT that fixes it.
+readable, else from SHOW PROCESSLIST.
+
+Statements that cannot hurt the server: every read is a plain, bounded read of rows (LIMIT
+ROWS_READ, LEFT() on statement text) with no ORDER BY, GROUP BY or aggregate that needs an
+internal temporary table; the rows kept are chosen and ordered here. information_schema.PROCESSLIST
+is never read (the server materialises it, LONGTEXT and all, into an on-disk Aria table every
+time); thread names come from performance_schema.threads, or from SHOW PROCESSLIST's rows without
+performance_schema. A statement the server refuses is dropped by the poller after its first
+failure; `explain_error` turns a refusal into the GRANT that fixes it.
 
 Row shapes (recorded as-is in RawSample, read by core/locks.py):
   lock_waits      [waiting_trx, waiting_thread, waiting_user, waiting_host, wait_s, waiting_sql,
@@ -19,27 +25,23 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
   sessions        [thread, user, host, db, command, state, time_s, sql]
   session_states  [command, state, sessions, longest_s]
   lock_sessions   [thread, user, host, db, command, state, time_s, sql, trx_age_s, trx_state, trx_wait_s,
-                   last_sql]   every session while one has waited on a lock for LOCK_SESSIONS_AFTER_S:
-                   the waiters and whoever may hold what they wait for (idle ones included)
+                   last_sql]   every session while one waits on a lock: the waiters and whoever may
+                   hold what they wait for, idle ones included (performance_schema.threads, else
+                   SHOW PROCESSLIST's rows with the transactions read)
   metadata_locks  [source, thread, object_type, schema, name, mode, status, duration]   while a
                    session waits on a metadata, global, backup, table or user lock; source
                    "performance_schema" | "metadata_lock_info", or one row "instrument_off"
                    (performance_schema without the wait/lock/metadata/sql/mdl instrument)
 
-The last two are asked in the poll's one round trip and guarded on the server (a derived table of
-the sessions waiting, joined first), so a server where nobody waits answers them with no rows
-without listing its sessions or locks.
+The last two are read in the second round trip, only while a session waits (poll_statements).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
-import itertools
-import json
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from mysqltop.core import stalls as stall_states
 
@@ -54,228 +56,169 @@ MAX_SESSIONS = 30
 MAX_STATES = 30
 MAX_LOCK_SESSIONS = 200
 MAX_METADATA_LOCKS = 300
-# The holder statements run only once a wait has lasted this long: short waits of a busy server
-# come and go every second and need no holder; a stall is found after STALL_MIN_WAIT_S (core).
-LOCK_SESSIONS_AFTER_S = 2
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
+# Rows one read may return (a server with 5,000 sessions costs the wire what one with 1,000 does);
+# the kept rows are chosen from these client-side.
+ROWS_READ = 1000
 
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
-_SERVER_THREADS = "'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slave_SQL', 'Slave_worker'"
-_IDLE = "'Sleep', " + _SERVER_THREADS
+IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL", "Slave_worker")
+_IDLE = ", ".join(f"'{c}'" for c in IDLE_COMMANDS)
+_SERVER_THREADS = ", ".join(f"'{c}'" for c in IDLE_COMMANDS if c != "Sleep")
 
 _TRX = "information_schema.INNODB_TRX"
-_PL = "information_schema.PROCESSLIST"
-_JSON_PLAIN = {str, int, type(None)}
-_SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_THREADS = "performance_schema.threads"
 
 
 def _sql(col: str) -> str:
     return f"LEFT({col}, {SQL_CHARS})"
 
 
+def _desc(v: Any) -> float:
+    return -float(v) if isinstance(v, (int, float)) else 0.0
+
+
+def _text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
 @dataclass(frozen=True)
 class Select:
-    """One bounded row statement, in two wire forms with the same rows in the same order.
-
-    plain: `SELECT cols FROM … ORDER BY … LIMIT n`, one row packet per row and one column
-    definition packet per column per poll, each decoded in Python (18 definitions for the lock
-    waits even when nobody waits). as_json (MariaDB 10.5+, whose JSON_ARRAYAGG takes ORDER BY and
-    LIMIT): the same rows as one JSON text, `[[col, …], …]`, plus COUNT(*) of the rows before the
-    LIMIT, so a text cut at group_concat_max_len is refused (json_rows), never trusted. The ORDER
-    BY names a total order, so both forms list tied rows alike."""
+    """One plain, bounded row statement (no ORDER BY: nothing to sort on the server) and the rows
+    a poll keeps of it: `order` over plain rows, then the first `keep`."""
 
     cols: tuple[str, ...]
     rest: str                 # FROM … [WHERE …]
-    order: str
-    limit: int
-    json_extra: tuple[str, ...] = ()     # aggregates the JSON form also answers, after COUNT(*)
+    keep: int
+    order: Callable[[list[Any]], Any]
+    # (thread, user, host, command) column positions filled from SHOW PROCESSLIST's rows where
+    # performance_schema is not readable (the statement then reads NULL there)
+    thread_cols: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
-    def plain(self) -> str:
-        return f"SELECT {', '.join(self.cols)} {self.rest} ORDER BY {self.order} LIMIT {self.limit}"
+    def sql(self) -> str:
+        return f"SELECT {', '.join(self.cols)} {self.rest} LIMIT {ROWS_READ}"
 
-    @property
-    def as_json(self) -> str:
-        return (f"SELECT JSON_ARRAYAGG(JSON_ARRAY({', '.join(self.cols)}) ORDER BY {self.order} LIMIT {self.limit}), "
-                f"{', '.join(('COUNT(*)', *self.json_extra))} {self.rest}")
+    def pick(self, rows: list[list[Any]]) -> list[list[Any]]:
+        return sorted(rows, key=self.order)[:self.keep]
 
 
-def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...]) -> Select:
+def _who(alias: str, ps: bool) -> tuple[str, str, str]:
+    """user, host, command of the thread joined as `alias` (NULLs without performance_schema)."""
+    if not ps:
+        return "NULL", "NULL", "NULL"
+    return f"{alias}.PROCESSLIST_USER", f"{alias}.PROCESSLIST_HOST", f"{alias}.PROCESSLIST_COMMAND"
+
+
+def _join(alias: str, thread: str, ps: bool) -> str:
+    return f" LEFT JOIN {_THREADS} {alias} ON {alias}.PROCESSLIST_ID = {thread}" if ps else ""
+
+
+def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...], ps: bool) -> Select:
+    ru, rh, _ = _who("rp", ps)
+    bu, bh, bc = _who("bp", ps)
     return Select(
-        ("r.trx_id", "r.trx_mysql_thread_id", "rp.USER", "rp.HOST", "TIMESTAMPDIFF(SECOND, r.trx_wait_started, NOW())",
-         _sql("r.trx_query"), "b.trx_id", "b.trx_mysql_thread_id", "bp.USER", "bp.HOST",
-         "TIMESTAMPDIFF(SECOND, b.trx_started, NOW())", "b.trx_state", "bp.COMMAND", _sql("b.trx_query"), *lock_cols),
+        ("r.trx_id", "r.trx_mysql_thread_id", ru, rh, "TIMESTAMPDIFF(SECOND, r.trx_wait_started, NOW())",
+         _sql("r.trx_query"), "b.trx_id", "b.trx_mysql_thread_id", bu, bh,
+         "TIMESTAMPDIFF(SECOND, b.trx_started, NOW())", "b.trx_state", bc, _sql("b.trx_query"), *lock_cols),
         f"FROM ({waits}) w JOIN {_TRX} r ON r.trx_id = w.req_trx JOIN {_TRX} b ON b.trx_id = w.blk_trx "
-        + lock_join +
-        f" LEFT JOIN {_PL} rp ON rp.ID = r.trx_mysql_thread_id LEFT JOIN {_PL} bp ON bp.ID = b.trx_mysql_thread_id"
+        + lock_join + _join("rp", "r.trx_mysql_thread_id", ps) + _join("bp", "b.trx_mysql_thread_id", ps)
         # InnoDB also lists each queued request as blocked by every request queued before it:
-        # n sessions behind one row are n(n-1)/2 such edges, which would fill the LIMIT with the
-        # queue and hide sessions. Keep edges to locks that are held (a waiting blocker's own
+        # n sessions behind one row are n(n-1)/2 such edges, which would fill the rows kept with
+        # the queue and hide sessions. Keep edges to locks that are held (a waiting blocker's own
         # pending request is not what anyone waits for first); real chains hold a granted lock.
-        " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock",
-        "r.trx_wait_started, r.trx_id, b.trx_id", MAX_LOCK_WAITS)
+        + " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock",
+        MAX_LOCK_WAITS, lambda r: (_desc(r[4]), _text(r[0]), _text(r[6])),     # longest wait first
+        () if ps else ((1, 2, 3, -1), (7, 8, 9, 12)))
 
 
-# MariaDB, MySQL 5.5–5.7: the wait graph of the lock-table snapshot INNODB_TRX is taken from.
-LOCK_WAITS_IS = _lock_waits_select(
-    "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
-    "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
-    "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
-    ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"))
-# MySQL 8.0+: the same from performance_schema (needs SELECT on performance_schema).
-LOCK_WAITS_PS = _lock_waits_select(
-    "SELECT REQUESTING_ENGINE_TRANSACTION_ID AS req_trx, BLOCKING_ENGINE_TRANSACTION_ID AS blk_trx, "
-    "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
-    "FROM performance_schema.data_lock_waits",
-    "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
-    ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"))
+def _lock_waits_is(ps: bool) -> Select:
+    """MariaDB, MySQL 5.5–5.7: the wait graph of the lock-table snapshot INNODB_TRX is taken from."""
+    return _lock_waits_select(
+        "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
+        "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
+        "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
+        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"), ps)
 
-TRANSACTIONS = Select(
-    ("t.trx_id", "t.trx_mysql_thread_id", "p.USER", "p.HOST", "t.trx_state",
-     "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified", "t.trx_lock_structs",
-     "t.trx_isolation_level", "p.COMMAND", _sql("t.trx_query"), "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
-    f"FROM {_TRX} t LEFT JOIN {_PL} p ON p.ID = t.trx_mysql_thread_id",
-    "t.trx_started, t.trx_id", MAX_TRANSACTIONS,
-    # every transaction waiting for a lock, beyond the LIMIT too: the poll asks for the lock
-    # waits only when this is not 0 (sources/mysql.py)
-    json_extra=("COUNT(CASE WHEN t.trx_state = 'LOCK WAIT' THEN 1 END)",))
 
+def _lock_waits_ps(ps: bool) -> Select:
+    """MySQL 8.0+: the same from performance_schema (needs SELECT on performance_schema)."""
+    return _lock_waits_select(
+        "SELECT REQUESTING_ENGINE_TRANSACTION_ID AS req_trx, BLOCKING_ENGINE_TRANSACTION_ID AS blk_trx, "
+        "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
+        "FROM performance_schema.data_lock_waits",
+        "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
+        ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"), ps)
+
+
+def _transactions(ps: bool) -> Select:
+    user, host, command = _who("p", ps)
+    return Select(
+        ("t.trx_id", "t.trx_mysql_thread_id", user, host, "t.trx_state",
+         "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified",
+         "t.trx_lock_structs", "t.trx_isolation_level", command, _sql("t.trx_query"),
+         "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
+        f"FROM {_TRX} t" + _join("p", "t.trx_mysql_thread_id", ps),
+        MAX_TRANSACTIONS, lambda r: (_desc(r[5]), _text(r[0])),                 # oldest first
+        () if ps else ((1, 2, 3, 10),))
+
+
+LOCK_WAITS_IS, LOCK_WAITS_PS = _lock_waits_is(True), _lock_waits_ps(True)
+TRANSACTIONS = _transactions(True)
 SESSIONS_PS = Select(
     ("t.PROCESSLIST_ID", "t.PROCESSLIST_USER", "t.PROCESSLIST_HOST", "t.PROCESSLIST_DB", "t.PROCESSLIST_COMMAND",
      "t.PROCESSLIST_STATE", "t.PROCESSLIST_TIME", _sql("COALESCE(s.DIGEST_TEXT, t.PROCESSLIST_INFO)")),
-    "FROM performance_schema.threads t LEFT JOIN performance_schema.events_statements_current s "
+    f"FROM {_THREADS} t LEFT JOIN performance_schema.events_statements_current s "
     "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
     f"WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_COMMAND NOT IN ({_IDLE}) "
     "AND t.PROCESSLIST_ID <> CONNECTION_ID()",
-    "t.PROCESSLIST_TIME DESC, t.PROCESSLIST_ID", MAX_SESSIONS)
-SESSIONS_IS = Select(
-    ("ID", "USER", "HOST", "DB", "COMMAND", "STATE", "TIME", _sql("INFO")),
-    f"FROM {_PL} WHERE COMMAND NOT IN ({_IDLE}) AND ID <> CONNECTION_ID()",
-    "TIME DESC, ID", MAX_SESSIONS)
-# Grouped in a derived table, so the JSON form can aggregate the groups.
-_STATE_COLS = ("g.command", "g.state", "g.sessions", "g.longest")
-_STATE_ORDER = "g.sessions DESC, g.longest DESC, g.command, g.state"
-SESSION_STATES_PS = Select(
-    _STATE_COLS,
-    "FROM (SELECT PROCESSLIST_COMMAND AS command, COALESCE(PROCESSLIST_STATE, '') AS state, COUNT(*) AS sessions, "
-    "MAX(PROCESSLIST_TIME) AS longest FROM performance_schema.threads "
-    "WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_ID <> CONNECTION_ID() GROUP BY 1, 2) g",
-    _STATE_ORDER, MAX_STATES)
-SESSION_STATES_IS = Select(
-    _STATE_COLS,
-    "FROM (SELECT COMMAND AS command, COALESCE(STATE, '') AS state, COUNT(*) AS sessions, MAX(TIME) AS longest "
-    f"FROM {_PL} WHERE ID <> CONNECTION_ID() GROUP BY 1, 2) g",
-    _STATE_ORDER, MAX_STATES)
+    MAX_SESSIONS, lambda r: (_desc(r[6]), r[0] if isinstance(r[0], int) else 0))  # longest in its state first
+# All foreground sessions in one row (a plain aggregate: no GROUP BY, no temporary table); the busy
+# ones are grouped client-side from the sessions rows.
+SESSION_COUNTS_PS = (
+    "SELECT COUNT(*), COUNT(CASE WHEN PROCESSLIST_COMMAND = 'Sleep' THEN 1 END), "
+    f"MAX(CASE WHEN PROCESSLIST_COMMAND = 'Sleep' THEN PROCESSLIST_TIME END) FROM {_THREADS} "
+    "WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_ID <> CONNECTION_ID()")
+PROCESSLIST_SQL = "SHOW PROCESSLIST"        # without performance_schema: no temporary table either
 
 
-def _server_lock_wait(state: str) -> str:
-    """SQL: a processlist STATE of a session waiting on a server-level lock (core/stalls.py
-    classifies the same states)."""
-    extra = ", ".join(f"'{x}'" for x in stall_states.OTHER_WAIT_STATES)
-    return f"({state} LIKE 'Waiting for %lock' OR {state} IN ({extra}))"
+
+def _lock_session_order(r: list[Any]) -> tuple[Any, ...]:
+    """Waiters first, then the oldest transactions, then the longest in their state: the holders a
+    stall names are among the rows kept even where a pool keeps hundreds of idle sessions."""
+    waiting = r[9] == "LOCK WAIT" or stall_states.wait_kind(r[5] if isinstance(r[5], str) else None) is not None
+    return (not waiting, r[8] is None, _desc(r[8]), _desc(r[6]), r[0] if isinstance(r[0], int) else 0)
 
 
-def _server_lock_guard(ps_readable: bool) -> str:
-    """A derived table of one row while a session has waited on a server-level lock for
-    LOCK_SESSIONS_AFTER_S, else none. Joined first, it ends the statement before any other table
-    is read: an empty derived table makes the join impossible, so the processlist and lock tables
-    after it are never filled while nobody waits (performance_schema.threads where readable: it
-    costs a fraction of information_schema.PROCESSLIST, which locks every session to list it)."""
-    if ps_readable:
-        return ("SELECT 1 FROM performance_schema.threads w WHERE w.TYPE = 'FOREGROUND' AND "
-                f"{_server_lock_wait('w.PROCESSLIST_STATE')} AND w.PROCESSLIST_TIME >= {LOCK_SESSIONS_AFTER_S} "
-                "AND w.PROCESSLIST_ID <> CONNECTION_ID()")
-    return (f"SELECT 1 FROM {_PL} w WHERE {_server_lock_wait('w.STATE')} AND w.TIME >= {LOCK_SESSIONS_AFTER_S} "
-            "AND w.ID <> CONNECTION_ID()")
-
-
-def _guard(ps_readable: bool, row_locks: bool) -> str:
-    """`(…) g CROSS JOIN`: the guard of _server_lock_guard, with InnoDB lock waits too (row_locks)."""
-    inner = _server_lock_guard(ps_readable)
-    if row_locks:
-        inner += (f" UNION ALL SELECT 1 FROM {_TRX} x WHERE x.trx_state = 'LOCK WAIT' "
-                  f"AND x.trx_wait_started <= NOW() - INTERVAL {LOCK_SESSIONS_AFTER_S} SECOND")
-    return f"(SELECT 1 AS waits FROM ({inner}) u LIMIT 1) g CROSS JOIN "
-
-
-def _lock_sessions_select(ps_readable: bool) -> Select:
-    # performance_schema.threads where readable: read row by row (nothing is read at all while the
-    # guard is empty), where information_schema.PROCESSLIST is filled whole on every statement;
-    # it also keeps an idle session's last statement (events_statements_current).
-    if ps_readable:
-        cols = ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB",
-                "p.PROCESSLIST_COMMAND", "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"))
-        tables = (f"performance_schema.threads p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID"
-                  " LEFT JOIN performance_schema.events_statements_current s"
-                  " ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL")
-        where = "p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID()"
-        last, state, time_, tid = _sql("s.SQL_TEXT"), "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", "p.PROCESSLIST_ID"
-        command = "p.PROCESSLIST_COMMAND"
-    else:
-        cols = ("p.ID", "p.USER", "p.HOST", "p.DB", "p.COMMAND", "p.STATE", "p.TIME", _sql("p.INFO"))
-        tables = f"{_PL} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.ID"
-        where = "p.ID <> CONNECTION_ID()"
-        last, state, time_, tid, command = "NULL", "p.STATE", "p.TIME", "p.ID", "p.COMMAND"
-    waiting = f"({_server_lock_wait(state)} OR t.trx_state = 'LOCK WAIT')"
-    return Select(
-        (*cols, "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state",
-         "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())", last),
-        f"FROM {_guard(ps_readable, True)}{tables} WHERE {where} AND {command} NOT IN ({_SERVER_THREADS})",
-        # waiters first, then the oldest transactions, then the longest in their state: the
-        # holders a stall names are among these even where a pool keeps hundreds of idle sessions
-        f"{waiting} DESC, t.trx_started IS NULL, t.trx_started, {time_} DESC, {tid}", MAX_LOCK_SESSIONS)
-
-
+# performance_schema.threads: every foreground session, idle ones too, with its transaction and (where
+# the events_statements_current consumer is on) an idle session's last statement.
+LOCK_SESSIONS_PS = Select(
+    ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB", "p.PROCESSLIST_COMMAND",
+     "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"),
+     "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state", "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())",
+     _sql("s.SQL_TEXT")),
+    f"FROM {_THREADS} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID "
+    "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
+    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS})",
+    MAX_LOCK_SESSIONS, _lock_session_order)
 # MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
 # (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE
 # NAME='wait/lock/metadata/sql/mdl'). With it off, one row says so.
 METADATA_LOCKS_PS = Select(
     ("CASE i.ENABLED WHEN 'YES' THEN 'performance_schema' ELSE 'instrument_off' END", "t.PROCESSLIST_ID",
      "m.OBJECT_TYPE", "m.OBJECT_SCHEMA", "m.OBJECT_NAME", "m.LOCK_TYPE", "m.LOCK_STATUS", "m.LOCK_DURATION"),
-    f"FROM {_guard(True, False)}performance_schema.setup_instruments i "
-    "LEFT JOIN (performance_schema.metadata_locks m JOIN performance_schema.threads t "
-    "ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
+    "FROM performance_schema.setup_instruments i LEFT JOIN (performance_schema.metadata_locks m "
+    f"JOIN {_THREADS} t ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
     "ON i.ENABLED = 'YES' WHERE i.NAME = 'wait/lock/metadata/sql/mdl'",
-    "t.PROCESSLIST_ID, m.OBJECT_TYPE, m.OBJECT_SCHEMA, m.OBJECT_NAME, m.LOCK_STATUS, m.LOCK_TYPE, "
-    "m.OBJECT_INSTANCE_BEGIN", MAX_METADATA_LOCKS)
-
-
+    MAX_METADATA_LOCKS, lambda r: (r[1] if isinstance(r[1], int) else 0, _text(r[2]), _text(r[4]), _text(r[6])))
 # MariaDB's metadata_lock_info plugin: granted locks only (a waiter's pending request is not listed).
-def _metadata_locks_plugin(ps_readable: bool) -> Select:
-    return Select(
-        ("'metadata_lock_info'", "m.THREAD_ID", "m.LOCK_TYPE", "m.TABLE_SCHEMA", "m.TABLE_NAME", "m.LOCK_MODE",
-         "'GRANTED'", "m.LOCK_DURATION"),
-        f"FROM {_guard(ps_readable, False)}information_schema.METADATA_LOCK_INFO m "
-        "WHERE m.THREAD_ID <> CONNECTION_ID()",
-        "m.THREAD_ID, m.LOCK_TYPE, m.TABLE_SCHEMA, m.TABLE_NAME, m.LOCK_MODE", MAX_METADATA_LOCKS)
-
-
-METADATA_LOCKS_PLUGIN = _metadata_locks_plugin(True)
+METADATA_LOCKS_PLUGIN = Select(
+    ("'metadata_lock_info'", "m.THREAD_ID", "m.LOCK_TYPE", "m.TABLE_SCHEMA", "m.TABLE_NAME", "m.LOCK_MODE",
+     "'GRANTED'", "m.LOCK_DURATION"),
+    "FROM information_schema.METADATA_LOCK_INFO m WHERE m.THREAD_ID <> CONNECTION_ID()",
+    MAX_METADATA_LOCKS, lambda r: (r[1] if isinstance(r[1], int) else 0, _text(r[2]), _text(r[4]), _text(r[5])))
 MDL_PLUGIN_SQL = ("SELECT COUNT(*) FROM information_schema.PLUGINS "
                   "WHERE PLUGIN_NAME = 'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")
-
-LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.plain, LOCK_WAITS_PS.plain
-TRANSACTIONS_SQL = TRANSACTIONS.plain
-
-
-def selects(flavor: str, version: tuple[int, ...], ps_readable: bool,
-            mdl_plugin: bool = False) -> list[tuple[str, Select]]:
-    """(key, statement) for this server, in the order a poll sends them. `mdl_plugin`: MariaDB's
-    metadata_lock_info plugin is active (has_mdl_plugin)."""
-    mysql8 = flavor != "mariadb" and tuple(version[:2]) >= (8, 0)
-    out = [(K_LOCK_WAITS, LOCK_WAITS_PS if mysql8 else LOCK_WAITS_IS), (K_TRANSACTIONS, TRANSACTIONS)]
-    if ps_readable:
-        out += [(K_SESSIONS, SESSIONS_PS), (K_SESSION_STATES, SESSION_STATES_PS)]
-    else:
-        out += [(K_SESSIONS, SESSIONS_IS), (K_SESSION_STATES, SESSION_STATES_IS)]
-    out.append((K_LOCK_SESSIONS, _lock_sessions_select(ps_readable)))
-    # performance_schema.metadata_locks: MySQL 5.7+, MariaDB 10.5+
-    ps_mdl = ps_readable and tuple(version[:2]) >= ((10, 5) if flavor == "mariadb" else (5, 7))
-    if mdl_plugin:
-        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PLUGIN if ps_readable else _metadata_locks_plugin(False)))
-    elif ps_mdl:
-        out.append((K_METADATA_LOCKS, METADATA_LOCKS_PS))
-    return out
 
 
 def has_mdl_plugin(conn: Any, flavor: str) -> bool:
@@ -292,30 +235,113 @@ def has_mdl_plugin(conn: Any, flavor: str) -> bool:
     return bool(row and row[0])
 
 
-def has_json_form(flavor: str, version: tuple[int, ...]) -> bool:
-    """JSON_ARRAYAGG with ORDER BY and LIMIT: MariaDB 10.5+ (MySQL's takes neither)."""
-    return flavor == "mariadb" and tuple(version[:3]) >= (10, 5, 0)
+def lock_sessions_from(sessions: list[list[Any]], transactions: list[list[Any]] | None) -> list[list[Any]]:
+    """Without performance_schema: the lock_sessions rows from SHOW PROCESSLIST's rows (every
+    session, in the sessions shape) and the transactions read (their age, state and wait)."""
+    trx = {r[1]: r for r in transactions or [] if len(r) >= 13 and isinstance(r[1], int)}
+    out = []
+    for r in sessions:
+        t = trx.get(r[0])
+        out.append([*r[:8], t[5] if t else None, t[4] if t else None, t[12] if t else None, None])
+    return sorted(out, key=_lock_session_order)[:MAX_LOCK_SESSIONS]
 
 
-def json_rows(rows: Any, width: int, limit: int) -> list[list[Any]]:
-    """The rows of a Select.as_json result, as plain_rows gives those of the plain form; ValueError
-    for a text cut short (fewer rows than counted) or of an unexpected shape."""
-    row: Any = rows[0] if rows else ()
-    text = row[0] if row else None                    # NULL: no row matched
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8", "replace")
-    out = json.loads(text) if text else []
-    counted = row[1] if len(row) > 1 else None
-    if not isinstance(out, list) or not set(map(type, out)) <= {list} or not set(map(len, out)) <= {width}:
-        raise ValueError("unexpected JSON shape")
-    if not isinstance(counted, int) or len(out) != min(counted, limit):
-        raise ValueError(f"{len(out)} of {counted} rows in the JSON text")
-    if _SURROGATE.search(text or ""):                 # \ud800 escapes: no text a server can hold
-        out = [[v.encode("utf-8", "replace").decode("utf-8") if isinstance(v, str) else v for v in r]
-               for r in out]
-    if not set(map(type, itertools.chain.from_iterable(out))) <= _JSON_PLAIN:
-        out = plain_rows(out)                          # floats or nested values: as the plain form would
+LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.sql, LOCK_WAITS_PS.sql
+TRANSACTIONS_SQL = TRANSACTIONS.sql
+
+
+@dataclass(frozen=True)
+class LockReads:
+    """The lock, transaction and session statements of one server."""
+
+    lock_waits: Select
+    transactions: Select
+    ps: bool                     # sessions from performance_schema; else SHOW PROCESSLIST
+    # read while a session waits: every session (performance_schema; else built from SHOW
+    # PROCESSLIST's rows) and the metadata locks where the server lists them
+    lock_sessions: Select | None = None
+    metadata_locks: Select | None = None
+
+    def first_trip(self) -> list[tuple[str, str]]:
+        """(key, SQL) sent every poll; without performance_schema the states are counted from the
+        processlist rows (no statement of their own)."""
+        if self.ps:
+            return [(K_SESSIONS, SESSIONS_PS.sql), (K_SESSION_STATES, SESSION_COUNTS_PS)]
+        return [(K_SESSIONS, PROCESSLIST_SQL)]
+
+
+def reads(flavor: str, version: tuple[int, ...], ps_readable: bool, mdl_plugin: bool = False) -> LockReads:
+    """`mdl_plugin`: MariaDB's metadata_lock_info plugin is active (has_mdl_plugin)."""
+    mysql8 = flavor != "mariadb" and tuple(version[:2]) >= (8, 0)
+    # performance_schema.metadata_locks: MySQL 5.7+, MariaDB 10.5+
+    ps_mdl = ps_readable and tuple(version[:2]) >= ((10, 5) if flavor == "mariadb" else (5, 7))
+    return LockReads(lock_waits=_lock_waits_ps(ps_readable) if mysql8 else _lock_waits_is(ps_readable),
+                     transactions=_transactions(ps_readable), ps=ps_readable,
+                     lock_sessions=LOCK_SESSIONS_PS if ps_readable else None,
+                     metadata_locks=METADATA_LOCKS_PLUGIN if mdl_plugin else METADATA_LOCKS_PS if ps_mdl else None)
+
+
+def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, str]]:
+    """(key, SQL) of the lock and transaction reads for this server."""
+    r = reads(flavor, version, ps_readable)
+    return [(K_LOCK_WAITS, r.lock_waits.sql), (K_TRANSACTIONS, r.transactions.sql), *r.first_trip()]
+
+
+# ---- rows → recorded shapes ---------------------------------------------------------------------
+Threads = dict[int, tuple[Any, Any, Any]]        # thread id → (user, host, command)
+
+
+def processlist_rows(rows: Any, own_id: int | None) -> tuple[list[list[Any]], Threads]:
+    """SHOW PROCESSLIST (Id, User, Host, db, Command, Time, State, Info[, Progress]) → every
+    session but ours in the sessions shape, and who each thread is."""
+    out: list[list[Any]] = []
+    threads: Threads = {}
+    for r in plain_rows(rows):
+        if len(r) < 8 or not isinstance(r[0], int) or r[0] == own_id:
+            continue
+        threads[r[0]] = (r[1], r[2], r[4])
+        info = r[7][:SQL_CHARS] if isinstance(r[7], str) else r[7]
+        out.append([r[0], r[1], r[2], r[3], r[4], r[6], r[5], info])
+    return out, threads
+
+
+def busy(sessions: Iterable[list[Any]]) -> list[list[Any]]:
+    return [r for r in sessions if r[4] not in IDLE_COMMANDS]
+
+
+def session_groups(sessions: list[list[Any]], counts: Any = None) -> list[list[Any]]:
+    """[command, state, sessions, longest_s] per (command, state) of the sessions rows; `counts`
+    (SESSION_COUNTS_PS: all, sleeping, longest sleep) adds the idle ones the rows leave out."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for r in sessions:
+        key = (_text(r[4]), _text(r[5]))
+        g = groups.setdefault(key, [key[0], key[1], 0, None])
+        g[2] += 1
+        if isinstance(r[6], (int, float)) and (g[3] is None or r[6] > g[3]):
+            g[3] = r[6]
+    out = sorted(groups.values(), key=lambda g: (-g[2], _desc(g[3]), g[0], g[1]))[:MAX_STATES]
+    row = plain_rows(counts)[0] if counts else None
+    if row and len(row) >= 3 and isinstance(row[0], int) and isinstance(row[1], int):
+        if row[1]:
+            out.append(["Sleep", "", row[1], row[2]])
+        other = row[0] - row[1] - len(sessions)          # server threads, or busy beyond ROWS_READ
+        if other > 0:
+            out.append(["(other)", "", other, None])
     return out
+
+
+def fill_threads(sel: Select, rows: list[list[Any]], threads: Threads | None) -> list[list[Any]]:
+    """Who each thread is, from SHOW PROCESSLIST's rows (the statement read NULL there)."""
+    if not sel.thread_cols or threads is None:
+        return rows
+    for r in rows:
+        for tid, user, host, command in sel.thread_cols:
+            who = threads.get(r[tid]) if isinstance(r[tid], int) else None
+            if who is not None:
+                r[user], r[host] = who[0], who[1]
+                if command >= 0:
+                    r[command] = who[2]
+    return rows
 
 
 _DENIED = {1044, 1142, 1143, 1227}

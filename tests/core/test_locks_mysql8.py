@@ -17,7 +17,7 @@ from mysqltop.core.parsed import parse_sample
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.recording.format import parse_sample_text, sample_text
 from mysqltop.sources.locks import (
-    K_LOCK_WAITS, K_SESSIONS, LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL, explain_error, plain_rows, selects,
+    K_LOCK_WAITS, K_SESSIONS, LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL, explain_error, lock_statements, plain_rows,
 )
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "corpus" / "innodb-status"
@@ -29,7 +29,7 @@ MYSQL8_STATUS = CORPUS / "mysql-8.0.3x__datadog__innodb_status_mysql_80.txt"
     ("mysql", (8, 4, 0), LOCK_WAITS_PS_SQL), ("mysql", (5, 7, 44), LOCK_WAITS_IS_SQL),
     ("mariadb", (10, 11, 6), LOCK_WAITS_IS_SQL), ("mariadb", (11, 4, 2), LOCK_WAITS_IS_SQL)])
 def test_mysql8_reads_lock_waits_from_performance_schema(flavor: str, version: tuple[int, ...], ps: str) -> None:
-    stmts = {k: sel.plain for k, sel in selects(flavor, version, True)}
+    stmts = dict(lock_statements(flavor, version, True))
     assert stmts[K_LOCK_WAITS] == ps
     if ps is LOCK_WAITS_PS_SQL:
         assert "performance_schema.data_lock_waits" in ps and "performance_schema.data_locks" in ps

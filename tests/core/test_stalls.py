@@ -17,7 +17,9 @@ from mysqltop.core.parsed import parse_sample
 from mysqltop.core.report_builder import build_report
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.recording.format import parse_sample_text, sample_text
-from mysqltop.sources.locks import K_LOCK_SESSIONS, K_METADATA_LOCKS, METADATA_LOCKS_PLUGIN, METADATA_LOCKS_PS, selects
+from mysqltop.sources.locks import (
+    K_LOCK_SESSIONS, K_METADATA_LOCKS, LOCK_SESSIONS_PS, METADATA_LOCKS_PLUGIN, METADATA_LOCKS_PS, reads,
+)
 from mysqltop.views.headless import text_frame
 from mysqltop.views.locks_text import kill_line
 from tests.core.test_locks_mysql8 import MYSQL8_STATUS, mysql8_rows
@@ -56,23 +58,34 @@ def first(frame: Frame):
 
 # ---- statement choice ----------------------------------------------------------------------------
 @pytest.mark.parametrize("flavor, version, ps, plugin, want", [
-    ("mysql", (8, 0, 36), True, False, "performance_schema.metadata_locks"),
-    ("mysql", (5, 7, 44), True, False, "performance_schema.metadata_locks"),
-    ("mariadb", (10, 11, 6), True, False, "performance_schema.metadata_locks"),
-    ("mariadb", (10, 11, 6), True, True, "METADATA_LOCK_INFO"), ("mariadb", (10, 11, 6), False, True, "METADATA_LOCK_INFO"),
-    ("mariadb", (10, 4, 30), True, False, None), ("mysql", (8, 0, 36), False, False, None)])
+    ("mysql", (8, 0, 36), True, False, METADATA_LOCKS_PS), ("mysql", (5, 7, 44), True, False, METADATA_LOCKS_PS),
+    ("mariadb", (10, 11, 6), True, False, METADATA_LOCKS_PS), ("mariadb", (10, 11, 6), True, True, METADATA_LOCKS_PLUGIN),
+    ("mariadb", (10, 11, 6), False, True, METADATA_LOCKS_PLUGIN), ("mariadb", (10, 4, 30), True, False, None),
+    ("mysql", (8, 0, 36), False, False, None)])
 def test_metadata_lock_statement_per_server(flavor, version, ps, plugin, want) -> None:
-    chosen = dict(selects(flavor, version, ps, plugin))
-    sel = chosen.get(K_METADATA_LOCKS)
-    assert (sel is None and want is None) or (sel is not None and want in sel.plain)
-    if ps:
-        assert sel is None or sel in (METADATA_LOCKS_PS, METADATA_LOCKS_PLUGIN)
-    for s in (x for x in (sel, chosen[K_LOCK_SESSIONS]) if x is not None):
-        # asked only while one waits (the guard is joined first), never about the monitor itself
-        assert s.plain.startswith(f"SELECT {s.cols[0]}") and ") g CROSS JOIN " in s.plain
-        assert "CONNECTION_ID()" in s.plain
-        guard = s.plain.split(") g CROSS JOIN ")[0]
-        assert ("performance_schema.threads" in guard) == ps and "information_schema.PROCESSLIST" not in guard or not ps
+    r = reads(flavor, version, ps, plugin)
+    assert r.metadata_locks is want
+    assert (r.lock_sessions is LOCK_SESSIONS_PS) == ps          # else built from SHOW PROCESSLIST's rows
+    for sel in (x for x in (r.metadata_locks, r.lock_sessions) if x is not None):
+        assert "CONNECTION_ID()" in sel.sql                     # never the monitor's own session
+        assert "ORDER BY" not in sel.sql and "GROUP BY" not in sel.sql and "information_schema.PROCESSLIST" not in sel.sql
+
+
+def test_holder_reads_go_in_the_second_trip_only_while_a_session_waits() -> None:
+    from mysqltop.sources.capabilities import Capabilities
+    from mysqltop.sources.poll_statements import Poll, StatementPlan
+
+    caps = Capabilities(flavor="mariadb", version="10.11.6-MariaDB", version_tuple=(10, 11, 6), version_comment="",
+                        hostname="db1", current_user="m@%", address="db1:3306", performance_schema_on=True,
+                        performance_schema=True, synch_instruments_total=0, synch_instruments_enabled=0, mutex_rows=0,
+                        poll_mutex=False, metrics_column=None, local=False, mysqld_pid=None)
+    plan = StatementPlan(caps, 5, mdl_plugin=True)
+    status = [["Innodb_row_lock_current_waits", "0"]]
+    idle = Poll(values={"global_status": status, "innodb_status": [["InnoDB", "", "---TRANSACTION 1, ACTIVE 1 sec"]],
+                        "sessions": [[7, "app", "h", "db", "Query", "Sending data", 1, "SELECT 1"]]})
+    assert [k for k, _ in plan.second_trip(idle)] == []
+    mdl = Poll(values={**idle.values, "sessions": [[7, "app", "h", "db", "Query", MDL, 9, "SELECT 1"]]})
+    assert [k for k, _ in plan.second_trip(mdl)] == ["transactions", K_LOCK_SESSIONS, K_METADATA_LOCKS]
 
 
 # ---- MySQL 8: performance_schema names every holder ----------------------------------------------
