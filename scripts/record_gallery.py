@@ -133,11 +133,11 @@ INCIDENTS: dict[str, Incident] = {i.name: i for i in (
              onset=[_spec(mode="insert", threads=8, rows=20_000)]),
     Incident("purge-read-view", "purge held back by an old read view", "purge_lag",
              onset=[_spec(mode="update", threads=4, rows=20_000)], inject=_read_view),
-    Incident("row-lock-idle-trx", "row-lock pile-up behind an idle transaction", None,
+    Incident("row-lock-idle-trx", "row-lock pile-up behind an idle transaction", "stall_row_lock",
              ["--innodb-lock-wait-timeout=300"], onset=[_spec(mode="hot", threads=9, hold_ms=5)],
              inject=_row_lock),
     Incident("metadata-lock", "metadata-lock pile-up behind an ALTER waiting on an idle transaction",
-             None, ["--lock-wait-timeout=600"], onset=[_spec(mode="oltp", threads=8, rows=20_000)],
+             "stall_metadata_lock", ["--lock-wait-timeout=600"], onset=[_spec(mode="oltp", threads=8, rows=20_000)],
              inject=_mdl),
 )}
 
