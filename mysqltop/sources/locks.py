@@ -39,6 +39,9 @@ MAX_TRANSACTIONS = 20
 MAX_SESSIONS = 30
 MAX_STATES = 30
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
+# A transaction's statement as far as SHOW ENGINE INNODB STATUS prints it (600 bytes): core
+# fences each entry's statement off the status text with it (core/read_views.py).
+STATUS_SQL_CHARS = 600
 
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
 _IDLE = "'Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slave_SQL', 'Slave_worker'"
@@ -113,7 +116,8 @@ LOCK_WAITS_PS = _lock_waits_select(
 TRANSACTIONS = Select(
     ("t.trx_id", "t.trx_mysql_thread_id", "p.USER", "p.HOST", "t.trx_state",
      "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified", "t.trx_lock_structs",
-     "t.trx_isolation_level", "p.COMMAND", _sql("t.trx_query"), "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
+     "t.trx_isolation_level", "p.COMMAND", f"LEFT(t.trx_query, {STATUS_SQL_CHARS})",
+     "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
     f"FROM {_TRX} t LEFT JOIN {_PL} p ON p.ID = t.trx_mysql_thread_id",
     "t.trx_started, t.trx_id", MAX_TRANSACTIONS,
     # every transaction waiting for a lock, beyond the LIMIT too: the poll asks for the lock

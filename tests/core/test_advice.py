@@ -336,7 +336,7 @@ def _purge_frames(hll_step: int, drops: tuple[int, ...], holder: object = None, 
 def _holder(age: float, read_view: bool | None = True):
     from mysqltop.core.locks import Transaction
     return Transaction(trx_id="421", thread_id=1234, user="app", host="10.0.0.5", state="RUNNING", age_s=age,
-                       read_view=read_view, statement="SELECT COUNT(*) FROM orders")
+                       read_view=read_view, statement="SELECT COUNT(*) FROM orders", confirmed=True)
 
 
 def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> None:
