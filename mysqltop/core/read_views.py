@@ -147,8 +147,11 @@ def read_views(body: str | None, rows: Iterable[TrxRow]) -> dict[int, bool | Non
             if entry is not None:
                 entry.settled = False
                 close()
-            if _THREAD.match(line):
-                unknown_until = max(unknown_until, nxt + STATEMENT_BYTES + 1)
+            if (t := _THREAD.match(line)) is not None:
+                # were it the server's, its statement ends where its row's does
+                row = by_thread.get(int(t[1]))
+                stop = _statement_end(body, nxt, line, row) if row is not None else None
+                unknown_until = max(unknown_until, stop if stop is not None else nxt + STATEMENT_BYTES + 1)
             elif line.startswith(LOCK_LINES):
                 unknown_until = max(unknown_until, pos + LOCK_LINE_CHARS)
             pos = nxt
@@ -160,7 +163,13 @@ def read_views(body: str | None, rows: Iterable[TrxRow]) -> dict[int, bool | Non
         elif (t := _THREAD.match(line)) is not None:
             row = by_thread.get(int(t[1]))
             if entry is None or entry.thread_id is not None:
-                close()                   # a thread line of an entry not read from its header
+                # A thread line on known ground is the server's, and so is the last entry line
+                # above it: only fixed head lines come between the two.
+                close()
+                head = body.rfind("\n" + ENTRY_MARK, start, pos)
+                m = _ENTRY_ID.match(body, head + 1) if head >= 0 else None
+                entry = _Entry(m[1].strip("()")) if m is not None else None
+            if entry is None:
                 unknown_until = nxt + STATEMENT_BYTES + 1
             else:
                 entry.thread_id = int(t[1])
