@@ -112,6 +112,11 @@ class Flush:
     # Beyond the contract: change buffer size in pages (InnoDB status "Ibuf: size N", or
     # Innodb_ibuf_size where sane); the change_buffer rule compares it to the buffer pool.
     ibuf_size_pages: Num = None
+    # Beyond the contract: INNODB_METRICS buffer_flush_* where enabled — the page cleaner's paced
+    # flushing (background + adaptive, held to innodb_io_capacity/_max) and the sync flushing a
+    # full redo log forces.
+    paced_flushed_per_s: Num = None
+    sync_flushed_per_s: Num = None
 
 
 @dataclass

@@ -250,6 +250,48 @@ def test_checkpoint_age_from_a_real_status_at_86_percent() -> None:
     assert "checkpoint age avg 86 %" in a.evidence
 
 
+def _checkpoint_frames(flushed: float, paced: float | None = None, forced: float | None = None) -> list[Frame]:
+    frames = status_window("percona-5.1__pmp-cacti__innodb-002.txt")
+    for f in frames:
+        f.flush.log_bytes_per_s = 5 * 2**20
+        f.flush.pages_flushed_per_s, f.flush.paced_flushed_per_s, f.flush.sync_flushed_per_s = flushed, paced, forced
+    return frames
+
+
+REDO_96M = {"innodb_log_file_size": str(96 * 2**20)}
+
+
+@needs_innodb_parser
+def test_flushing_held_to_io_capacity_names_it_before_the_redo_log() -> None:
+    # MariaDB 10.11 measured: io_capacity 100 / max 200, 96 MB redo: 65 pages/s, age pinned at 88 %
+    a = one(advise(_checkpoint_frames(65.0), {**REDO_96M, "innodb_io_capacity": "100",
+                                               "innodb_io_capacity_max": "200"}), "checkpoint_age")
+    assert a.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100 — raise")
+    assert "innodb_io_capacity_max = 200" in a.message and "innodb_log_file_size" not in a.message
+    assert a.evidence.startswith("65 pages flushed/s against innodb_io_capacity = 100")
+    # the held-out run: paced flushing at the cap (~107/s), the rest forced by the full redo log
+    b = one(advise(_checkpoint_frames(420.0, 107.0, 313.0), {**REDO_96M, "innodb_io_capacity": "100",
+                                                              "innodb_io_capacity_max": "200"}), "checkpoint_age")
+    assert b.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100")
+    assert "(107 paced by the page cleaner, 313 forced by the full redo log)" in b.evidence
+
+
+@needs_innodb_parser
+def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> None:
+    # MariaDB 10.11 measured: 8 MB redo at io_capacity 200 / max 2000: 375 pages/s, bursts to 2,400
+    v = {"innodb_log_file_size": str(8 * 2**20), "innodb_io_capacity": "200", "innodb_io_capacity_max": "2000"}
+    a = one(advise(_checkpoint_frames(375.0), v), "checkpoint_age")
+    assert a.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    b = one(advise(_checkpoint_frames(375.0, 230.0, 145.0), v), "checkpoint_age")
+    assert b.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    # saturated storage: more IO capacity would not be written either
+    frames = _checkpoint_frames(65.0)
+    for f in frames:
+        f.host = Host(cpu_iowait_pct=60.0)
+    c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
+    assert c.message.startswith("Checkpoint age near its maximum")
+
+
 @needs_innodb_parser
 def test_checkpoint_age_left_over_on_an_idle_server_is_not_a_small_redo_log() -> None:
     # the same 86 % age with 1.8 KiB/s of redo (idle after a bulk load): a leftover, not a cause
