@@ -339,6 +339,13 @@ def _add(a: Number | None, b: Number | None) -> Number | None:
     return None if a is None else a + (b or 0)
 
 
+def _free_pct(free: Number | None, lru: Number | None) -> float | None:
+    """Free-list pages as % of the pool's usable pages (free + LRU)."""
+    if free is None or lru is None or free < 0 or lru < 0 or free + lru == 0:
+        return None
+    return 100.0 * free / (free + lru)
+
+
 def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Flush:
     fl = Flush()
     inno = cur.innodb
@@ -351,10 +358,12 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     if bp is not None and bp.modified_pages is not None:
         fl.dirty_pages = bp.modified_pages
         fl.dirty_pct = dirty_pct(bp.modified_pages, bp.database_pages, bp.free_pages)
+        fl.free_pct = _free_pct(bp.free_pages, bp.database_pages)
     else:
         fl.dirty_pages = cur.stat("Innodb_buffer_pool_pages_dirty")
         fl.dirty_pct = dirty_pct(fl.dirty_pages, cur.stat("Innodb_buffer_pool_pages_data"),
                                  cur.stat("Innodb_buffer_pool_pages_free"))
+        fl.free_pct = _free_pct(cur.stat("Innodb_buffer_pool_pages_free"), cur.stat("Innodb_buffer_pool_pages_data"))
     lsn, ckpt = _get(inno, "log.lsn"), _get(inno, "log.checkpoint_lsn")
     age: Number | None = lsn - ckpt if lsn is not None and ckpt is not None and lsn >= ckpt else None
     if age is None:

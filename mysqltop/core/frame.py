@@ -116,6 +116,8 @@ class Flush:
     # flushing (background + adaptive, held to innodb_io_capacity/_max) and the sync flushing a
     # full redo log forces.
     paced_flushed_per_s: Num = None
+    # Beyond the contract: buffer pool pages on the free list, % of its usable pages (free + LRU).
+    free_pct: Num = None
     sync_flushed_per_s: Num = None
 
 

@@ -209,6 +209,38 @@ def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None
     assert a.severity == "warning" and "single buffer pool" in a.message
 
 
+def test_a_pool_with_plenty_free_is_never_told_to_grow() -> None:
+    # the held-out run: 55 % of the pool free, and the finding advised a larger pool
+    frames = _bp_frames(0.3)
+    for f in frames:
+        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+        f.flush.free_pct = 55.0
+    a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
+    assert "not a larger innodb_buffer_pool_size: 55 % of the pool is free" in a.message
+    assert "a larger innodb_buffer_pool_size =" not in a.message
+    for f in frames:
+        f.flush.free_pct = 2.0                     # a full pool: growing it is the remedy again
+    b = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
+    assert "a larger innodb_buffer_pool_size = 1073741824 (1 GiB)" in b.message
+    mysql = _bp_frames(0.55)
+    for f in mysql:
+        f.flush.free_pct = 55.0
+    c = one(advise(mysql, {"innodb_buffer_pool_instances": "16", "innodb_buffer_pool_size": str(32 * 2**30)}),
+            "buffer_pool_mutex")
+    assert "already at its useful maximum" in c.message and "not a larger innodb_buffer_pool_size" in c.message
+
+
+@needs_innodb_parser
+def test_pending_reads_with_a_free_pool_do_not_ask_for_a_larger_one() -> None:
+    frames = status_window("mysql-5.0or5.1__percona-toolkit__innodb-status.004.txt")
+    assert "a larger innodb_buffer_pool_size means fewer reads" in one(
+        advise(frames, {"innodb_read_io_threads": "4"}), "pending_aio_reads").message
+    for f in frames:
+        f.flush.free_pct = 55.0
+    a = one(advise(frames, {"innodb_read_io_threads": "4"}), "pending_aio_reads")
+    assert "the pool is not short of memory (55 % free)" in a.message and "means fewer reads" not in a.message
+
+
 def test_buffer_pool_quiet_share_is_silent() -> None:
     assert advise(_bp_frames(0.1), {"innodb_buffer_pool_instances": "1"}) == []
 

@@ -365,3 +365,13 @@ def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
 
 
 Rule = Callable[[Window, Vars], Iterable[Advice]]
+
+
+# A pool with this share of its pages free is not short of memory: growing it cannot help.
+POOL_FREE_PLENTY_PCT = 20.0
+
+
+def pool_has_room(w: Window) -> float | None:
+    """The buffer pool's average free share (%) when free pages are plentiful, else None."""
+    free = w.avg(lambda f: f.flush.free_pct)
+    return free if free is not None and free >= POOL_FREE_PLENTY_PCT else None

@@ -7,8 +7,8 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    LOST_WARNING_SHARE, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, running_sessions, size_text,
-    time_severity,
+    LOST_WARNING_SHARE, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, pool_has_room,
+    running_sessions, size_text, time_severity,
 )
 from mysqltop.core.rules.server import is_mariadb
 
@@ -40,11 +40,14 @@ def _iowait_note(w: Window) -> tuple[str, bool]:
 
 def pending_aio(w: Window, v: Vars) -> Iterator[Advice]:
     iow_text, storage_bound = _iowait_note(w)
+    room = pool_has_room(w)
+    pool = (f"; the pool is not short of memory ({pct(room / 100)} free), so a larger one would not cut them"
+            if room is not None else "; a larger innodb_buffer_pool_size means fewer reads")
     storage = (" — but iowait is high, so the storage itself is saturated: more threads help only if "
                "it has spare queue depth") if storage_bound else ""
     kinds = (
         ("reads", lambda f: f.io.pending_reads, lambda f: f.io.reads_per_s, "innodb_read_io_threads",
-         "raise it (e.g. {n2}; needs a restart); a larger innodb_buffer_pool_size means fewer reads"),
+         "raise it (e.g. {n2}; needs a restart){pool}"),
         ("writes", lambda f: f.io.pending_writes, lambda f: f.io.writes_per_s, "innodb_write_io_threads",
          "raise it (e.g. {n2}; needs a restart) and, if the storage has headroom, innodb_io_capacity "
          "(now {cap}) toward its real write IOPS (dynamic)"),
@@ -56,7 +59,7 @@ def pending_aio(w: Window, v: Vars) -> Iterator[Advice]:
         if held < SUSTAINED:
             continue
         msg = (f"Async {kind} queue up: {v.show(var)} — "
-               + direction.format(n2=max(8, threads * 2), cap=v.text("innodb_io_capacity") or "unknown")
+               + direction.format(n2=max(8, threads * 2), cap=v.text("innodb_io_capacity") or "unknown", pool=pool)
                + storage)
         evidence = (f"pending {kind} avg {num(w.avg(pending))}, peak {num(w.peak(pending))} "
                     f"(≥ {floor} in {pct(held)} of samples), {num(w.avg(rate))} {kind}/s {w.label}{iow_text}")
