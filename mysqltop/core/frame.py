@@ -56,6 +56,9 @@ class Hotspot:
     # semaphores only (a wait-array snapshot has no rate): threads waiting there now, longest wait
     waiting_threads: Num = None
     longest_wait_s: Num = None
+    # Taken by mysqltop's own reads (INNODB_TRX, SHOW ENGINE INNODB STATUS): listed last, labelled,
+    # with no share, and never a finding's cause (core/hotspots.py OWN_LATCHES).
+    own: bool = False
 
 
 @dataclass

@@ -247,7 +247,7 @@ def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
         return hit
     by_source: dict[str, list[Hotspot]] = {}
     for h in f.hotspots:
-        if family.matches(h):
+        if family.matches(h) and not h.own:
             by_source.setdefault(h.source, []).append(h)
     best = max(by_source.values(), key=lambda hs: sum(h.share or 0.0 for h in hs), default=[])
     wait_ms = _total(h.wait_ms_per_s for h in best)

@@ -87,7 +87,8 @@ def _window_share(w: Window, family: LatchFamily) -> float:
         ps_ms = memo.get("ps_wait_ms")
         if ps_ms is None:
             ps_ms = memo["ps_wait_ms"] = sum(h.wait_ms_per_s for h in f.hotspots
-                                             if h.source == "performance_schema" and h.wait_ms_per_s is not None)
+                                             if h.source == "performance_schema" and h.wait_ms_per_s is not None
+                                             and not h.own)
         total += ps_ms * dt
         fam += sum(h.wait_ms_per_s for h in w.frame_family(f, family).by_source.get("performance_schema", ())
                    if h.wait_ms_per_s is not None) * dt
