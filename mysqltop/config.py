@@ -15,7 +15,7 @@ import getpass
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,12 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--enable-instruments", action="store_true",
                    help="first turn on the performance_schema wait/synch instruments (changes a server "
                         "setting until restart; says what it changed)")
+
+
+def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hosts-file", metavar="FILE",
+                        help="servers to watch, one host[:port] per line (also -h db1,db2:3307 "
+                             "or hosts= in the [mysqltop] option-file section)")
 
 
 # ---- resolution: flags > MYSQL_PWD > option file ([mysqltop] over [client]) > defaults ----------
@@ -233,3 +239,113 @@ def _login_name() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "root"
+
+
+# ---- several servers: the host list, and every member's options resolved once -------------------
+# The list comes, first found wins, from `-h db1,db2:3307` (a comma makes it a list), `--hosts-file
+# FILE` (one `host[:port]` per line, `#` comments, commas also accepted), or `hosts=` in the
+# `[mysqltop]` section of the option file. Every other connection option (user, password, TLS, -P
+# as the default port) is resolved once, as for one server, and shared by all members.
+MAX_HOSTS = 500
+Host = tuple[str, "int | None"]      # (host, port or None for the shared default port)
+
+
+def parse_host_list(text: str, where: str = "-h") -> list[Host]:
+    """`db1, db2:3307, [::1]:3308` → [(host, port or None)…], duplicates dropped, order kept."""
+    out: list[Host] = []
+    for item in text.replace("\n", ",").split(","):
+        item = item.split("#", 1)[0].strip()
+        if not item:
+            continue
+        host, port = parse_host(item, where)
+        if (host, port) not in out:
+            out.append((host, port))
+    if len(out) > MAX_HOSTS:
+        raise UserError(f"{where}: {len(out)} servers; at most {MAX_HOSTS} in one view")
+    return out
+
+
+def parse_host(item: str, where: str) -> Host:
+    """`db1`, `db1:3307`, `[::1]:3308` → (host, port or None); one line when it is none of those."""
+    host, port_text = item, ""
+    if item.startswith("["):                      # [IPv6]:port
+        end = item.find("]")
+        if end < 0:
+            raise UserError(f"{where}: {item!r} has no closing ']'")
+        host, rest = item[1:end], item[end + 1:]
+        port_text = rest[1:] if rest.startswith(":") else rest
+    elif item.count(":") == 1:
+        host, port_text = item.split(":")
+    if not host or any(c.isspace() or not c.isprintable() for c in host):
+        raise UserError(f"{where}: {item!r} is not host[:port]")
+    if not port_text:
+        return host, None
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise UserError(f"{where}: port {port_text!r} in {item!r} is not a TCP port (1-65535)")
+    return host, int(port_text)
+
+
+def host_list(args: argparse.Namespace, *, listing: bool = False) -> list[Host] | None:
+    """The servers named for a fleet view, or None when a single server was meant.
+
+    `listing` (serve): -h is always a list, so `-h db1:3307` names one server on port 3307.
+    """
+    host = getattr(args, "host", None)
+    if host and ("," in host or listing):
+        return parse_host_list(host, "-h")
+    hosts_file = getattr(args, "hosts_file", None)
+    if hosts_file:
+        try:
+            text = Path(hosts_file).expanduser().read_text(errors="replace")
+        except OSError as exc:
+            raise UserError(f"--hosts-file {hosts_file}: {exc.strerror or exc}") from None
+        hosts = parse_host_list(text, f"--hosts-file {hosts_file}")
+        if not hosts:
+            raise UserError(f"--hosts-file {hosts_file}: no host[:port] in it")
+        return hosts
+    if not host:
+        listed = option_file_values(args).get("hosts")
+        if listed:
+            return parse_host_list(listed, "hosts= in the option file")
+    return None
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    """Several servers, resolved once (one password prompt): the options all members share (user,
+    password, TLS, the default port) and each member's own. A one-server `serve` is a fleet of one."""
+
+    shared: ConnectionOptions
+    members: tuple[ConnectionOptions, ...]
+    interval: float = 1.0
+    enable_instruments: bool = False
+
+    def member(self, host: str, port: int | None) -> ConnectionOptions:
+        """The options for `host[:port]`: a host without a port takes the shared one (-P, the
+        option file, 3306); localhost is the socket when one is known, as in the mysql client."""
+        base = self.shared
+        if host == "localhost" and base.socket and port is None:
+            return replace(base, host=None)
+        return replace(base, host="127.0.0.1" if host == "localhost" else host, port=port or base.port, socket=None)
+
+
+def fleet_options(args: argparse.Namespace, hosts: list[Host] | None) -> FleetOptions:
+    """Every member's options from the command line; no list: the one server CONN names."""
+    interval = float(getattr(args, "interval", None) or 1.0)
+    instruments = bool(getattr(args, "enable_instruments", False))
+    if not hosts:
+        one = resolve_connection(args)
+        return FleetOptions(one, (one,), interval, instruments)
+    if getattr(args, "host", None):
+        # resolve the shared options without the list as a host
+        args = argparse.Namespace(**{**vars(args), "host": None})
+    shared = resolve_connection(args)
+    fleet = FleetOptions(shared, (), interval, instruments)
+    return replace(fleet, members=tuple(fleet.member(h, p) for h, p in hosts))
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--answer-timeout", type=float, metavar="S",
+                   help="seconds a poll is waited for before the server counts as not answering "
+                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
+                        "gets no 'Aborted connection' while it is merely busy)")

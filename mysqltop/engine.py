@@ -10,11 +10,13 @@ pacing rules live in one place:
   there (no burst of catch-up polls);
 - the wait between polls goes through a hook (`wait`), so a caller serves its commands (a new
   interval, start/stop recording) while waiting instead of writing a second loop;
-- a replay source is read as fast as possible unless the caller asks for pacing. The TUI
-  replay's playback (each sample its recorded gap ÷ speed after the one before, nothing due
-  while paused) runs in the same loop, `run_paced`, with its own `due`.
+- `run_paced` is the one pacing loop: live polls run in it at the interval, and the TUI
+  timeline's playback (each sample its recorded gap ÷ speed after the one before, nothing due
+  while paused) with its own `due`. Recorded samples are never read through the engine: they
+  are moved through by the timeline cursor (recording/cursor.py).
 
-The frame is derived before the sample is recorded, so a recorder that decides what to keep
+Every sample read goes to the session's history when there is one (the live TUI's, for stepping
+back through it with the timeline cursor). The frame is derived before the sample is recorded, so a recorder that decides what to keep
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
 
 Recorder errors (disk full, file removed) follow one policy: recording stops, the engine keeps
@@ -38,6 +40,12 @@ from mysqltop.sources.base import SampleSource
 
 class Pipeline(Protocol):
     def push(self, raw: RawSample) -> Frame: ...
+
+
+class History(Protocol):
+    """Where the live session's samples are kept for stepping back (recording/history.SampleRing)."""
+
+    def append(self, raw: RawSample) -> int: ...
 
 
 class Recorder(Protocol):
@@ -93,20 +101,6 @@ class EngineStats:
     stale: int = 0
 
 
-def is_replay(source: object) -> bool:
-    """True for sources that replay recorded samples (they are not paced by default).
-
-    A source may say so with a `replay` attribute; otherwise ReplaySource is recognised by type.
-    """
-    flag = getattr(source, "replay", None)
-    if isinstance(flag, bool):
-        return flag
-    try:
-        from mysqltop.sources.replay import ReplaySource
-    except ImportError:
-        return False
-    return isinstance(source, ReplaySource)
-
 
 class Engine:
     def __init__(
@@ -118,6 +112,7 @@ class Engine:
         on_message: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         stop_on_recording_error: bool = False,
+        history: History | None = None,
     ) -> None:
         self.source = source
         self.pipeline = pipeline
@@ -125,7 +120,8 @@ class Engine:
         self.on_message = on_message
         self.stop_on_recording_error = stop_on_recording_error
         self.recording_stopped: RecordingStopped | None = None
-        self.interval: float | None = None     # the paced loop's spacing; set_interval changes it
+        self.interval: float | None = None     # the paced loop's spacing (the one place it is held)
+        self.history = history                 # every sample read, for the timeline cursor
         self.last_raw: RawSample | None = None
         self.stats = EngineStats()
         self._clock = clock
@@ -167,6 +163,8 @@ class Engine:
         note = self._record(raw, frame)
         if note:
             frame.notes.append(note)
+        if self.history is not None:
+            self.history.append(raw)
         self.last_raw = raw
         s = self.stats
         s.polls += 1
@@ -205,20 +203,20 @@ class Engine:
         on_frame: Callable[[Frame], None] | None = None,
         stop_event: threading.Event | None = None,
         *,
-        pace: bool | None = None,
+        pace: bool = True,
         wait: Callable[[float | None], bool] | None = None,
         first_gap: float | None = None,
     ) -> int:
         """Poll until `count` frames, the end of the source, `stop_event`, or a recording error
         under stop_on_recording_error; return the frames made.
 
-        pace=None paces live sources at `interval` and reads replay sources unpaced.
+        pace=False polls back to back (a caller that wants every sample as fast as it comes).
         `wait(seconds)` replaces the sleep between polls (see run_paced). `first_gap` spaces
         the second poll (the first frame has no rates yet).
         """
         if count is not None and count < 0:
             raise ValueError("count must be >= 0")
-        paced = (not is_replay(self.source)) if pace is None else pace
+        paced = pace
         if paced and interval <= 0:
             raise ValueError("interval must be > 0")
         self.interval = interval

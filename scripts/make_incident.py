@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,7 +63,7 @@ class Phase:
 
 
 def phases(scale: float) -> list[Phase]:
-    oltp = dict(mode="oltp", table="sbtest1", rows=HOT_ROWS, plain_queries=2, transactions=10**9)
+    oltp: dict[str, Any] = dict(mode="oltp", table="sbtest1", rows=HOT_ROWS, plain_queries=2, transactions=10**9)
     return [
         Phase("calm", 60 * scale, [LoadSpec(threads=2, rate=15, **oltp)]),
         Phase("build-up", 35 * scale, [LoadSpec(threads=6, rate=60, **oltp),

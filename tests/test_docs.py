@@ -126,3 +126,25 @@ def test_docs_and_readme_stay_inside_the_repo() -> None:
     for doc in DOCS.glob("*.md"):
         for target in re.findall(r"\]\(([^)#]+\.md)\)", doc.read_text()):
             assert (DOCS / target).is_file(), f"{doc.name} links to missing {target}"
+
+
+def test_metrics_doc_is_the_registry() -> None:
+    """docs/metrics.md lists exactly the registry (serve and snapshot --format openmetrics use it)."""
+    from mysqltop.core import metrics
+
+    text = (DOCS / "metrics.md").read_text()
+    table = text.split("<!-- metrics -->\n", 1)[1].split("<!-- /metrics -->", 1)[0]
+    assert table == metrics.markdown_table(), "docs/metrics.md is out of date: paste core.metrics.markdown_table()"
+
+
+def test_every_metric_reads_a_documented_frame_field() -> None:
+    """The registry's paths are fields of the Frame that docs/json.md lists: JSON and metrics agree."""
+    from mysqltop.core import metrics
+
+    doc = (DOCS / "json.md").read_text()
+    for m in metrics.ALL:
+        for path in filter(None, (m.path, m.frame_field)):
+            group, _, field = path.replace("[]", "").partition(".")
+            assert group in doc, f"{m.full}: {group} not in docs/json.md"
+            if field:
+                assert field in doc, f"{m.full}: {path} not in docs/json.md"

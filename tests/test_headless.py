@@ -11,8 +11,11 @@ import re
 
 import pytest
 
-from mysqltop.core.frame import (Advice, Flush, Frame, Host, Hotspot, HotspotTotal, Io, IoThread, Locks,
-                                 Semaphores, ServerInfo, Throughput)
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_openmetrics
+
+from mysqltop.core import metrics
+from mysqltop.core.frame import (Advice, Counters, Flush, Frame, Host, Hotspot, HotspotTotal, Io, IoThread, Locks,
+                                 LatchCounter, Semaphores, ServerInfo, Throughput)
 from mysqltop.views import headless
 
 DESIGN_KEYS = {"time", "elapsed", "stale", "server", "throughput", "hotspots", "semaphores", "io", "flush",
@@ -139,12 +142,12 @@ def parse_om(text: str) -> tuple[dict[str, str], list[tuple[str, str, float]]]:
             _, _, name, typ = line.split(" ")
             assert name not in types, f"family {name} declared twice"
             types[name], current = typ, name
-        elif line.startswith("# HELP "):
+        elif line.startswith(("# HELP ", "# UNIT ")):
             current = line.split(" ")[2]
         else:
             m = SAMPLE.match(line)
             assert m, line
-            assert m.group(1) == current, f"sample {m.group(1)} outside its family"
+            assert m.group(1) in (current, f"{current}_total"), f"sample {m.group(1)} outside its family"
             value = float(m.group(3))
             assert math.isfinite(value)
             samples.append((m.group(1), m.group(2) or "", value))
@@ -152,29 +155,37 @@ def parse_om(text: str) -> tuple[dict[str, str], list[tuple[str, str, float]]]:
     return types, samples
 
 
-def test_openmetrics_gauges_hotspots_and_eof() -> None:
-    f = make_frame()
-    f.hotspots.append(Hotspot("buf_pool_mutex", "mutex", "performance_schema", 1.0, 1.0, 0.0, "buf0buf.cc:1234"))
-    types, samples = parse_om(headless.openmetrics_frame(f))
-    assert set(types.values()) == {"gauge"}
+def test_openmetrics_speaks_the_registry_vocabulary() -> None:
+    f = make_frame(counters=Counters(transactions=1000, commits=990, rollbacks=10, row_lock_wait_ms=2500),
+                   latch_counters=[LatchCounter("buf_pool_mutex", "performance_schema", 48215, 1566.0),
+                                   LatchCounter('odd"name\\x', "innodb_mutex", 3, None)])
+    text = headless.openmetrics_frame(f)
+    types, samples = parse_om(text)
+    list(parse_openmetrics(text))                     # prometheus_client's strict parser takes it too
     vals = {(n, l): v for n, l, v in samples}
-    assert vals[("mysqltop_throughput_tps", "")] == 1234.5
-    assert vals[("mysqltop_host_cpus", "")] == 2
-    assert vals[("mysqltop_stale", "")] == 0
-    assert vals[("mysqltop_locks_row_lock_current_waits", "")] == 5
-    key = '{name="buf_pool_mutex",source="performance_schema",kind="mutex",site="buf0buf.cc:1234"}'
-    assert vals[("mysqltop_hotspot_waits_per_s", key)] == 48215
-    assert vals[("mysqltop_hotspot_share", key)] == 0.6
-    odd = '{name="odd\\"name\\\\x",source="semaphores",kind="rwlock",site="a.cc:1"}'
-    assert vals[("mysqltop_hotspot_waits_per_s", odd)] == 3
-    assert ("mysqltop_hotspot_wait_ms_per_s", odd) not in vals  # None is left out, not NaN
-    assert vals[("mysqltop_advice", '{id="bp-instances",severity="warning"}')] == 1
+    srv = 'server="127.0.0.1:3307"'
+    assert types["mysqltop_transactions"] == "counter" and vals[("mysqltop_transactions_total", f"{{{srv}}}")] == 1000
+    assert vals[("mysqltop_row_lock_wait_seconds_total", f"{{{srv}}}")] == 2.5
+    assert types["mysqltop_threads_running"] == "gauge" and vals[("mysqltop_threads_running", f"{{{srv}}}")] == 17
+    assert vals[("mysqltop_checkpoint_age_ratio", f"{{{srv}}}")] == 0.4
+    assert vals[("mysqltop_host_cpus", f"{{{srv}}}")] == 2
+    assert vals[("mysqltop_stale", f"{{{srv}}}")] == 0
+    assert vals[("mysqltop_latch_waits_total", f'{{{srv},latch="buf_pool_mutex",source="performance_schema"}}')] == 48215
+    assert vals[("mysqltop_latch_wait_seconds_total",
+                 f'{{{srv},latch="buf_pool_mutex",source="performance_schema"}}')] == 1.566
+    odd = f'{{{srv},latch="odd\\"name\\\\x",source="innodb_mutex"}}'
+    assert vals[("mysqltop_latch_waits_total", odd)] == 3
+    assert ("mysqltop_latch_wait_seconds_total", odd) not in vals      # None is left out, not NaN
+    assert vals[("mysqltop_finding", f'{{{srv},id="bp-instances"}}')] == 2      # severity in the value
+    # one vocabulary: nothing outside the registry, and no per-interval rate as a gauge
+    assert {n.removesuffix("_total") for n in types} <= {m.full for m in metrics.ALL}
+    assert not any(n.endswith("_per_second") or "_per_s" in n for n in types)
 
 
 def test_openmetrics_first_frame_leaves_out_missing_values() -> None:
     types, samples = parse_om(headless.openmetrics_frame(first_frame()))
     names = {n for n, _, _ in samples}
-    assert "mysqltop_throughput_tps" not in names and "mysqltop_throughput_threads_running" in names
+    assert "mysqltop_transactions_total" not in names and "mysqltop_threads_running" in names
     assert not any(n.startswith("mysqltop_host_") for n in names)
 
 

@@ -10,7 +10,15 @@ import threading
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.sample import Failure, HostSample
-from mysqltop.sources.mysql import MySQLSource, _Poll
+from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.mysql import MySQLSource
+from mysqltop.sources.poll_statements import Poll as _Poll
+from mysqltop.sources.poll_statements import StatementPlan
+
+CAPS = Capabilities(flavor="mariadb", version="10.11.0-MariaDB", version_tuple=(10, 11, 0), version_comment="",
+                    hostname="h", current_user="u@%", address="127.0.0.1:1", performance_schema_on=False,
+                    performance_schema=False, synch_instruments_total=0, synch_instruments_enabled=0, mutex_rows=0,
+                    poll_mutex=False, metrics_column=None, local=False, mysqld_pid=None)
 
 INTERVAL = 0.05
 
@@ -27,7 +35,8 @@ def hung_source(host: bool = True) -> tuple[MySQLSource, threading.Event]:
     src = MySQLSource(ConnectionOptions(host="127.0.0.1", port=1, user="u"), interval=INTERVAL,
                       answer_timeout=600.0, host_probe=probe)
     src.host_clock = True
-    src._conn = object()
+    src.link.conn = object()
+    src.plan = StatementPlan(CAPS)
 
     def poll(mono: float, conn: object) -> _Poll:
         assert release.wait(60), "never released"
@@ -49,7 +58,7 @@ def test_a_hung_poll_gives_host_samples_every_read_then_its_late_answer() -> Non
     # fresh host rates in every frame after the first, though the server said nothing
     assert all(f.stale and f.failure == "waiting" and f.host is not None for f in frames)
     assert all(f.host is not None and f.host.ctx_switches_per_s for f in frames[1:])
-    src.answer_timeout = 0.0                     # the server now counts as not answering
+    src.timing.answer_timeout = 0.0                     # the server now counts as not answering
     timed_out = src.read()
     assert timed_out.failure == Failure.TIMEOUT and timed_out.host is not None
     release.set()
@@ -62,7 +71,7 @@ def test_a_hung_poll_gives_host_samples_every_read_then_its_late_answer() -> Non
 
 def test_without_host_counters_the_poll_is_waited_for_up_to_the_answer_timeout() -> None:
     src, release = hung_source(host=False)
-    src.answer_timeout = 0.3
+    src.timing.answer_timeout = 0.3
     first = src.read()
     assert first.failure == Failure.TIMEOUT       # nothing of its own to say before then
     release.set()

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mysqltop.core.pacing import DEFAULT_SPEED
+
 HELP = "TUI replay of the bundled incident recording (no server needed)"
 NAME = "incident.mtrec"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    p.add_argument("--speed", type=float, default=DEFAULT_SPEED, help=f"playback speed (default {DEFAULT_SPEED:g})")
     p.add_argument("--start", metavar="WHEN", help="ISO time, HH:MM[:SS], -10m (from end), +5m (from start)")
     p.add_argument("--path", action="store_true",
                    help="print where the bundled recording is and exit, e.g. for "
@@ -25,7 +27,7 @@ def find_incident() -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.replay_tui import replay_tui
+    from mysqltop.views.tui.replay_app import replay_tui
     from mysqltop.errors import UserError
 
     path = find_incident()
@@ -41,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 def lead_in(path: Path, seconds: float = 30.0) -> str | None:
     """Start the demo shortly before the first bookmark (the incident), not at quiet minute one."""
-    from mysqltop.commands.replay_tui import open_recording
+    from mysqltop.views.tui.replay_app import open_recording
 
     reader = open_recording(str(path))
     try:

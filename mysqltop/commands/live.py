@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.commands.checks import add_answer_timeout
-from mysqltop.config import add_connection_arguments
-from mysqltop.commands.fleet import add_fleet_arguments
+from mysqltop.config import add_answer_timeout, add_connection_arguments, add_fleet_arguments
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "live TUI against a server (the default command)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls (default {DEFAULT_INTERVAL:g})")
     add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record_path(path: str) -> None:
     """Fail before the screen opens, with one line, when FILE cannot be a recording (a missing or
     read-only directory, a directory, an existing file that is not a recording)."""
-    from mysqltop.commands.checks import check_writable
+    from mysqltop.recording.target import check_writable
     from mysqltop.errors import UserError
 
     try:
@@ -56,16 +56,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_terminal
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
+    from mysqltop.views.terminal import check_terminal
     from mysqltop.errors import UserError
 
-    from mysqltop.sources.fleet import host_list
+    from mysqltop.config import host_list
 
     hosts = host_list(args)           # -h db1,db2 / --hosts-file / hosts=: the fleet overview
     if hosts is not None:
-        from mysqltop.commands.fleet import run_fleet
-
-        return run_fleet(args, hosts)
+        return _run_fleet(args, hosts)
     check_interval(args.interval)
     check_answer_timeout(args.answer_timeout)
     if args.record:
@@ -86,13 +85,18 @@ def _run(args: argparse.Namespace) -> int:
         source.close()
         raise
 
+    from mysqltop.core.pacing import FIRST_GAP
     from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
+    from mysqltop.recording.history import SampleRing, capacity_for
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
-    from mysqltop.views.tui.feeds import FIRST_GAP, LiveFeed
+    from mysqltop.views.tui.feeds import LiveFeed
+    from mysqltop.views.tui.position import ViewMode
 
-    engine = Engine(source, FramePipeline())
+    # The last hour of samples at the interval, in memory, for `p` / `←` (bench/history: its size).
+    engine = Engine(source, FramePipeline(), history=SampleRing(capacity_for(args.interval)))
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
     feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
                     open_recorder=lambda path: RecordingWriter(path, interval=feed.interval))
@@ -100,11 +104,38 @@ def _run(args: argparse.Namespace) -> int:
     try:
         from mysqltop.views.tui.app import MysqltopApp
 
-        app = MysqltopApp(feed, "live", interval=args.interval, address=caps.address, notes=tuple(caps.notes))
+        app = MysqltopApp(feed, ViewMode.LIVE, address=caps.address, notes=tuple(caps.notes), parse_when=parse_when)
     except BaseException:               # Ctrl-C while loading: the normal screen back, no thread left
         look.abandon()
         feed.stop()
         raise
     look.hand_over()
     app.run()
+    return 0
+
+
+def _run_fleet(args: argparse.Namespace, hosts: list[tuple[str, int | None]]) -> int:
+    """`mysqltop -h db1,db2:3307,db3` (or --hosts-file, or hosts= in [mysqltop]): the fleet
+    overview; `--record DIR` records each server into DIR/HOST_PORT.mtrec."""
+    from mysqltop.core.pacing import check_interval
+    from mysqltop.views.terminal import check_terminal
+    from mysqltop.config import fleet_options
+    from mysqltop.fleet import FleetPoller, fleet_record_dir
+    from mysqltop.sources.fleet import open_fleet
+
+    check_interval(args.interval)
+    directory = fleet_record_dir(args.record) if args.record else None
+    check_terminal("")
+    fleet = fleet_options(args, hosts)
+    members = open_fleet(list(fleet.members), fleet.interval, enable_instruments=fleet.enable_instruments)
+
+    from mysqltop.recording.writer import RecordingWriter
+    from mysqltop.views.tui.fleet import FleetApp
+
+    poller = FleetPoller(members, fleet.interval, record_dir=directory,
+                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval))
+    notes = tuple(f"{m.name}: {note}" for m in members for note in m.notes)
+    notes += tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
+    notes += tuple(f"{s.name}: {s.recording_error}" for s in poller.states() if s.recording_error)
+    FleetApp(poller, fleet.interval, notes=notes).run()
     return 0

@@ -13,8 +13,9 @@ import time
 
 from mysqltop.core.sample import ServerIdentity
 
-from mysqltop.commands.checks import add_answer_timeout
+from mysqltop.config import add_answer_timeout
 from mysqltop.config import add_connection_arguments
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
 
@@ -27,7 +28,8 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="recording file to create or append to")
     add_connection_arguments(p)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls (default {DEFAULT_INTERVAL:g})")
     add_answer_timeout(p)
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--duration", metavar="D", help="stop after D (e.g. 90s, 10m, 2h)")
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import threading
 
-    from mysqltop.commands.checks import check_answer_timeout, check_interval, check_writable
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
+    from mysqltop.recording.target import check_writable
     from mysqltop.errors import UserError
 
     # Everything the user can get wrong is checked before connecting.

@@ -93,9 +93,13 @@ def window_report(path: str, start: str | None, end: str | None,
         marks = [{"time": b.time, "trigger": b.trigger, "value": b.value, "note": b.note}
                  for b in src.reader.bookmarks]
         frames = (src.frames() if stride == 1 else src.strided_frames(stride))
+        read = 0
         for frame, raw in frames:
             builder.add(frame)             # streamed: memory does not grow with the recording
             variables = raw.variables or variables
+            read += 1
+        if read == 0:
+            raise src.unreadable()
     finally:
         src.close()
     return builder.build(variables, bookmarks=marks, samples=len(src), stride=stride)

@@ -1,31 +1,42 @@
 """`mysqltop serve [CONN] --listen ADDR:PORT`: a Prometheus endpoint over one or many servers.
 
-Each server is polled by its own engine thread (views/fleet_poll.py); every scrape of /metrics
-reads the newest frame of each (views/prometheus.py) and never waits on a poll. The HTTP side is
-prometheus_client's: it answers in the Prometheus text format or OpenMetrics, as the scraper asks.
+Each server is polled by its own engine thread (mysqltop/fleet.py); every scrape of /metrics (all
+servers) or /probe?target=HOST[:PORT] (one) reads the newest frame of each (views/prometheus.py)
+and never waits on a poll. The HTTP side (views/http_endpoint.py) answers in the Prometheus text
+format or OpenMetrics, as the scraper asks, with TLS and basic auth from --web.config.file.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from mysqltop.config import add_connection_arguments
+from mysqltop.config import add_connection_arguments, add_fleet_arguments
+from mysqltop.core.metrics import MAX_LATCH_SERIES
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
-DEFAULT_TOP_LATCHES = 10        # per server; bounds the series count (the rest: latch="other")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from mysqltop.commands.fleet import add_fleet_arguments
     add_connection_arguments(p)
     add_fleet_arguments(p)
     p.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
                    help=f"where /metrics answers (default {DEFAULT_LISTEN}; :PORT for every interface)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls of each server (default 1)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP_LATCHES, metavar="N",
-                   help=f"latches exported per server, the rest summed as latch=\"other\" (default {DEFAULT_TOP_LATCHES})")
+    p.add_argument("--interval", type=float, default=DEFAULT_INTERVAL,
+                   help=f"seconds between polls of each server (default {DEFAULT_INTERVAL:g})")
+    p.add_argument("--max-latch-series", type=int, default=MAX_LATCH_SERIES, metavar="N",
+                   help="latches with a series of their own per server, first come; any latch after "
+                        f"that counts in latch=\"other\" (default {MAX_LATCH_SERIES})")
     p.add_argument("--record", metavar="DIR", help="also record each server's raw samples to DIR/HOST_PORT.mtrec")
+    p.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
+                   help="TLS and basic auth, in the Prometheus exporter-toolkit format (as node_exporter)")
+    p.add_argument("--probe-any", action="store_true",
+                   help="let /probe?target= watch a server not listed (from its first probe until "
+                        f"{PROBE_IDLE_S // 60} minutes without one); by default only the listed servers answer")
+
+
+PROBE_IDLE_S = 600            # a server added by a probe is dropped after this long without one
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -60,27 +71,29 @@ def run(args: argparse.Namespace) -> int:
     import time
     from typing import Callable
 
-    from mysqltop.commands.checks import check_interval
+    from mysqltop.config import MAX_HOSTS, fleet_options, host_list, parse_host
+    from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
-    from mysqltop.sources.fleet import host_list, member_options, open_fleet
+    from mysqltop.sources.fleet import open_fleet
 
     check_interval(args.interval)
-    if args.top < 0:
-        raise UserError("--top must be 0 or more")
+    if args.max_latch_series < 0:
+        raise UserError("--max-latch-series must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
+    from mysqltop.views.web_config import load_web_config
+    web = load_web_config(args.web_config_file) if args.web_config_file else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
-    members = open_fleet(member_options(args, host_list(args, listing=True)), args.interval, require_one=False,
-                         enable_instruments=args.enable_instruments)
+    fleet = fleet_options(args, host_list(args, listing=True))
+    members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
+                         enable_instruments=fleet.enable_instruments)
 
-    from prometheus_client import start_http_server
-    from prometheus_client.registry import CollectorRegistry
-
+    from mysqltop.core.frame import Frame
+    from mysqltop.fleet import FleetPoller
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.fleet_poll import FleetPoller
-    from mysqltop.views.prometheus import FleetCollector
-
+    from mysqltop.views.http_endpoint import Endpoint, ProbeError, serve_forever_in_thread
     from mysqltop.views.outage import OutageNotes
+    from mysqltop.views.prometheus import Exposition
 
     # One stderr line (the journal under systemd) when a server stops answering and one when it
     # answers again: mysqltop_up says it to Prometheus, this says why and for how long.
@@ -96,13 +109,48 @@ def run(args: argparse.Namespace) -> int:
     for m in members:
         if m.error:               # said below with the reason; the next line is when it answers
             outages[m.name].down_from(time.time())
-    poller = FleetPoller(members, args.interval, record_dir=record_dir,
-                         open_recorder=lambda path: RecordingWriter(path, interval=args.interval),
-                         on_frame=lambda name, frame: outages[name].frame(frame))
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(FleetCollector(poller.states, args.interval, top=args.top))
+    exposition: Exposition | None = None
+
+    def on_frame(name: str, frame: Frame) -> None:
+        if name in outages:
+            outages[name].frame(frame)
+        if exposition is not None:
+            exposition.prepare(name, frame)        # the scrape then only joins bytes
+
+    poller = FleetPoller(members, fleet.interval, record_dir=record_dir,
+                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
+                         on_frame=on_frame)
+    exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series)
+    listed = {m.name for m in members}
+    probed: dict[str, float] = {}           # servers a probe added → when last probed
+    probe_lock = threading.Lock()
+
+    def render_target(target: str) -> Callable[[bool], bytes]:
+        try:
+            host, target_port = parse_host(target, "target")
+        except UserError as exc:
+            raise ProbeError(400, exc.message) from None
+        options = fleet.member(host, target_port)
+        name = options.address
+        adding = False
+        with probe_lock:
+            if name not in listed and name not in probed:
+                if not args.probe_any:
+                    raise ProbeError(404, f"{name} is not watched: list it (-h, --hosts-file) or start "
+                                          "serve with --probe-any")
+                if len(probed) >= MAX_HOSTS:
+                    raise ProbeError(503, f"{MAX_HOSTS} probed servers already: list them instead (--hosts-file)")
+                adding = True
+            if name not in listed:
+                probed[name] = time.monotonic()
+        if adding:        # connects (bounded by --connect-timeout) outside the lock: other probes go on
+            new = open_fleet([options], fleet.interval, require_one=False)[0]
+            outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")
+            poller.add(new)
+        return lambda openmetrics: exposition.render({name}, openmetrics)
+
     try:
-        server, _thread = start_http_server(port, addr, registry=registry)
+        endpoint = Endpoint((addr, port), lambda openmetrics: exposition.render(None, openmetrics), render_target, web)
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
@@ -110,18 +158,31 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
     poller.start()
+    serve_forever_in_thread(endpoint)
     for m in members:
         for note in m.notes:
             print(f"mysqltop: {m.name}: {note}", file=sys.stderr)
         if m.error:
             print(f"mysqltop: {m.name}: {m.error} (retrying in the background)", file=sys.stderr)
     shown = f"[{addr}]" if ":" in addr else addr
+    scheme = "https" if web is not None and web.tls is not None else "http"
     print(f"mysqltop: serving {len(members)} server{'s' if len(members) != 1 else ''} on "
-          f"http://{shown}:{port}/metrics", file=sys.stderr, flush=True)
+          f"{scheme}://{shown}:{port}/metrics and /probe?target=HOST:PORT", file=sys.stderr, flush=True)
+    if addr in ("0.0.0.0", "::") and (web is None or not web.auth):
+        print("mysqltop: listening on every interface without basic auth: anyone who can reach this "
+              "port reads every watched server's figures, session ids and latch names "
+              "(see --web.config.file)", file=sys.stderr, flush=True)
     try:
-        while not done.wait(3600):
-            pass
+        while not done.wait(30):
+            now = time.monotonic()
+            with probe_lock:
+                idle = [n for n, t in probed.items() if now - t > PROBE_IDLE_S]
+                for n in idle:
+                    del probed[n]
+            for n in idle:
+                poller.remove(n)
     finally:
-        server.shutdown()
+        endpoint.shutdown()
+        endpoint.server_close()
         poller.stop()
     return 0

@@ -12,10 +12,11 @@ A recording holding a single sample prints that sample's rate-less frame.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 
-from mysqltop.commands.checks import add_answer_timeout
+from mysqltop.config import add_answer_timeout
 from mysqltop.config import add_connection_arguments
 from mysqltop.core.frame import Frame
 
@@ -42,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from mysqltop.commands.checks import check_answer_timeout, check_interval
+    from mysqltop.core.pacing import check_answer_timeout, check_interval
     from mysqltop.errors import UserError
 
     check_answer_timeout(args.answer_timeout)
@@ -87,9 +88,11 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.engine import Engine
     from mysqltop.views.headless import writer_for
 
+    from mysqltop.core.pacing import DEFAULT_INTERVAL
+
     _check(args)
     if args.interval is None:
-        args.interval = 1.0
+        args.interval = DEFAULT_INTERVAL
     source, is_live = _open_source(args)
     out = sys.stdout
     writer = writer_for(args.format, width=_terminal_width(out))
@@ -116,20 +119,21 @@ def run(args: argparse.Namespace) -> int:
             return
         emit(frame)
 
-    pipeline = FramePipeline()
-    engine = Engine(source, pipeline, on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
-    primer = getattr(source, "primer", None)
+    engine = None if not is_live else Engine(source, FramePipeline(),
+                                             on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     try:
-        prime = getattr(source, "prime", None)
-        if primer is not None and prime is not None:
-            prime(pipeline)                    # not printed: rates and advice window for frame one
-            baseline = pipeline.last
-        elif primer is not None:
-            baseline = pipeline.push(primer)   # not printed: it only gives the first frame rates
-        polls = None if args.count is None and not is_live else (args.count or 1) + (baseline is None)
-        engine.run(args.interval, count=polls, on_frame=on_frame)
-        if printed == 0 and baseline is not None and primer is None:
-            emit(baseline)
+        if engine is not None:
+            engine.run(args.interval, count=(args.count or 1) + 1, on_frame=on_frame)
+        else:
+            # The timeline cursor, as report and the replay TUI see each sample: rates and the
+            # advice window from the samples before the range.
+            frames = (frame for frame, _raw in source.frames())
+            if source.primer is None:          # from the very start: the first sample is the baseline
+                baseline = next(frames, None)
+            for frame in itertools.islice(frames, args.count):
+                emit(frame)
+            if printed == 0 and baseline is not None:
+                emit(baseline)
         out.write(writer.footer())
         out.flush()
     except KeyboardInterrupt:
@@ -139,13 +143,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         try:
-            engine.close()
+            (engine or source).close()
         except Exception:  # closing a dead connection must not hide the real outcome
             pass
     if printed == 0:
         from mysqltop.errors import UserError
-        what = f"{args.replay}: the recording holds no samples in that range" if args.replay else "no sample read"
-        raise UserError(what, 1)
+        raise source.unreadable() if not is_live else UserError("no sample read", 1)
     if is_live and last_stale:
         # a cron job (`… > mysqltop.prom`) must learn that the server was not answering at the end
         from mysqltop.errors import UserError

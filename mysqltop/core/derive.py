@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Ahi, Flush, Frame, Host, Hotspot, Io, IoThread, Locks, Semaphores, ServerInfo,
-                                 TableCache, Throughput)
+from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
+                                 Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
@@ -106,7 +106,64 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     _lock_activity(cur, frame)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
+    frame.counters = _counters(cur)
+    frame.latch_counters = _latch_counters(cur)
     return frame
+
+
+def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
+    present = [v for n in names if (v := cur.stat(n)) is not None]
+    return sum(present) if present else None
+
+
+def _sum_of(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
+    values = [cur.stat(n) for n in names]
+    return None if None in values else sum(values)  # type: ignore[arg-type]
+
+
+def _counters(cur: ParsedSample) -> Counters:
+    """The server's cumulative counters of this sample, from the same sources the rates use."""
+    c = Counters()
+    c.commits, c.rollbacks, c.questions = cur.stat("Com_commit"), cur.stat("Com_rollback"), cur.stat("Questions")
+    c.transactions = _sum_of(cur, ("Com_commit", "Com_rollback"))
+    c.rows_read = _first(cur.stat("Innodb_rows_read"), _get(cur.innodb, "row_operations.rows_read"),
+                         cur.stat("Rows_read"), _present_total(cur, HANDLER_READS))
+    changed = ("inserted", "updated", "deleted")
+    c.rows_changed = _first(_sum_of(cur, tuple(f"Innodb_rows_{k}" for k in changed)),
+                            _sum_pair([(None, _get(cur.innodb, f"row_operations.rows_{k}")) for k in changed])[1],
+                            _sum_of(cur, ("Handler_write", "Handler_update", "Handler_delete")))
+    c.data_reads, c.data_writes = cur.stat("Innodb_data_reads"), cur.stat("Innodb_data_writes")
+    c.data_fsyncs = cur.stat("Innodb_data_fsyncs")
+    c.redo_bytes = cur.stat("Innodb_os_log_written")
+    c.pages_flushed = cur.stat("Innodb_buffer_pool_pages_flushed")
+    c.row_lock_waits, c.row_lock_wait_ms = cur.stat("Innodb_row_lock_waits"), cur.stat("Innodb_row_lock_time")
+    c.deadlocks = _first(cur.stat("Innodb_deadlocks"), (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))
+    sem = [v for f in _SEM_FIELDS["os_waits"] if (v := _get(cur.innodb, "semaphores." + f)) is not None]
+    c.semaphore_os_waits = sum(sem) if sem else None
+    return c
+
+
+def _latch_counters(cur: ParsedSample) -> list[LatchCounter]:
+    """Every latch that has waited since the server started (or P_S was truncated), by name within
+    its source: performance_schema wait/synch instruments (not cond: a sleep, not contention) and
+    SHOW ENGINE INNODB MUTEX rows summed by name."""
+    out: dict[tuple[str, str], LatchCounter] = {}
+    for event, row in (cur.waits or {}).items():
+        if not event.startswith(hs.SYNCH_PREFIX) or event.startswith(hs.IDLE_PREFIX) or row.count_star <= 0:
+            continue
+        key = (hs.ps_short_name(event), "performance_schema")
+        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
+        lc.waits = (lc.waits or 0) + row.count_star
+        if row.sum_timer_wait > 0:
+            lc.wait_ms = (lc.wait_ms or 0.0) + row.sum_timer_wait / hs.PS_PICO_PER_MS
+    for mrow in (cur.mutex or {}).values():
+        n = mrow.os_waits if mrow.os_waits is not None else mrow.waits
+        if n is None or n <= 0:
+            continue
+        key = (hs.mutex_short_name(mrow.name, mrow.site), "innodb_mutex")
+        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
+        lc.waits = (lc.waits or 0) + n
+    return sorted(out.values(), key=lambda x: (x.source, x.name))
 
 
 def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:

@@ -190,6 +190,38 @@ class Ahi:
 
 
 @dataclass
+class Counters:
+    """The server's own cumulative counters as this sample read them (since the server started or
+    FLUSH STATUS): what Prometheus takes as counters, while the per-interval rates above are what a
+    person reads. None: the server does not offer it. A restart makes them go back (a counter reset)."""
+    transactions: Num = None               # Com_commit + Com_rollback
+    commits: Num = None                    # Com_commit
+    rollbacks: Num = None                  # Com_rollback
+    questions: Num = None                  # Questions, every client's statements and the monitor's own
+    rows_read: Num = None                  # Innodb_rows_read, else Rows_read / Handler_read_*
+    rows_changed: Num = None               # Innodb_rows_inserted+updated+deleted, else Handler_write+update+delete
+    data_reads: Num = None                 # Innodb_data_reads
+    data_writes: Num = None                # Innodb_data_writes
+    data_fsyncs: Num = None                # Innodb_data_fsyncs
+    redo_bytes: Num = None                 # Innodb_os_log_written
+    pages_flushed: Num = None              # Innodb_buffer_pool_pages_flushed
+    row_lock_waits: Num = None             # Innodb_row_lock_waits
+    row_lock_wait_ms: Num = None           # Innodb_row_lock_time
+    deadlocks: Num = None                  # Innodb_deadlocks (MariaDB), else INNODB_METRICS lock_deadlocks
+    semaphore_os_waits: Num = None         # InnoDB status SEMAPHORES: OS waits of every latch kind
+
+
+@dataclass(slots=True)
+class LatchCounter:
+    """One latch's cumulative waits (every P_S wait/synch instrument that has waited, and SHOW ENGINE
+    INNODB MUTEX rows summed by name): the counters behind Hotspot's rates, without a top-N cut."""
+    name: str
+    source: str               # performance_schema | innodb_mutex
+    waits: Num = None
+    wait_ms: Num = None       # timed performance_schema instruments only
+
+
+@dataclass
 class Advice:
     id: str
     severity: str             # one of SEVERITIES
@@ -220,6 +252,8 @@ class Frame:
     locks: Locks = field(default_factory=Locks)
     table_cache: TableCache = field(default_factory=TableCache)
     ahi: Ahi = field(default_factory=Ahi)
+    counters: Counters = field(default_factory=Counters)
+    latch_counters: list[LatchCounter] = field(default_factory=list)
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",
     # "denied", "other"), None for a fresh frame.
     failure: str | None = None

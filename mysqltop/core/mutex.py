@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mysqltop.core.textforms import Table, extract
+from mysqltop.core.textforms import Table
 
 
 @dataclass
@@ -173,13 +173,6 @@ def parse_mutex_table(table: Table) -> list[MutexRow]:
             out.append(row)
     return _sum(out)
 
-
-def parse_mutex_text(text: str) -> list[MutexRow] | None:
-    """Mutex rows from pasted text in any client form; None when no mutex table is there."""
-    for table in extract(text).tables:
-        if mutex_header_kind(table.header) or (table.header and is_mutex_row(table.header)):
-            return parse_mutex_table(table)
-    return None
 
 
 def mutex_json(rows: list[MutexRow]) -> dict[str, Any]:

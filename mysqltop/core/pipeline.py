@@ -41,13 +41,6 @@ class FramePipeline:
         """The newest frame (no copy of the window)."""
         return self._window[-1] if self._window else None
 
-    def reset(self) -> None:
-        """Forget the previous sample (e.g. replay seek): the next frame has no rates."""
-        self._prev = None
-        self._prev_host = None
-        self._window.clear()
-        self._judged = None
-
     def forget_previous(self) -> None:
         """The next frame has no rates (a new recording segment), the advice window stays."""
         self._prev = None

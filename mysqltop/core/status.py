@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from mysqltop.core.textforms import Table, extract
+from mysqltop.core.textforms import Table
 
 _INT = re.compile(r"^-?\d{1,40}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -96,13 +96,6 @@ def parse_status_table(table: Table) -> dict[str, str]:
     rows = table.rows if is_status_header(table.header) else [table.header, *table.rows]
     return parse_status_rows(rows)
 
-
-def parse_status_text(text: str) -> dict[str, str] | None:
-    """{name: value} from pasted SHOW STATUS/VARIABLES output; None when there is none."""
-    for table in extract(text).tables:
-        if is_status_header(table.header) or headerless_kind(table):
-            return parse_status_table(table)
-    return None
 
 
 def status_json(variables: dict[str, str], kind: str = "global_status") -> dict[str, Any]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from mysqltop.core.textforms import Table, extract
+from mysqltop.core.textforms import Table
 
 
 @dataclass
@@ -118,13 +118,6 @@ def parse_waits_table(table: Table) -> list[WaitRow]:
                                get("max_timer_wait")))
     return out
 
-
-def parse_waits_text(text: str) -> list[WaitRow] | None:
-    """Wait rows from pasted text in any client form; None when no waits table is there."""
-    for table in extract(text).tables:
-        if is_waits_header(table.header) or is_wait_row(table.header):
-            return parse_waits_table(table)
-    return None
 
 
 def waits_json(rows: list[WaitRow]) -> dict[str, Any]:

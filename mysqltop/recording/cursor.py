@@ -1,7 +1,9 @@
-"""ReplayCursor: the one way to move through a recording and get frames out of it.
+"""Cursor: the one way to move through a store of samples and get frames out of it.
 
-Replay (the TUI feed), `snapshot --replay` and `report` all go through it, so a moment of a
-recording gives the same frame — numbers *and* advice — however it was reached:
+A store is a recording file (RecordingReader) or the live session's recent samples in memory
+(history.SampleRing): both hand out RawSamples by index. The live TUI paused in its history, the
+replay TUI, `snapshot --replay` and `report` all go through a Cursor, so a moment gives the same
+frame — numbers *and* advice — however it was reached (live is the newest index):
 
 - `frame_at(i)` derives sample i with the pipeline warmed up on the `window` samples before it
   (the frames the advice rules judge), so after any seek, step or bookmark jump the advice is
@@ -25,7 +27,6 @@ from typing import Callable, Iterator, Protocol
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
-from mysqltop.recording.reader import RecordingReader
 
 WINDOW = 120          # samples before a target pushed to warm the pipeline (its advice window)
 CACHE = 900           # frames kept (exact ones and warm-up ones, each)
@@ -35,16 +36,28 @@ class Pipeline(Protocol):
     def push(self, raw: RawSample, *, advise: bool = True) -> Frame: ...
 
 
+class SampleStore(Protocol):
+    """Samples by absolute index: `first` (the oldest held) to len() - 1. sample(i) raises
+    UserError when sample i is damaged."""
+
+    @property
+    def first(self) -> int: ...
+    def __len__(self) -> int: ...
+    def sample(self, i: int) -> RawSample: ...
+    def time_or_none(self, i: int) -> float | None: ...
+    def index_at(self, t: float) -> int: ...
+
+
 def _new_pipeline() -> Pipeline:
     from mysqltop.core.pipeline import FramePipeline
 
     return FramePipeline(window=WINDOW)
 
 
-class ReplayCursor:
-    def __init__(self, reader: RecordingReader, new_pipeline: Callable[[], Pipeline] | None = None, *,
+class Cursor:
+    def __init__(self, store: SampleStore, new_pipeline: Callable[[], Pipeline] | None = None, *,
                  window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
-        self.reader = reader
+        self.store = store
         # The warm-up never reaches before floor - 1: a report of --start … --end judges only its
         # window (the sample before it gives the first frame its rates, as before).
         self.floor = max(0, floor)
@@ -56,29 +69,35 @@ class ReplayCursor:
         self._warm: OrderedDict[int, Frame] = OrderedDict()
         self._pipe: Pipeline | None = None
         self._pipe_at = -2        # last index pushed (or stepped over) in _pipe
+        self._asked = -1          # the index frame_at was last asked for
 
     def __len__(self) -> int:
-        return len(self.reader)
+        return len(self.store)
 
     # -- samples ----------------------------------------------------------------------------
     def sample(self, i: int) -> RawSample | None:
         """Sample i, or None when it is damaged."""
         try:
-            return self.reader.sample(i)
-        except UserError:             # DamagedSample, or a damaged page under it
+            return self.store.sample(i)
+        except (UserError, IndexError):   # damaged (or a damaged page under it), or dropped out of memory
             return None
 
+    @property
+    def lo(self) -> int:
+        """The oldest index the store still holds."""
+        return self.store.first
+
     def readable(self, i: int) -> bool:
-        return 0 <= i < len(self) and self.sample(i) is not None
+        return self.lo <= i < len(self) and self.sample(i) is not None
 
     def time_at(self, i: int) -> float | None:
         """Epoch of sample i (None: its time is damaged too)."""
-        return self.reader.time_or_none(i)
+        return self.store.time_or_none(i)
 
     def clock_at(self, i: int) -> float:
         """A time to show for index i: its own, else the nearest readable neighbour's."""
         for j in (i, i - 1, i + 1):
-            if 0 <= j < len(self):
+            if self.lo <= j < len(self):
                 t = self.time_at(j)
                 if t is not None:
                     return t
@@ -87,8 +106,9 @@ class ReplayCursor:
         t = self.time_at(k) if k is not None else None
         return t if t is not None else 0.0
 
-    def _readable_from(self, i: int, direction: int, lo: int = 0, hi: int | None = None) -> int | None:
+    def _readable_from(self, i: int, direction: int, lo: int | None = None, hi: int | None = None) -> int | None:
         """The first readable index from i (included) going `direction`, within [lo, hi]."""
+        lo = self.lo if lo is None else lo
         hi = len(self) - 1 if hi is None else hi
         j = i
         while lo <= j <= hi:
@@ -97,10 +117,14 @@ class ReplayCursor:
             j += direction
         return None
 
+    def next_readable(self, i: int, direction: int) -> int | None:
+        """The readable sample after i (direction 1) or before it (-1), None at the end."""
+        return self._readable_from(i + direction, direction)
+
     # -- moving -----------------------------------------------------------------------------
     def clamp(self, i: int) -> int:
         """Index i if readable, else the next readable one after it, else the last before it."""
-        i = max(0, min(len(self) - 1, i))
+        i = max(self.lo, min(len(self) - 1, i))
         j = self._readable_from(i, 1)
         if j is None:
             j = self._readable_from(i, -1)
@@ -124,14 +148,14 @@ class ReplayCursor:
 
     def seek(self, t: float) -> int:
         """Go to the last readable sample at or before t (the first one when t is before them)."""
-        i = self.reader.index_at(t)
+        i = self.store.index_at(t)
         j = self._readable_from(i, -1)
         return self.go(i if j is None else j)
 
     def nearest(self, t: float) -> int:
         """The readable sample closest to t (not moving there). Samples are never exactly an
         interval apart, so 'at or before' landed one early whenever the later one came late."""
-        i = self.reader.index_at(t)
+        i = self.store.index_at(t)
         before = self._readable_from(i, -1)
         after = self._readable_from(i + 1, 1)
         best: int | None = None
@@ -171,7 +195,7 @@ class ReplayCursor:
         return pushed
 
     def _warm_from(self, i: int) -> int:
-        return max(0, self.floor - 1, i - self.window)
+        return max(self.lo, self.floor - 1, i - self.window)
 
     def frame_at(self, i: int) -> Frame:
         """Frame of sample i as a replay from the start would show it (cached)."""
@@ -182,9 +206,12 @@ class ReplayCursor:
         hit = self._advised_from_cache(i)
         if hit is not None:
             return hit
+        backwards, self._asked = i < self._asked, i
         if self._pipe is None or self._pipe_at != i - 1:
             self._pipe = self.new_pipeline()
-            for j in range(self._warm_from(i), i):
+            # Stepping back: warm up a window further, so the next `window` steps back are
+            # judged over cached frames (no derive) instead of each warming up again.
+            for j in range(self._warm_from(i - self.window if backwards else i), i):
                 self._push(j, exact=False)
         return self._push(i, exact=True)
 
@@ -199,7 +226,7 @@ class ReplayCursor:
         """Up to n frames ending at i (i's own is exact), for charts and sparklines."""
         frame = self.frame_at(i)
         out = []
-        for j in range(max(0, i - n + 1), i):
+        for j in range(max(self.lo, i - n + 1), i):
             hit = self._exact.get(j) or self._warm.get(j)
             if hit is not None:
                 out.append(hit)
@@ -252,7 +279,7 @@ class ReplayCursor:
 
     def _damaged_frame(self, i: int) -> Frame:
         try:
-            self.reader.sample(i)
+            self.store.sample(i)
             why = "damaged sample"
         except UserError as exc:
             why = exc.message

@@ -184,7 +184,7 @@ def open_for_append(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, b
         if new:
             conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
-            conn.executescript(SCHEMA)
+        conn.executescript(SCHEMA)         # an older file gains the tables added since (all additive)
     except sqlite3.Error as exc:
         conn.close()
         raise storage_error(p, exc) from None

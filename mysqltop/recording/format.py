@@ -13,6 +13,10 @@ Tables
   dicts(seq, crc, data)       a full sample text coded alone, written when a recorder run starts
                               and every hour; keyframes from `seq` on are deltas against it, so a
                               keyframe costs about as much as an ordinary sample
+  dict_copies(seq, crc, data) the same rows again, in pages of their own: every keyframe of an
+                              hour decodes against its dictionary, so one flipped bit there would
+                              cost the whole hour; with a copy it costs nothing (added without a
+                              format change: older files lack it, older readers ignore it)
   state(seq, data)            server identity + variables, stored only when they change; a sample
                               uses the latest state row with state.seq <= its seq
   bookmarks(id, seq, t, trigger, value, note)
@@ -51,6 +55,7 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 CREATE TABLE IF NOT EXISTS state (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS dicts (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS dict_copies (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS bookmarks (
     id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, t REAL NOT NULL, trigger TEXT,
     value REAL, note TEXT);

@@ -147,6 +147,7 @@ class RecordingReader:
         self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
         self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
+        self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
         try:
             self.refresh()
             # Samples whose times are all out of range (a wrong clock, a damaged or forged file)
@@ -183,14 +184,21 @@ class RecordingReader:
                 "ORDER BY first_seq LIMIT 1").fetchone()
             self._format = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
             state_seqs = self._conn.execute("SELECT seq FROM state ORDER BY seq").fetchall()
-            dict_seqs = self._conn.execute("SELECT seq FROM dicts ORDER BY seq").fetchall()
+            self._dict_tables = ("dicts", "dict_copies") if self._conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='dict_copies'").fetchone() else ("dicts",)
+            dict_seqs = []
+            for table in self._dict_tables:       # a row lost with its page is still known by its copy
+                try:
+                    dict_seqs += self._conn.execute(f"SELECT seq FROM {table}").fetchall()
+                except sqlite3.DatabaseError:
+                    pass
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
         if not _is_seq(self._len):
             raise UserError(f"{self.path} is a damaged recording (sample numbers unreadable)", 1)
         # a damaged page can hand back NULL or text where a number was written: left out
         self._state_seqs = sorted(r[0] for r in state_seqs if _is_seq(r[0]))
-        self._dict_seqs = sorted(r[0] for r in dict_seqs if _is_seq(r[0]))
+        self._dict_seqs = sorted({r[0] for r in dict_seqs if _is_seq(r[0])})
         starts = sorted({r[0] for r in segs if _is_seq(r[0]) and r[0] < self._len} | ({0} if self._len else set()))
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
@@ -198,6 +206,11 @@ class RecordingReader:
 
     def __len__(self) -> int:
         return self._len
+
+    @property
+    def first(self) -> int:
+        """The oldest index (a file keeps every sample; the live ring drops old ones)."""
+        return 0
 
     @property
     def segment_starts(self) -> list[int]:
@@ -360,7 +373,7 @@ class RecordingReader:
             self._decoded.move_to_end(i)
             return hit
         if i in self._bad:
-            raise DamagedSample(self.path, i, "damaged")
+            raise DamagedSample(self.path, i, self._why.get(i, "damaged"))
         chain = self._chain(i)        # rows from a keyframe or a cached sample up to i
         ref: codec.Decoded | None = None
         first_seq, first_ref = chain[0][0], chain[0][1]
@@ -380,6 +393,7 @@ class RecordingReader:
             except codec.CodecError as exc:
                 bad = range(seq, i + 1)
                 self._bad.update(bad)
+                self._why.update(dict.fromkeys(bad, str(exc)))
                 raise DamagedSample(self.path, i, str(exc)) from None
             self._decoded[seq] = ref
             if len(self._decoded) > _CACHE:
@@ -440,14 +454,25 @@ class RecordingReader:
         dseq = self._dict_seqs[k]
         hit = self._dicts.get(dseq)
         if hit is None:
-            try:
-                row = self._conn.execute("SELECT crc, data FROM dicts WHERE seq=?", (dseq,)).fetchone()
-            except sqlite3.DatabaseError as exc:
-                raise codec.CodecError(f"dictionary {dseq} unreadable: {exc}") from None
-            if row is None or zlib.crc32(row[1]) != row[0]:
-                raise codec.CodecError(f"dictionary {dseq} is damaged")
-            hit = self._dicts[dseq] = codec.decode(row[1], None)
+            hit = self._dicts[dseq] = self._read_dict(dseq)
         return hit
+
+    def _read_dict(self, dseq: int) -> codec.Decoded:
+        """Dictionary `dseq` from its row, else from its copy (older files have none)."""
+        why = f"dictionary {dseq} is damaged"
+        for table in self._dict_tables:
+            try:
+                row = self._conn.execute(f"SELECT crc, data FROM {table} WHERE seq=?", (dseq,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                why = f"dictionary {dseq} unreadable: {exc}"
+                continue
+            if row is None or not isinstance(row[1], bytes) or zlib.crc32(row[1]) != row[0]:
+                continue
+            try:
+                return codec.decode(row[1], None)
+            except codec.CodecError:
+                continue
+        raise codec.CodecError(why)
 
     def _state(self, i: int) -> tuple[ServerIdentity, dict[str, str]]:
         k = bisect.bisect_right(self._state_seqs, i) - 1

@@ -4,8 +4,8 @@ Fits the engine's recorder interface (`append(raw)`, `close()`). Every sample is
 transaction, so a reader sees it at once and `kill -9` loses at most the sample being written.
 Samples are delta-coded against the previous one (codec.py) with a keyframe every
 `keyframe_every` samples, which bounds the work to decode any one sample; keyframes are coded
-against a dictionary sample stored when the writer opens and every DICT_EVERY samples, so they
-stay small too. Variables and the server identity go to the `state` table only when they change.
+against a dictionary sample stored (twice: one damaged copy must not cost an hour of keyframes)
+when the writer opens and every DICT_EVERY samples, so they stay small too. Variables and the server identity go to the `state` table only when they change.
 `--redact` is applied here, before anything reaches the file.
 """
 
@@ -114,8 +114,10 @@ class RecordingWriter:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 if dict_payload is not None:
-                    self._conn.execute("INSERT INTO dicts (seq, crc, data) VALUES (?, ?, ?)",
-                                       (seq, zlib.crc32(dict_payload), dict_payload))
+                    # Twice, in tables of their own pages: each keyframe of the next hour needs it.
+                    for table in ("dicts", "dict_copies"):
+                        self._conn.execute(f"INSERT INTO {table} (seq, crc, data) VALUES (?, ?, ?)",
+                                           (seq, zlib.crc32(dict_payload), dict_payload))
                 if not self._segment_open:
                     self._insert_segment(seq, raw.wall)
                 if state != self._last_state:

@@ -23,7 +23,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
-from mysqltop.recording.cursor import Pipeline, ReplayCursor
+from mysqltop.recording.cursor import Pipeline, Cursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
@@ -36,13 +36,11 @@ def _stderr(message: str) -> None:
 
 
 class ReplaySource:
-    replay = True     # the engine reads replay sources unpaced unless asked otherwise
-
     def __init__(self, path: str | os.PathLike[str], start: str | float | None = None,
                  end: str | float | None = None, *, on_damage: Callable[[str], None] | None = _stderr,
                  tz: tzinfo | None = None) -> None:
         self.reader = RecordingReader(path)
-        self.cursor = ReplayCursor(self.reader)
+        self.cursor = Cursor(self.reader)
         self.on_damage = on_damage
         self.damaged: list[DamagedRange] = []
         try:
@@ -77,7 +75,7 @@ class ReplaySource:
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
 
     def prime(self, pipeline: Pipeline) -> int:
-        """Warm `pipeline` up on the samples before the range (see ReplayCursor.prime)."""
+        """Warm `pipeline` up on the samples before the range (see Cursor.prime)."""
         return self.cursor.prime(pipeline, self.first)
 
     @staticmethod
@@ -155,6 +153,20 @@ class ReplaySource:
             yield pipe.push(raw, polls=polls), raw
             if raw.error is None:       # a stale sample carries no counters: the next spans it
                 prev = i
+
+    def unreadable(self) -> UserError:
+        """The one line for a range none of whose samples could be read: how many, and why the
+        first one could not (a command that reads nothing must fail, and say so)."""
+        why = ""
+        try:
+            self.reader.sample(self.first)
+        except UserError as exc:
+            why = f": {getattr(exc, 'reason', None) or exc.message}"
+        except IndexError:
+            pass
+        n = len(self)
+        return UserError(f"{self.reader.path}: none of the {n} sample{'s' if n != 1 else ''} in range "
+                         f"could be read (damaged{why}); nothing to show", 1)
 
     def close(self) -> None:
         self.reader.close()

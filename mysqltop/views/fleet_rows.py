@@ -23,7 +23,7 @@ from mysqltop.core.fleet import hottest_latch, trouble_key, worst_finding
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
-from mysqltop.views.fleet_poll import LATE_AFTER, ServerState
+from mysqltop.fleet import LATE_AFTER, ServerState
 
 LIVE, LATE, NOT_ANSWERING, DENIED, CONNECTING = "live", "late", "NOT ANSWERING", "ACCESS DENIED", "connecting"
 # Most telling first: at 80 columns the row shows through the hottest latch's wait time.
@@ -48,6 +48,9 @@ class FleetRow:
     finding: str            # worst finding id, or why the server gives no data
     severity: str | None    # of the worst finding (critical | warning | info), None when none
     key: tuple[int, float]  # trouble rank, sorted descending
+    # A server without fresh data: how long since it last gave some, and why ("for 5m12s:
+    # unreachable: …"); the view puts it where the numbers go, so no width drops it. "" when live.
+    outage: str = ""
 
     @property
     def cells(self) -> tuple[str, ...]:
@@ -75,7 +78,7 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
         since: float | None = silent
     elif frame.stale:
         state = _failure_state(frame)
-        since = now - st.good_at if st.good_at is not None else silent
+        since = st.down_for(now)           # the outage's length, not the last attempt's
     elif silent > LATE_AFTER * interval:
         state, since = LATE, silent
     else:
@@ -105,7 +108,8 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
         finding=visible(why) if trouble or (frame is None and st.open_error)
         else visible(finding.id) if finding else "",
         severity=finding.severity if finding else None,
-        key=_coarse(trouble_key(finding, latch, trouble)))
+        key=_coarse(trouble_key(finding, latch, trouble)),
+        outage=visible(why) if trouble or (frame is None and st.open_error) else "")
 
 
 def _coarse(key: tuple[int, float]) -> tuple[int, float]:

@@ -12,13 +12,13 @@ import csv
 import dataclasses
 import io
 import math
-import re
 from typing import Any, Callable, Iterable
 
-from mysqltop.core import units
+from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
 FORMATS = ("text", "json", "csv", "openmetrics")
@@ -259,12 +259,6 @@ def _csv_line(cells: list[Any]) -> str:
 
 
 # ---- OpenMetrics ------------------------------------------------------------------------------
-PREFIX = "mysqltop"
-_HOTSPOT_METRICS = (("waits_per_s", "lock waits per second"),
-                    ("wait_ms_per_s", "milliseconds waited per second"),
-                    ("share", "share of all measured waits, 0..1"))
-
-
 def _om_label(v: str) -> str:
     """A label value: control characters shown (`\\x1b`), then escaped as OpenMetrics says
     (backslash, double quote, line feed)."""
@@ -279,58 +273,47 @@ def _om_value(v: float | int | bool) -> str:
     return repr(float(v))
 
 
-def _om_name(*parts: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_]", "_", "_".join((PREFIX, *parts)))
-
-
 def openmetrics_frame(f: Frame) -> str:
-    """One complete exposition (ends in `# EOF`) with the frame's scalars as gauges.
+    """One complete exposition (ends in `# EOF`) in the registry's vocabulary (core/metrics.py),
+    the same names, types and labels `serve` exposes: counters with the server's own values,
+    levels as gauges, every series labelled with `server` (the frame's address).
 
     Missing values are left out rather than written as NaN, the Prometheus convention. No sample
     timestamps: node_exporter's textfile collector rejects them.
     """
     lines: list[str] = []
+    server = visible(f.server.address or "")[:200]
 
-    def family(name: str, help_: str, samples: list[tuple[str, float]]) -> None:
-        if not samples:
+    def family(m: metrics.Metric, samples: Iterable[tuple[tuple[str, ...], float]]) -> None:
+        rows = [(labels, v) for labels, v in samples if math.isfinite(v)]
+        if not rows:
             return
-        lines.append(f"# HELP {name} {help_}")
-        lines.append(f"# TYPE {name} gauge")
-        lines.extend(f"{name}{labels} {_om_value(v)}" for labels, v in samples)
+        lines.append(f"# TYPE {m.full} {m.kind}")
+        if m.unit:
+            lines.append(f"# UNIT {m.full} {m.unit}")
+        lines.append(f"# HELP {m.full} {m.help}")
+        names = ("server", *m.labels)
+        for labels, v in rows:
+            text = ",".join(f'{k}="{_om_label(x)}"' for k, x in zip(names, (server, *labels)))
+            lines.append(f"{m.sample}{{{text}}} {_om_value(v)}")
 
     s = f.server
-    info_labels = ",".join(f'{k}="{_om_label(v)}"' for k, v in
-                           (("version", s.version), ("flavor", s.flavor), ("address", s.address)) if v)
-    family(_om_name("server_info"), "the monitored server", [("{" + info_labels + "}" if info_labels else "", 1)])
-    family(_om_name("sample_time_seconds"), "epoch seconds of the sample", [("", f.time)])
-    family(_om_name("stale"), "1 when the server gave no fresh data for this frame", [("", f.stale)])
-    if f.elapsed is not None:
-        family(_om_name("elapsed_seconds"), "seconds since the previous sample", [("", f.elapsed)])
-    for group, cls in SCALAR_GROUPS:
-        obj = getattr(f, group)
-        if obj is None:
-            continue
-        for name in scalar_fields(cls):
-            v = _finite(getattr(obj, name))
-            if isinstance(v, (int, float)):
-                family(_om_name(group, name), f"{group}.{name}", [("", v)])
-
-    seen: set[str] = set()
-    spots: list[tuple[str, Any]] = []
-    for h in f.hotspots:
-        labels = "{" + ",".join(f'{k}="{_om_label(v)}"' for k, v in (
-            ("name", h.name), ("source", h.source), ("kind", h.kind), ("site", h.site or ""))) + "}"
-        if labels not in seen:  # one series per label set, or the exposition is invalid
-            seen.add(labels)
-            spots.append((labels, h))
-    for metric, help_ in _HOTSPOT_METRICS:
-        family(_om_name("hotspot", metric), f"hotspot {help_}",
-               [(labels, v) for labels, h in spots
-                if isinstance(v := _finite(getattr(h, metric)), (int, float))])
-    family(_om_name("hotspots"), "number of hotspots measured", [("", len(f.hotspots))])
-    family(_om_name("advice"), "advice currently raised (1 per id)",
-           [("{" + f'id="{_om_label(a.id)}",severity="{_om_label(a.severity)}"' + "}", 1)
-            for a in {a.id: a for a in f.advice}.values()])
+    if s.flavor or s.version:
+        family(metrics.SERVER_INFO, [((s.flavor or "", s.version or ""), 1.0)])
+    family(metrics.SAMPLE_TIME, [((), f.time)])
+    family(metrics.STALE, [((), 1.0 if f.stale else 0.0)])
+    if not f.stale:
+        for m, v in metrics.scalar_values(f):
+            family(m, [((), v)])
+        family(metrics.HOST_CPU, [((mode,), v) for mode, v in metrics.host_cpu_values(f)])
+        latches = metrics.LatchSeries().samples(f.latch_counters)
+        family(metrics.LATCH_WAITS, [((x.latch, x.source), x.waits) for x in latches if x.waits is not None])
+        family(metrics.LATCH_WAIT_SECONDS, [((x.latch, x.source), x.wait_s) for x in latches
+                                            if x.wait_s is not None])
+        family(metrics.LATCH_WAITING, [((t.name, t.source), t.waiting_threads) for t in latch_totals(f.hotspots)
+                                       if t.waiting_threads is not None])
+        family(metrics.FINDING, [((i,), v) for i, v in metrics.finding_values(f)])
+        family(metrics.BLOCKING_ROOT, [((i,), v) for i, v in metrics.blocking_values(f)])
     lines.append("# EOF")
     return "\n".join(lines) + "\n"
 

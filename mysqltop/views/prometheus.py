@@ -1,195 +1,186 @@
-"""The Prometheus view: a prometheus_client collector over the newest frame of each server.
+"""The Prometheus view: the exposition of the newest frame of each server, text format or OpenMetrics.
 
-Naming follows Prometheus conventions: base units in names (`_seconds`, `_bytes`, `_ratio` for
-0..1), rates as gauges named `…_per_second` (they are already rates over the poll interval), and
-`_total` only on true counters (this process's polls). A frame with no fresh data exports no
-values (a gap in the graphs, `mysqltop_up 0`) rather than stale numbers. Latches are bounded: the
-`top` hottest per server by wait time, the rest summed into `latch="other"` per source. Label
-values are server-controlled text: control characters are made visible here, and
-prometheus_client escapes backslash, quote and newline in both exposition formats.
+Every name, type, unit and help comes from the registry (core/metrics.py), shared with `snapshot
+--format openmetrics`. Cumulative things are counters with the server's own values, levels are
+gauges; every series carries `server`. A frame with no fresh data exports no server values (a gap
+in the graphs, `mysqltop_up 0`) rather than stale numbers. Latch series are stable: every latch
+that has waited keeps its own (up to the registry's cap per server, the rest summed into
+`latch="other"`). Label values are server-controlled text: control characters are made visible,
+then backslash, quote and newline escaped as both formats require.
+
+Rendered here rather than through prometheus_client's collectors: a server's sample lines are the
+same in both formats and change only when its frame does, so they are built once per frame — on
+the poll thread as the frame arrives (`prepare`) — and a scrape joins bytes (100 servers, ~23k
+series: a few ms, against ~200 ms building samples anew). Only the exporter's own few lines per
+server (up, ages, poll counts) are built per scrape.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 import time
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from prometheus_client.registry import Collector
-
-from mysqltop.core.fleet import LatchTotal, latch_totals
+from mysqltop.core import metrics as reg
+from mysqltop.core.fleet import latch_totals
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
-from mysqltop.views.fleet_poll import ServerState
+from mysqltop.fleet import ServerState
 
-PREFIX = "mysqltop"
-OTHER = "other"
 FRESH_INTERVALS = 3.0         # a fresh frame older than this many intervals is not exported
+TEXT = "text/plain; version=0.0.4; charset=utf-8"
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-# (metric name without prefix, help, frame group, field, scale)
-Field = tuple[str, str, str, str, float]
-FIELDS: tuple[Field, ...] = (
-    ("transactions_per_second", "commits + rollbacks per second (Com_commit + Com_rollback)",
-     "throughput", "tps", 1.0),
-    ("queries_per_second", "statements per second (Questions, without mysqltop's own)", "throughput", "qps", 1.0),
-    ("commits_per_second", "COMMITs per second", "throughput", "commits_per_s", 1.0),
-    ("rollbacks_per_second", "ROLLBACKs per second", "throughput", "rollbacks_per_s", 1.0),
-    ("write_transactions_per_second", "read-write transactions started per second (trx id counter)",
-     "throughput", "write_trx_per_s", 1.0),
-    ("rows_read_per_second", "InnoDB rows read per second", "throughput", "rows_read_per_s", 1.0),
-    ("rows_changed_per_second", "InnoDB rows inserted, updated or deleted per second",
-     "throughput", "rows_changed_per_s", 1.0),
-    ("threads_running", "Threads_running", "throughput", "threads_running", 1.0),
-    ("pages_flushed_per_second", "buffer pool pages flushed per second", "flush", "pages_flushed_per_s", 1.0),
-    ("dirty_pages", "modified pages in the buffer pool", "flush", "dirty_pages", 1.0),
-    ("dirty_pages_ratio", "modified pages / (database + free pages), 0..1", "flush", "dirty_pct", 0.01),
-    ("checkpoint_age_bytes", "redo written since the last checkpoint", "flush", "checkpoint_age_bytes", 1.0),
-    ("checkpoint_age_ratio", "checkpoint age / usable redo capacity, 0..1", "flush", "checkpoint_age_pct", 0.01),
-    ("redo_log_bytes_per_second", "redo log bytes written per second", "flush", "log_bytes_per_s", 1.0),
-    ("history_list_length", "undo history not yet purged (transactions)", "flush", "history_list_length", 1.0),
-    ("io_pending_reads", "pending InnoDB reads", "io", "pending_reads", 1.0),
-    ("io_pending_writes", "pending InnoDB writes", "io", "pending_writes", 1.0),
-    ("io_pending_fsyncs", "pending InnoDB fsyncs", "io", "pending_fsyncs", 1.0),
-    ("io_reads_per_second", "InnoDB data file reads per second", "io", "reads_per_s", 1.0),
-    ("io_writes_per_second", "InnoDB data file writes per second", "io", "writes_per_s", 1.0),
-    ("io_fsyncs_per_second", "InnoDB fsyncs per second", "io", "fsyncs_per_s", 1.0),
-    ("row_lock_waits_per_second", "row lock waits per second", "locks", "row_lock_waits_per_s", 1.0),
-    ("row_lock_wait_seconds_per_second", "seconds spent waiting for row locks per second",
-     "locks", "row_lock_wait_ms_per_s", 0.001),
-    ("row_lock_current_waits", "transactions waiting for a row lock now", "locks", "row_lock_current_waits", 1.0),
-    ("deadlocks_per_second", "deadlocks per second", "locks", "deadlocks_per_s", 1.0),
-    ("semaphore_os_waits_per_second", "InnoDB semaphore OS waits per second", "semaphores", "os_waits_per_s", 1.0),
-    ("semaphore_waiting_threads", "threads in the InnoDB semaphore wait array now",
-     "semaphores", "waiting_threads", 1.0),
-    ("host_cpus", "CPUs of the database host", "host", "cpus", 1.0),
-    ("host_run_queue", "runnable threads on the database host", "host", "run_queue", 1.0),
-    ("host_load1", "1-minute load average of the database host", "host", "load1", 1.0),
-    ("host_context_switches_per_second", "context switches per second on the database host",
-     "host", "ctx_switches_per_s", 1.0),
-    ("mysqld_cpu_ratio", "CPU used by mysqld, in CPUs (1 = one core busy)", "host", "mysqld_cpu_pct", 0.01),
-)
-HOST_CPU_MODES = (("user", "cpu_user_pct"), ("system", "cpu_system_pct"), ("iowait", "cpu_iowait_pct"),
-                  ("steal", "cpu_steal_pct"))
+Chunks = dict[str, bytes]             # family name → its sample lines, encoded
 
 
-def _number(v: object) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    f = float(v)
-    return f if math.isfinite(f) else None
-
-
+@functools.lru_cache(maxsize=65536)
 def _label(v: object) -> str:
-    return visible("" if v is None else v)[:200]
+    """A label value: control characters made visible, cut to 200, then escaped for the format."""
+    text = visible("" if v is None else v)[:200]
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-class FleetCollector(Collector):
-    """Collects on every scrape from `states()` (the poller's copies; never waits on a poll)."""
+def _value(v: float) -> str:
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v)}.0"
+    return repr(float(v))
+
+
+def _header(m: reg.Metric, openmetrics: bool) -> str:
+    help_ = m.help.replace("\\", "\\\\").replace("\n", "\\n")
+    if openmetrics:
+        unit = f"# UNIT {m.full} {m.unit}\n" if m.unit else ""
+        return f"# HELP {m.full} {help_}\n# TYPE {m.full} {m.kind}\n{unit}"
+    return f"# HELP {m.sample} {help_}\n# TYPE {m.sample} {m.kind}\n"
+
+
+FRAME_FAMILIES: tuple[reg.Metric, ...] = (*reg.SCALARS, reg.HOST_CPU, reg.LATCH_WAITS, reg.LATCH_WAIT_SECONDS,
+                                          reg.LATCH_WAITING, reg.FINDING, reg.BLOCKING_ROOT)
+OWN_FAMILIES: tuple[reg.Metric, ...] = (*reg.EXPORTER_METRICS, reg.SERVER_INFO)
+ALL_FAMILIES = (*OWN_FAMILIES, *FRAME_FAMILIES)
+ALWAYS = {reg.UP.name, reg.POLLS.name}        # declared even with no server yet
+
+
+class Exposition:
+    """Renders `states()` (the poller's copies; never waits on a poll) on every scrape."""
 
     def __init__(self, states: Callable[[], list[ServerState]], interval: float,
-                 top: int = 10, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_latches: int = reg.MAX_LATCH_SERIES, clock: Callable[[], float] = time.monotonic) -> None:
         self.states = states
         self.interval = interval
-        self.top = max(0, top)
+        self.max_latches = max_latches
         self.clock = clock
+        self._latches: dict[str, reg.LatchSeries] = {}
+        self._frames: dict[str, tuple[Frame, Chunks]] = {}    # server → (frame, its sample lines)
+        self._servers: dict[str, str] = {}                    # server → its escaped label value
+        self._headers = {(m.name, om): _header(m, om).encode() for m in ALL_FAMILIES for om in (False, True)}
+        self._lock = threading.Lock()          # scrapes and polls run concurrently; the caches are shared
 
-    def describe(self) -> Iterable[GaugeMetricFamily]:
-        return []          # no fixed set: label values come from the servers
+    def prepare(self, name: str, frame: Frame) -> None:
+        """Build a new frame's lines now (the poll thread calls this as the frame arrives)."""
+        if not frame.stale:
+            with self._lock:
+                self._chunks(name, frame)
 
-    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+    def render(self, names: set[str] | None = None, openmetrics: bool = False) -> bytes:
+        """The exposition of the servers named (None: every server)."""
         now = self.clock()
-        states = self.states()
+        own: dict[str, list[str]] = {m.name: [] for m in OWN_FAMILIES}
+        framed: list[Chunks] = []
+        with self._lock:
+            states = [st for st in self.states() if names is None or st.name in names]
+            for st in states:
+                self._own(st, now, own)
+                frame = st.frame
+                if frame is not None and not frame.stale and \
+                        st.silent_for(now) <= max(FRESH_INTERVALS * self.interval, 5.0):
+                    framed.append(self._chunks(st.name, frame))
+            if names is None:                  # forget servers no longer watched
+                for gone in set(self._frames) - {st.name for st in states}:
+                    self._frames.pop(gone, None)
+                    self._latches.pop(gone, None)
+        out: list[bytes] = []
+        for m in OWN_FAMILIES:
+            if own[m.name] or m.name in ALWAYS:
+                out.append(self._headers[(m.name, openmetrics)])
+                out.append("".join(own[m.name]).encode())
+        for m in FRAME_FAMILIES:
+            chunks = [c[m.name] for c in framed if m.name in c]
+            if chunks:
+                out.append(self._headers[(m.name, openmetrics)])
+                out.extend(chunks)
+        if openmetrics:
+            out.append(b"# EOF\n")
+        return b"".join(out)
 
-        def gauge(name: str, help_: str, labels: tuple[str, ...] = ()) -> GaugeMetricFamily:
-            return GaugeMetricFamily(f"{PREFIX}_{name}", help_, labels=["server", *labels])
+    def _server(self, name: str) -> str:
+        label = self._servers.get(name)
+        if label is None:
+            label = self._servers[name] = f'server="{_label(name)}"'
+        return label
 
-        up = gauge("up", "1 when the newest poll of the server gave fresh data")
-        late = gauge("late", "1 when no poll result came for more than 1.5 intervals (a poll is hanging)")
-        age = gauge("last_frame_age_seconds", "seconds since the newest poll result arrived")
-        duration = gauge("poll_duration_seconds", "wall time of the newest poll (round trip and host read)")
-        info = gauge("server_info", "the monitored server", ("flavor", "version"))
-        polls = CounterMetricFamily(f"{PREFIX}_polls", "polls made", labels=["server"])
-        stale = CounterMetricFamily(f"{PREFIX}_stale_polls", "polls that gave no fresh data (timeout, "
-                                    "connection lost, access denied)", labels=["server"])
-        lates = CounterMetricFamily(f"{PREFIX}_late_polls", "poll results that came more than 1.5 "
-                                    "intervals after the previous one", labels=["server"])
-        fields = {name: gauge(name, help_) for name, help_, *_ in FIELDS}
-        cpu = gauge("host_cpu_ratio", "share of the host's CPU time by mode, 0..1", ("mode",))
-        waits = gauge("latch_waits_per_second", "latch waits per second (top latches, the rest as other)",
-                      ("latch", "source"))
-        wait_s = gauge("latch_wait_seconds_per_second", "seconds waited on the latch per second, summed "
-                       "over threads (top latches, the rest as other)", ("latch", "source"))
-        waiting = gauge("latch_waiting_threads", "threads waiting on the latch now (InnoDB semaphore "
-                        "wait array: no rate there)", ("latch", "source"))
-        finding = gauge("finding", "a finding raised on the newest frame (1 per id)", ("id", "severity"))
+    def _own(self, st: ServerState, now: float, own: dict[str, list[str]]) -> None:
+        server = "{" + self._server(st.name) + "}"
+        silent = st.silent_for(now)
+        fresh = st.frame is not None and not st.frame.stale
 
-        for st in states:
-            server = _label(st.name)
-            silent = st.silent_for(now)
-            up.add_metric([server], 1.0 if st.frame is not None and not st.frame.stale else 0.0)
-            late.add_metric([server], 1.0 if silent > 1.5 * self.interval else 0.0)
-            if st.arrived is not None:
-                age.add_metric([server], silent)
-            if st.poll_s is not None:
-                duration.add_metric([server], st.poll_s)
-            polls.add_metric([server], st.polls)
-            stale.add_metric([server], st.stale)
-            lates.add_metric([server], st.late)
-            known = st.good or st.frame
-            if known is not None and (known.server.flavor or known.server.version):
-                info.add_metric([server, _label(known.server.flavor), _label(known.server.version)], 1.0)
-            frame = st.frame
-            if frame is None or frame.stale or silent > max(FRESH_INTERVALS * self.interval, 5.0):
-                continue
-            latches = st.latches if frame is st.summary_of else tuple(latch_totals(frame.hotspots))
-            self._frame(server, frame, latches, fields, cpu, waits, wait_s, waiting, finding)
+        def add(m: reg.Metric, v: float) -> None:
+            own[m.name].append(f"{m.sample}{server} {_value(v)}\n")
 
-        yield from (up, late, age, duration, info, polls, stale, lates)
-        yield from fields.values()
-        yield from (cpu, waits, wait_s, waiting, finding)
+        add(reg.UP, 1.0 if fresh else 0.0)
+        add(reg.LATE, 1.0 if silent > 1.5 * self.interval else 0.0)
+        if st.arrived is not None:
+            add(reg.FRAME_AGE, silent)
+        down = st.down_for(now)
+        if down is not None:
+            add(reg.DOWN_FOR, down)
+        if st.poll_s is not None and math.isfinite(st.poll_s):
+            add(reg.POLL_DURATION, st.poll_s)
+        add(reg.POLLS, st.polls)
+        add(reg.STALE_POLLS, st.stale)
+        add(reg.LATE_POLLS, st.late)
+        add(reg.QUERIES, st.queries)
+        known = st.good or st.frame
+        if known is not None and (known.server.flavor or known.server.version):
+            own[reg.SERVER_INFO.name].append(
+                f'{reg.SERVER_INFO.sample}{{{self._server(st.name)},flavor="{_label(known.server.flavor)}",'
+                f'version="{_label(known.server.version)}"}} 1.0\n')
 
-    def _frame(self, server: str, frame: Frame, totals: tuple[LatchTotal, ...], fields: dict[str, GaugeMetricFamily],
-               cpu: GaugeMetricFamily, waits: GaugeMetricFamily, wait_s: GaugeMetricFamily,
-               waiting: GaugeMetricFamily, finding: GaugeMetricFamily) -> None:
-        for name, _help, group, attr, scale in FIELDS:
-            obj = getattr(frame, group, None)
-            v = _number(getattr(obj, attr, None)) if obj is not None else None
-            if v is not None:
-                fields[name].add_metric([server], v * scale)
-        if frame.host is not None:
-            for mode, attr in HOST_CPU_MODES:
-                v = _number(getattr(frame.host, attr))
-                if v is not None:
-                    cpu.add_metric([server, mode], v / 100.0)
+    def _chunks(self, name: str, frame: Frame) -> Chunks:
+        cached = self._frames.get(name)
+        if cached is not None and cached[0] is frame:
+            return cached[1]
+        series = self._latches.get(name)
+        if series is None:
+            series = self._latches[name] = reg.LatchSeries(self.max_latches)
+        chunks = frame_chunks(self._server(name), frame, series)
+        self._frames[name] = (frame, chunks)
+        return chunks
 
-        other: dict[str, list[float | None]] = {}
-        seen: set[tuple[str, str]] = set()
-        for i, t in enumerate(totals):
-            name, source = _label(t.name), _label(t.source)
-            if name == OTHER:
-                name = f"{OTHER} (latch)"      # a latch really named so must not merge into the bucket
-            if i < self.top and (name, source) not in seen:
-                seen.add((name, source))
-                labels = [server, name, source]
-                for family, v in ((waits, t.waits_per_s), (wait_s, t.wait_ms_per_s), (waiting, t.waiting_threads)):
-                    x = _number(v)
-                    if x is not None:
-                        family.add_metric(labels, x / 1000.0 if family is wait_s else x)
-                continue
-            acc = other.setdefault(t.source, [None, None, None])
-            for j, v in enumerate((t.waits_per_s, t.wait_ms_per_s, t.waiting_threads)):
-                x = _number(v)
-                if x is not None:
-                    acc[j] = (acc[j] or 0.0) + x
-        for source, (w, ms, threads) in other.items():
-            labels = [server, OTHER, _label(source)]
-            if w is not None:
-                waits.add_metric(labels, w)
-            if ms is not None:
-                wait_s.add_metric(labels, ms / 1000.0)
-            if threads is not None:
-                waiting.add_metric(labels, threads)
 
-        for a in {a.id: a for a in frame.advice}.values():
-            finding.add_metric([server, _label(a.id), _label(a.severity)], 1.0)
+def frame_chunks(server: str, frame: Frame, series: reg.LatchSeries) -> Chunks:
+    """One fresh frame's sample lines by family; `server`: the label pair, escaped."""
+    out: dict[str, list[str]] = {}
+
+    def add(m: reg.Metric, labels: str, v: float | None) -> None:
+        if v is not None and math.isfinite(v):
+            out.setdefault(m.name, []).append(f"{m.sample}{{{server}{labels}}} {_value(v)}\n")
+
+    for m, v in reg.scalar_values(frame):
+        add(m, "", v)
+    for mode, v in reg.host_cpu_values(frame):
+        add(reg.HOST_CPU, f',mode="{mode}"', v)
+    for s in series.samples(frame.latch_counters):
+        labels = f',latch="{_label(s.latch)}",source="{_label(s.source)}"'
+        add(reg.LATCH_WAITS, labels, s.waits)
+        add(reg.LATCH_WAIT_SECONDS, labels, s.wait_s)
+    for t in latch_totals([h for h in frame.hotspots if h.source == "semaphores"]):
+        add(reg.LATCH_WAITING, f',latch="{_label(t.name)}",source="{_label(t.source)}"', t.waiting_threads)
+    for finding_id, severity in reg.finding_values(frame):
+        add(reg.FINDING, f',id="{_label(finding_id)}"', severity)
+    for session, waiters in reg.blocking_values(frame):
+        add(reg.BLOCKING_ROOT, f',session="{_label(session)}"', waiters)
+    return {k: "".join(v).encode() for k, v in out.items()}

@@ -606,10 +606,10 @@ def test_ahi_at_max_parts_only_suggests_off() -> None:
 def test_a_server_without_performance_schema_gets_no_advice_to_enable_it() -> None:
     """MySQL 5.0/5.1 (no P_S at all): the note names the sources it has, no enabling advice."""
     text = (CORPUS / "innodb-status" / "mysql-5.0or5.1__percona-toolkit__innodb-status.004.txt").read_text()
-    pipe, frames = FramePipeline(), []
+    frames = []
     for server, want_advice in ((ServerIdentity("5.1.73-log", "mysql", "db0"), False),
                                 (ServerIdentity("5.5.62-log", "mysql", "db0"), True)):
-        pipe.reset()
+        pipe = FramePipeline()
         for k in range(10):
             frames.append(pipe.push(RawSample(wall=T0 + k, mono=k, server=server, innodb_status=text,
                                               global_status={"Uptime": str(1000 + k)})))

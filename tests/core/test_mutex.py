@@ -8,9 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mysqltop.core.mutex import MutexRow, mutex_json, parse_mutex_rows, parse_mutex_text
+from mysqltop.core.mutex import MutexRow, mutex_json, parse_mutex_rows
 from mysqltop.core.textforms import Table
 from mysqltop.core.mutex import parse_mutex_table
+from tests.support.pasted import mutex_rows
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CAPTURE = FIXTURES / "corpus" / "innodb-mutex" / "mysql-8.0__code-index-16949026438__show-engine-innodb-mutex.txt"
@@ -22,7 +23,7 @@ def _by_site(rows: list[MutexRow]) -> dict[tuple[str, str | None], MutexRow]:
 
 
 def test_real_92_row_capture_sums_instances_per_site() -> None:
-    rows = parse_mutex_text(CAPTURE.read_text())
+    rows = mutex_rows(CAPTURE.read_text())
     assert rows is not None
     got = {(r.name, r.site): (r.waits, r.instances) for r in rows}
     # Sums checked by hand against the capture (grep | awk): 92 rows, 7 sites.
@@ -40,7 +41,7 @@ def test_real_92_row_capture_sums_instances_per_site() -> None:
 
 
 def test_golden() -> None:
-    assert mutex_json(parse_mutex_text(CAPTURE.read_text()) or []) == json.loads(GOLDEN.read_text())
+    assert mutex_json(mutex_rows(CAPTURE.read_text()) or []) == json.loads(GOLDEN.read_text())
 
 
 def test_live_rows_51_to_56() -> None:
@@ -90,7 +91,7 @@ def test_show_mutex_status_50_columns() -> None:
 | &kernel_mutex | srv0srv.c |   31 |          2 |           8 |        1 |         1 |             0 |
 +------------+------------+-------+------------+-------------+----------+-----------+---------------+
 """
-    rows = parse_mutex_text(text)
+    rows = mutex_rows(text)
     assert rows is not None
     assert [(r.name, r.site, r.calls, r.spins, r.spin_rounds, r.os_waits, r.os_yields, r.os_wait_ms, r.instances)
             for r in rows] == [("&rseg->mutex", "trx0rseg.c", 64, 0, 0, 0, 0, 0, 1),
@@ -120,15 +121,15 @@ def test_text_forms_of_the_same_rows_agree() -> None:
     headerless = "\n".join("\t".join(r) for r in rows)
     vertical = "".join(f"*** {i}. row ***\n  Type: {r[0]}\n  Name: {r[1]}\nStatus: {r[2]}\n"
                        for i, r in enumerate(rows, 1)).replace("*** ", "*" * 27 + " ").replace(" ***", " " + "*" * 27)
-    expected = parse_mutex_text(bordered)
+    expected = mutex_rows(bordered)
     for form in (tsv, headerless, vertical):
-        assert parse_mutex_text(form) == expected
+        assert mutex_rows(form) == expected
     assert parse_mutex_rows(rows) == expected
 
 
 def test_not_a_mutex_table() -> None:
-    assert parse_mutex_text("Variable_name\tValue\nUptime\t5\n") is None
-    assert parse_mutex_text("") is None
+    assert mutex_rows("Variable_name\tValue\nUptime\t5\n") is None
+    assert mutex_rows("") is None
 
 
 @settings(max_examples=200, deadline=None)
@@ -141,5 +142,5 @@ def test_random_rows_never_raise(rows) -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=1500))
 def test_random_text_never_raises(text: str) -> None:
-    parse_mutex_text(text)
-    parse_mutex_text("Type\tName\tStatus\n" + text)
+    mutex_rows(text)
+    mutex_rows("Type\tName\tStatus\n" + text)

@@ -37,13 +37,6 @@ def test_stale_sample_keeps_the_previous_good_one_for_the_next_rate() -> None:
     assert len(p.window) == 3
 
 
-def test_reset_forgets_the_previous_sample() -> None:
-    p = FramePipeline()
-    p.push(raw(0, 1000))
-    p.reset()
-    assert p.window == [] and p.push(raw(1, 1100)).throughput.tps is None
-
-
 def test_percona_series_through_the_pipeline() -> None:
     """Five pt-secure-collect captures (0, 30, 300, 330, 600 s): Δ trx id counter per Δt."""
     corpus = Path(__file__).parents[1] / "fixtures" / "corpus" / "innodb-status"

@@ -8,7 +8,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mysqltop.core.status import parse_status_rows, parse_status_text, status_int, status_json
+from mysqltop.core.status import parse_status_rows, status_int, status_json
+from tests.support.pasted import status_map
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CAPTURE = FIXTURES / "corpus" / "global-status" / "mariadb-10.11__mysqltop-lab__oltp-rw-32thr.tsv"
@@ -16,11 +17,11 @@ CAPTURE = FIXTURES / "corpus" / "global-status" / "mariadb-10.11__mysqltop-lab__
 
 def test_golden() -> None:
     golden = json.loads((FIXTURES / "golden" / "global-status" / (CAPTURE.stem + ".json")).read_text())
-    assert status_json(parse_status_text(CAPTURE.read_text()) or {}) == golden
+    assert status_json(status_map(CAPTURE.read_text()) or {}) == golden
 
 
 def test_capture_values() -> None:
-    v = parse_status_text(CAPTURE.read_text())
+    v = status_map(CAPTURE.read_text())
     assert v is not None and len(v) == 562
     assert status_int(v, "Questions") == 142084
     assert status_int(v, "Innodb_checkpoint_age") == 11414995
@@ -51,12 +52,12 @@ def test_bordered_and_vertical_forms() -> None:
     vertical = ("*************************** 1. row ***************************\nVariable_name: Threads_running\n"
                 "        Value: 14\n*************************** 2. row ***************************\n"
                 "Variable_name: Uptime\n        Value: 18\n")
-    assert parse_status_text(bordered) == parse_status_text(vertical) == {"Threads_running": "14", "Uptime": "18"}
+    assert status_map(bordered) == status_map(vertical) == {"Threads_running": "14", "Uptime": "18"}
 
 
 def test_headerless_capture_is_recognised_by_known_names() -> None:
-    assert parse_status_text("Aborted_clients\t0\nUptime\t18\n") == {"Aborted_clients": "0", "Uptime": "18"}
-    assert parse_status_text("foo\t1\nbar\t2\n") is None
+    assert status_map("Aborted_clients\t0\nUptime\t18\n") == {"Aborted_clients": "0", "Uptime": "18"}
+    assert status_map("foo\t1\nbar\t2\n") is None
 
 
 @settings(max_examples=150, deadline=None)
@@ -69,5 +70,5 @@ def test_status_int_never_raises(m, name) -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=1500))
 def test_random_text_never_raises(text: str) -> None:
-    parse_status_text(text)
-    parse_status_text("Variable_name\tValue\n" + text)
+    status_map(text)
+    status_map("Variable_name\tValue\n" + text)

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mysqltop.core.textforms import Table
-from mysqltop.core.waits import WaitRow, parse_wait_rows, parse_waits_table, parse_waits_text, waits_json
+from mysqltop.core.waits import WaitRow, parse_wait_rows, parse_waits_table, waits_json
+from tests.support.pasted import wait_rows
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILES = sorted((FIXTURES / "corpus" / "ps-waits").iterdir())
@@ -20,7 +21,7 @@ FILES = sorted((FIXTURES / "corpus" / "ps-waits").iterdir())
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_golden(path: Path) -> None:
     golden = FIXTURES / "golden" / "ps-waits" / (path.stem + ".json")
-    assert waits_json(parse_waits_text(path.read_text()) or []) == json.loads(golden.read_text())
+    assert waits_json(wait_rows(path.read_text()) or []) == json.loads(golden.read_text())
 
 
 def test_live_rows_str_int_and_decimal() -> None:
@@ -37,7 +38,7 @@ def test_live_rows_str_int_and_decimal() -> None:
 
 
 def test_mariadb_capture_values() -> None:
-    rows = {r.event_name: r for r in parse_waits_text(FILES[0].read_text()) or []}
+    rows = {r.event_name: r for r in wait_rows(FILES[0].read_text()) or []}
     assert len(rows) == 288
     # "wait/synch/sxlock/innodb/index_tree_rw_lock	217083	799107888362	9816	3681000	47243934378"
     assert rows["wait/synch/sxlock/innodb/index_tree_rw_lock"] == WaitRow(
@@ -45,7 +46,7 @@ def test_mariadb_capture_values() -> None:
 
 
 def test_docs_table_scaled_alias_is_read_in_picoseconds() -> None:
-    rows = parse_waits_text(FILES[1].read_text())
+    rows = wait_rows(FILES[1].read_text())
     assert rows is not None and len(rows) == 30
     # "| wait/synch/mutex/innodb/trx_pool_mutex | 4885 | 8821.7496 |" (SUM_TIMER_WAIT_MS)
     pool = next(r for r in rows if r.event_name.endswith("/trx_pool_mutex"))
@@ -65,7 +66,7 @@ def test_headerless_rows() -> None:
 
 
 def test_not_a_waits_table() -> None:
-    assert parse_waits_text("Variable_name\tValue\nUptime\t5\n") is None
+    assert wait_rows("Variable_name\tValue\nUptime\t5\n") is None
 
 
 @settings(max_examples=200, deadline=None)
@@ -79,5 +80,5 @@ def test_random_rows_never_raise(rows) -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=1500))
 def test_random_text_never_raises(text: str) -> None:
-    parse_waits_text(text)
-    parse_waits_text("EVENT_NAME\tCOUNT_STAR\tSUM_TIMER_WAIT_MS\n" + text)
+    wait_rows(text)
+    wait_rows("EVENT_NAME\tCOUNT_STAR\tSUM_TIMER_WAIT_MS\n" + text)

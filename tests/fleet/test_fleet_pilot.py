@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.locks import blocking_tree
-from mysqltop.views.fleet_poll import ServerState
+from mysqltop.fleet import ServerState
 from mysqltop.views.tui.fleet import FleetApp, ServerScreen
 from mysqltop.views.tui.screens import HelpScreen
 from tests.fleet.test_fleet_rows import frame
@@ -71,6 +72,31 @@ async def test_overview_at_80x24_hostile_text_stays_text_and_drill_down() -> Non
         await wait_for(pilot, lambda: not isinstance(app.screen, ServerScreen))
         app.save_screenshot("/tmp/fleet-80x24.svg")
     assert poller.started and poller.stopped
+
+
+@pilot
+async def test_down_servers_say_how_long_and_why_at_80_and_at_160_columns() -> None:
+    """A host with nothing listening, polled every second for 95 s: the row says 1m35s (the outage),
+    not the last attempt's milliseconds, and the reason shows at 80 columns too, cut, not dropped."""
+    now = time.monotonic()
+    refused = Frame(time=1e9, stale=True, failure="unreachable",
+                    errors={"poll": "cannot connect to 10.0.0.9:3306 ([Errno 111] Connection refused)"})
+    states = [_live("calm:3306", frame(wait_ms=0.2)),
+              ServerState(name="gone:3306", frame=refused, arrived=now - 0.003, started=now - 95.0, polls=95,
+                          stale=95)]
+    for width in (80, 160):
+        app = FleetApp(StandInPoller(states), 1.0)  # type: ignore[arg-type]
+        async with app.run_test(size=(width, 24)) as pilot:
+            await wait_for(pilot, lambda: "gone:3306" in screen_text(app))
+            line = next(x for x in screen_text(app).splitlines() if "gone:3306" in x)
+            # the outage's length (from 95 s ago; the test's own clock runs on), not the attempt's 3 ms
+            assert "NOT ANSWERING" in line and re.search(r"for 1m[3-5]\ds: unreachable: cannot connect", line), \
+                (width, line)
+            assert len(line.rstrip()) <= width
+            if width == 160:
+                assert "Connection refused)" in line
+            else:
+                assert line.rstrip().endswith("…")
 
 
 @pilot

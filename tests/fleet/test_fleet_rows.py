@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mysqltop.core.frame import Advice, Flush, Frame, Hotspot, ServerInfo, Throughput
-from mysqltop.views.fleet_poll import ServerState
+from mysqltop.fleet import ServerState
 from mysqltop.views.fleet_rows import CONNECTING, DENIED, LATE, LIVE, NOT_ANSWERING, fleet_row, fleet_rows
 
 NOW = 100.0
@@ -49,6 +49,15 @@ def test_states_switch_on_the_typed_failure_and_on_silence() -> None:
     never = ServerState(name="f", started=NOW - 1.0, open_error="Can't connect to MySQL server on 'f'")
     r = fleet_row(never, NOW, 1.0)
     assert r.state == NOT_ANSWERING and "Can't connect" in r.finding
+
+
+def test_an_outage_is_timed_from_the_last_fresh_data_not_the_last_attempt() -> None:
+    refused = Frame(time=1e9, stale=True, failure="unreachable", errors={"poll": "Connection refused"})
+    never = ServerState(name="a", frame=refused, arrived=NOW - 0.003, started=NOW - 30.0)
+    assert fleet_row(never, NOW, 1.0).outage == "for 30s: unreachable: Connection refused"
+    was = ServerState(name="b", frame=refused, good=frame(), arrived=NOW - 0.003, good_at=NOW - 95.0, started=0.0)
+    assert fleet_row(was, NOW, 1.0).outage.startswith("for 1m35s: unreachable")
+    assert fleet_row(state("c", frame()), NOW, 1.0).outage == ""
 
 
 def test_sorted_worst_first_then_by_wait_time() -> None:

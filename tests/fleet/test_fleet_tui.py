@@ -14,7 +14,7 @@ import pytest
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.fleet import open_fleet, recording_file_name
-from mysqltop.views.fleet_poll import FleetPoller
+from mysqltop.fleet import FleetPoller
 from mysqltop.views.fleet_rows import LIVE, NOT_ANSWERING
 from mysqltop.views.tui.fleet import FleetApp, ServerScreen
 from tests.support.load import LoadGenerator, LoadSpec

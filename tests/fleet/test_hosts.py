@@ -8,7 +8,8 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.errors import UserError
-from mysqltop.sources.fleet import host_list, member_options, parse_host_list, recording_file_name
+from mysqltop.config import fleet_options, host_list, parse_host_list
+from mysqltop.sources.fleet import recording_file_name
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -33,7 +34,7 @@ def test_comma_in_host_makes_a_list_and_port_flag_is_the_default(tmp_path) -> No
                  "--defaults-file", str(_cnf(tmp_path, "")))
     hosts = host_list(args)
     assert hosts == [("db1", None), ("db2", 3307)]
-    opts = member_options(args, hosts)
+    opts = list(fleet_options(args, hosts).members)
     assert [(o.host, o.port, o.user, o.password) for o in opts] == [
         ("db1", 3310, "mon", "pw"), ("db2", 3307, "mon", "pw")]
     assert [o.address for o in opts] == ["db1:3310", "db2:3307"]
@@ -52,7 +53,7 @@ def test_hosts_file_and_option_file(tmp_path) -> None:
     args = _args("--defaults-file", str(cnf), "-u", "x", "--password=y")
     hosts = host_list(args)
     assert hosts == [("db5", None), ("db6", 3309)]
-    assert [o.address for o in member_options(args, hosts)] == ["db5:3400", "db6:3309"]
+    assert [o.address for o in list(fleet_options(args, hosts).members)] == ["db5:3400", "db6:3309"]
     empty = tmp_path / "empty"
     empty.write_text("# nobody\n")
     with pytest.raises(UserError, match="no host"):

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from mysqltop.sources.locks import json_rows
-from mysqltop.sources.mysql import _ps_rows, _status_json, _waiting
+from mysqltop.sources.poll_results import ps_rows as _ps_rows
+from mysqltop.sources.poll_results import status_json as _status_json
+from mysqltop.sources.poll_results import waiting as _waiting
 
 
 def test_ps_waits_text_of_the_right_shape_is_taken_as_is() -> None:

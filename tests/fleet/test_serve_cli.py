@@ -35,7 +35,7 @@ def test_a_server_that_is_down_is_served_as_down_and_sigterm_ends_cleanly() -> N
             except OSError:
                 time.sleep(0.3)
         assert f'mysqltop_up{{server="127.0.0.1:{dead}"}} 0.0'.encode() in body, body[:2000]
-        assert b"mysqltop_transactions_per_second{" not in body
+        assert b"mysqltop_transactions_total{" not in body
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)

@@ -197,7 +197,7 @@ def test_after_30_s_of_failures_attempts_back_off_to_30_s(mariadb, monkeypatch) 
     """Fast retries for RETRY_FAST_S, then one attempt per BACKOFF_MAX_S (a server down for a
     day is not hammered)."""
     from mysqltop.errors import UserError
-    from mysqltop.sources import mysql as mysql_mod
+    from mysqltop.sources import connection as mysql_mod
 
     attempts: list[float] = []
 
@@ -208,8 +208,8 @@ def test_after_30_s_of_failures_attempts_back_off_to_30_s(mariadb, monkeypatch) 
     src = MySQLSource(mariadb.options(), interval=INTERVAL)
     src.open()
     monkeypatch.setattr(mysql_mod, "connect", refused)
-    src._drop("poll failed: server gone", Failure.LOST)
-    src._failing_since = time.monotonic() - mysql_mod.RETRY_FAST_S - 1     # down for over 30 s
+    src.link.drop("poll failed: server gone", Failure.LOST)
+    src.link._failing_since = time.monotonic() - mysql_mod.RETRY_FAST_S - 1     # down for over 30 s
     try:
         assert src.read().failure is Failure.UNREACHABLE
         for _ in range(5):
@@ -223,7 +223,7 @@ def test_a_reconnect_failing_after_close_does_not_rearm_reconnecting(mariadb, mo
     # close() while a background connect is in flight: when that attempt then fails, the source
     # must stay closed (a later read — a worker racing the UI's shutdown — starts no new thread).
     from mysqltop.errors import UserError
-    from mysqltop.sources import mysql as mysql_mod
+    from mysqltop.sources import connection as mysql_mod
 
     gate, attempts = threading.Event(), []
 
@@ -235,12 +235,12 @@ def test_a_reconnect_failing_after_close_does_not_rearm_reconnecting(mariadb, mo
     src = MySQLSource(mariadb.options(), interval=0.2)
     src.open()
     monkeypatch.setattr(mysql_mod, "connect", gated_connect)
-    src._drop("poll failed: server gone", Failure.LOST)
+    src.link.drop("poll failed: server gone", Failure.LOST)
     assert src.read().error                      # starts the background attempt
-    thread = src._rc_thread
+    thread = src.link._rc_thread
     src.close()
     gate.set()
     thread.join(5)
     time.sleep(0.5)
     assert src.read().error and len(attempts) == 1
-    assert src._rc_thread is thread              # no new attempt after close
+    assert src.link._rc_thread is thread              # no new attempt after close

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from mysqltop.sources import locks as locks_src
-from mysqltop.sources import mysql as mysql_mod
+from mysqltop.sources import poll_results
+from mysqltop.sources import poll_statements as stmts_mod
 from mysqltop.sources.host import read_host
 from mysqltop.sources.live import LiveSource
 from mysqltop.core.derive import METRIC_NAMES
@@ -38,7 +39,7 @@ def source(mariadb: ThrowawayMariaDB):
 def count_round_trips(src: MySQLSource) -> list[int]:
     """Count COM_QUERY packets the connection really sends (independent of our own stats)."""
     calls = [0]
-    conn = src._conn
+    conn = src.link.conn
     orig = conn._execute_command
 
     def counting(command, sql):
@@ -70,7 +71,7 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
     assert not any(r[0].startswith("wait/synch/cond/") for r in s.ps_waits)
     assert all(len(r) == 3 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
-    assert {"ps_waits", "global_status", *locks_src.KEYS} <= source._json    # MariaDB 10.5+: JSON texts
+    assert {"ps_waits", "global_status", *locks_src.KEYS} <= source.plan.json    # MariaDB 10.5+: JSON texts
     # filtered global status: what the frame needs and nothing else
     assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
     assert int(s.global_status["Threads_connected"]) >= 1
@@ -90,7 +91,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     assert source.stats.statements == 8 and source.stats.round_trips == 1      # no lock waits asked: nobody waits
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
-    monkeypatch.setattr(mysql_mod, "VARIABLES_EVERY_S", 0.0)
+    monkeypatch.setattr(stmts_mod, "VARIABLES_EVERY_S", 0.0)
     mariadb.query("SET GLOBAL table_open_cache = 401")
     try:
         third = source.read()
@@ -212,7 +213,7 @@ def test_a_new_interval_moves_the_timeouts_on_the_open_connection(source: MySQLS
     assert source.answer_timeout == pytest.approx(5.0)
     source.set_interval(5.0)
     assert source.answer_timeout == pytest.approx(15.0)
-    assert source._conn._read_timeout == pytest.approx(source.read_timeout)
+    assert source.link.conn._read_timeout == pytest.approx(source.read_timeout)
     assert source.read_timeout >= 150
     assert source.read().error is None
 
@@ -252,9 +253,9 @@ def test_an_empty_mutex_result_is_asked_again_later(source: MySQLSource, monkeyp
     # that follows; after the give-up it is asked again every MUTEX_RETRY_S.
     from dataclasses import replace
 
-    source.capabilities = replace(source.capabilities, poll_mutex=True)   # as detected on MySQL 8.0
-    monkeypatch.setattr(mysql_mod, "MUTEX_RETRY_S", 0.5)
-    for _ in range(mysql_mod.MUTEX_GIVE_UP_POLLS):
+    source.plan.caps = replace(source.plan.caps, poll_mutex=True)   # as detected on MySQL 8.0
+    monkeypatch.setattr(stmts_mod, "MUTEX_RETRY_S", 0.5)
+    for _ in range(stmts_mod.MUTEX_GIVE_UP_POLLS):
         assert "innodb_mutex" in source.read().timings_ms
     assert "innodb_mutex" not in source.read().timings_ms       # empty every time: ask less often
     time.sleep(0.6)
@@ -275,7 +276,7 @@ def test_an_odd_result_shape_costs_one_sample_not_the_session(source: MySQLSourc
     monkeypatch.setattr(source, "_sample", odd_once)
     bad, good = source.read(), source.read()
     assert bad.error == "unexpected poll result: TypeError: int() argument must be a string, not 'NoneType'"
-    assert good.error is None and good.innodb_status and source._conn is not None
+    assert good.error is None and good.innodb_status and source.link.conn is not None
 
 
 def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSource) -> None:
@@ -299,21 +300,21 @@ def test_p_s_waits_plain_and_json_forms_read_the_same_rows(source: MySQLSource, 
     """The JSON form is only a cheaper wire form: same rows, exact integers; a server that refuses
     it (or a text cut short) falls back to plain rows, never loses the latch source."""
     as_json = source.read().ps_waits
-    source._json.discard("ps_waits")
+    source.plan.json.discard("ps_waits")
     plain = source.read().ps_waits
     assert as_json and plain and {r[0] for r in as_json} <= {r[0] for r in plain}     # rows only appear
     assert all(type(r[1]) is int and type(r[2]) is int for r in as_json + plain)
     by_name = {r[0]: r for r in as_json}
     assert all(p[1] >= by_name[p[0]][1] for p in plain if p[0] in by_name)   # counters only grow
-    source._json.add("ps_waits")
+    source.plan.json.add("ps_waits")
     # a text cut short at group_concat_max_len: not JSON, or JSON with fewer rows than counted
-    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
+    monkeypatch.setattr(stmts_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
     bad = source.read()
     assert bad.error is None and bad.ps_waits is None and "plain rows" in bad.errors["ps_waits"]
     again = source.read()
-    assert again.ps_waits and "ps_waits" not in source._json and "ps_waits" not in again.errors
-    source._json.add("ps_waits")
-    monkeypatch.setattr(mysql_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
+    assert again.ps_waits and "ps_waits" not in source.plan.json and "ps_waits" not in again.errors
+    source.plan.json.add("ps_waits")
+    monkeypatch.setattr(stmts_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
     assert "plain rows" in source.read().errors["ps_waits"] and source.read().ps_waits
 
 
@@ -343,31 +344,31 @@ def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source:
             "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")[0][0] >= 2)
 
         def both(sel: locks_src.Select) -> tuple[list, list]:
-            with source._conn.cursor() as c:
+            with source.link.conn.cursor() as c:
                 c.execute(sel.plain)
                 plain = locks_src.plain_rows(c.fetchall())
                 c.execute(sel.as_json)
                 as_json = locks_src.json_rows(c.fetchall(), len(sel.cols), sel.limit)
             return plain, as_json
 
-        for key, sel in source._selects.items():
+        for key, sel in source.plan.selects.items():
             # ages and waits are whole seconds of NOW(): the two reads agree once within a second
             pair = wait_until(lambda sel=sel: (p := both(sel))[0] == p[1] and p)
             plain, as_json = pair
             assert plain, key
             assert all(type(v) in (int, str, type(None)) for r in as_json for v in r)
-        with source._conn.cursor() as c:
-            c.execute(mysql_mod.STATUS_SQL)
+        with source.link.conn.cursor() as c:
+            c.execute(stmts_mod.STATUS_SQL)
             shown = {str(k): str(v) for k, v in c.fetchall()}
-            c.execute(mysql_mod.STATUS_JSON_SQL)
-            selected = mysql_mod._status_json(c.fetchall())
+            c.execute(stmts_mod.STATUS_JSON_SQL)
+            selected = poll_results.status_json(c.fetchall())
         assert set(shown) == set(selected) and len(shown) > 40                 # the same names, same spelling
         assert shown["Innodb_buffer_pool_pages_total"] == selected["Innodb_buffer_pool_pages_total"]
 
         pipe = FramePipeline()
         raw = source.read()
         frame = pipe.push(raw)
-        assert raw.errors == {} and {"lock_waits", "global_status"} <= source._json_sent
+        assert raw.errors == {} and {"lock_waits", "global_status"} <= source.plan.json_sent
         assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms      # asked: someone waits
         assert frame.blocking and frame.blocking[0].blocked == 2 and frame.locks.blocked_sessions == 2
         text = frame.blocking[0].waiters[0].statement or ""
@@ -386,15 +387,15 @@ def test_json_texts_cut_short_fall_back_to_plain_rows(source: MySQLSource) -> No
     """A server that cuts the JSON texts (group_concat_max_len lowered after connect) costs one
     poll's rows of those statements, said in errors; the next poll reads them as plain rows.
     (MariaDB cuts JSON_ARRAYAGG there, not JSON_OBJECTAGG: the status object stays whole.)"""
-    with source._conn.cursor() as c:
+    with source.link.conn.cursor() as c:
         c.execute("SET SESSION group_concat_max_len = 4")
     cut = source.read()
     assert cut.error is None and cut.ps_waits is None and "Com_commit" in cut.global_status
-    assert "plain rows" in cut.errors["ps_waits"] and "ps_waits" not in source._json
+    assert "plain rows" in cut.errors["ps_waits"] and "ps_waits" not in source.plan.json
     assert all("plain rows" in e for e in cut.errors.values())
     again = source.read()
     assert again.errors == {} and again.ps_waits and "Com_commit" in again.global_status
-    assert not set(cut.errors) & source._json_sent
+    assert not set(cut.errors) & source.plan.json_sent
 
 
 def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mariadb) -> None:

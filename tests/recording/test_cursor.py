@@ -9,7 +9,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mysqltop.recording.cursor import ReplayCursor
+from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.replay import ReplaySource
@@ -25,7 +25,7 @@ def test_a_seek_shows_the_frame_and_advice_report_shows_for_that_moment() -> Non
     advice window after a seek held only the samples since the jump."""
     t = datetime(2026, 11, 22, 2, 16, 21, tzinfo=timezone.utc).timestamp()
     with RecordingReader(INCIDENT) as r:
-        jumped = ReplayCursor(r)
+        jumped = Cursor(r)
         i = jumped.seek(t)
         frame = jumped.frame_at(i)
     assert frame.advice, "no findings after the seek"
@@ -38,7 +38,7 @@ def test_a_seek_shows_the_frame_and_advice_report_shows_for_that_moment() -> Non
     assert frame.to_dict() == reported.to_dict()
     # and from a bookmark-style jump backwards, then stepping: still the same frames
     with RecordingReader(INCIDENT) as r:
-        c = ReplayCursor(r)
+        c = Cursor(r)
         c.go(200)
         c.frame_at(200)
         c.go(i - 3)
@@ -59,7 +59,7 @@ def _damaged_150(tmp_path: Path) -> tuple[Path, list]:
 def test_seek_and_step_cross_a_damaged_sample(tmp_path: Path) -> None:
     path, samples = _damaged_150(tmp_path)
     with RecordingReader(path) as r:
-        c = ReplayCursor(r)
+        c = Cursor(r)
         bad = [i for i in range(150) if not c.readable(i)]
         assert bad and bad[0] == 42 and bad == list(range(42, bad[-1] + 1)) and bad[-1] < 149
         after = list(range(bad[-1] + 1, 150))
@@ -111,7 +111,7 @@ def test_a_bad_time_size_or_reference_is_a_damaged_sample_not_a_crash(tmp_path: 
     with RecordingReader(path) as r:
         meta = r.meta
         assert meta.end is not None and meta.end < 2e9 and meta.start is not None and meta.start > 1e9
-        c = ReplayCursor(r)
+        c = Cursor(r)
         assert not c.readable(10) and not c.readable(11) and not c.readable(50)
         assert c.readable(9) and c.readable(12)
         c.go(9)

@@ -99,20 +99,75 @@ def test_damaged_blob_is_reported_once_and_the_rest_replays(tmp_path) -> None:  
         assert [(d.first, d.last) for d in r.scan()] == [(40, 59)]
 
 
-def test_damaged_keyframe_dictionary(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    path = tmp_path / "dict.mtrec"
-    samples = series(40)
-    with RecordingWriter(path, interval=1.0, keyframe_every=30) as w:
-        for s in samples:
-            w.append(s)
+def _flip_bit(path: Path, table: str, seq: int, bit: int = 3) -> None:
+    """One flipped bit in one row's payload, as a bad disk sector or a bad copy would leave it."""
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE dicts SET crc = crc + 1")
+    data = bytearray(conn.execute(f"SELECT data FROM {table} WHERE seq=?", (seq,)).fetchone()[0])
+    data[len(data) // 2] ^= 1 << bit
+    conn.execute(f"UPDATE {table} SET data=? WHERE seq=?", (bytes(data), seq))
     conn.commit()
     conn.close()
+
+
+def _dictionary_recording(path: Path, n: int = 240) -> list:  # type: ignore[type-arg]
+    samples = series(n)
+    with RecordingWriter(path, interval=1.0, keyframe_every=20) as w:
+        for s in samples:
+            w.append(s)
+    return samples
+
+
+@pytest.mark.parametrize("table", ["dicts", "dict_copies"])
+def test_a_flipped_bit_in_the_dictionary_costs_no_sample(tmp_path, table) -> None:  # type: ignore[no-untyped-def]
+    """Every keyframe decodes against the dictionary: it is kept twice, so one flipped bit in
+    either copy loses nothing (it used to make all 240 samples damaged)."""
+    path = tmp_path / "dict.mtrec"
+    samples = _dictionary_recording(path)
+    _flip_bit(path, table, 0)
+    messages: list[str] = []
+    src = ReplaySource(path, on_damage=messages.append)
+    assert list(iter(src.read, None)) == samples and messages == []
+
+
+def test_both_dictionary_copies_damaged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Damage in both copies costs the samples coded against them, named once; a command that
+    then reads nothing fails and says why (report used to exit 0: "nothing to summarise")."""
+    from mysqltop.commands.report import window_report
+
+    path = tmp_path / "dict.mtrec"
+    _dictionary_recording(path, 40)
+    _flip_bit(path, "dicts", 0)
+    _flip_bit(path, "dict_copies", 0, bit=5)
     messages: list[str] = []
     src = ReplaySource(path, on_damage=messages.append)
     assert list(iter(src.read, None)) == []
     assert messages == [f"{path}: 40 damaged samples 0–39 (" + messages[0].split("(", 1)[1]]
+    with pytest.raises(UserError) as exc:
+        window_report(str(path), None, None)
+    assert exc.value.code == 1
+    assert exc.value.message == f"{path}: none of the 40 samples in range could be read (damaged: dictionary 0 is damaged); nothing to show"
+    proc = subprocess.run([sys.executable, "-m", "mysqltop", "snapshot", "--replay", str(path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "none of the 40 samples in range could be read" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_older_recording_without_dictionary_copies_reads(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Files written before the copies existed have no dict_copies table: read as before, and a
+    recorder appending to one adds the table (all additive: the format version stays)."""
+    path = tmp_path / "old.mtrec"
+    samples = _dictionary_recording(path, 30)
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE dict_copies")
+    conn.commit()
+    conn.close()
+    with RecordingReader(path) as r:
+        assert [r.sample(i) for i in range(30)] == samples and r.meta.format_version == 1
+    with RecordingWriter(path, interval=1.0) as w:
+        w.append(series(31)[30])
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM dict_copies").fetchone()[0] == 1
+    conn.close()
 
 
 @pytest.mark.parametrize("content, words", [

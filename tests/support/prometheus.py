@@ -34,8 +34,11 @@ def find_prometheus() -> str | None:
 
 class ThrowawayPrometheus:
     def __init__(self, targets: Sequence[str], scrape_interval: str = "1s",
-                 startup_timeout: float = 60.0) -> None:
+                 startup_timeout: float = 60.0, probe: str | None = None) -> None:
+        """`probe`: the exporter's ADDR:PORT; `targets` are then databases scraped through its
+        /probe?target= with the usual relabelling (instance = the database)."""
         self.targets = list(targets)
+        self.probe = probe
         self.scrape_interval = scrape_interval
         self.startup_timeout = startup_timeout
         self.port = 0
@@ -52,6 +55,12 @@ class ThrowawayPrometheus:
             raise RuntimeError("prometheus not found (`./dev test` installs Debian's prometheus package)")
         self.dir = Path(tempfile.mkdtemp(prefix="mtop-prom-", dir="/tmp"))
         config = self.dir / "prometheus.yml"
+        relabel = ("" if self.probe is None else
+                   "    metrics_path: /probe\n"
+                   "    relabel_configs:\n"
+                   "      - {source_labels: [__address__], target_label: __param_target}\n"
+                   "      - {source_labels: [__param_target], target_label: instance}\n"
+                   f"      - {{target_label: __address__, replacement: {json.dumps(self.probe)}}}\n")
         config.write_text(
             "global:\n"
             f"  scrape_interval: {self.scrape_interval}\n"
@@ -59,7 +68,7 @@ class ThrowawayPrometheus:
             "scrape_configs:\n"
             "  - job_name: mysqltop\n"
             "    static_configs:\n"
-            f"      - targets: {json.dumps(self.targets)}\n")
+            f"      - targets: {json.dumps(self.targets)}\n" + relabel)
         self.port = free_port()
         self.log = open(self.dir / "prometheus.log", "wb")
         self.proc = subprocess.Popen(

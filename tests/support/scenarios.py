@@ -209,8 +209,11 @@ def run(db: Any, sc: Scenario) -> Result:
         marks: list[tuple[float, dict[str, tuple[int, int]]]] = []
         syncs: list[tuple[float, int, int] | None] = []
         pre: list[tuple[float, dict[str, tuple[int, int]]]] = []
-        watcher.poll(1, before_each=lambda: pre.append(_ps(db)),
-                     after_each=lambda: (marks.append(_ps(db)), syncs.append(_binlog_syncs(db))))
+        def mark() -> None:
+            marks.append(_ps(db))
+            syncs.append(_binlog_syncs(db))
+
+        watcher.poll(1, before_each=lambda: pre.append(_ps(db)), after_each=mark)
         frames = watcher.poll(sc.observe - 1)
         frames += watcher.poll(1, before_each=lambda: pre.append(_ps(db)))
         marks.append(_ps(db))

@@ -17,6 +17,7 @@ from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.replay_feed import ReplayFeed
+from mysqltop.views.tui.position import ViewMode
 
 
 class ListReader:
@@ -27,6 +28,8 @@ class ListReader:
         self._samples = list(samples)
         self.bookmarks = list(bookmarks)
         self.meta = {"interval": 1.0, "server": {"address": "db1:3306"}}
+
+    first = 0
 
     def __len__(self) -> int:
         return len(self._samples)
@@ -56,7 +59,7 @@ def replay_app(samples: Sequence[RawSample], *, start: int = 0, playing: bool = 
                speed: float = 1.0, bookmarks: Sequence[tuple[float, str]] = ()) -> MysqltopApp:
     reader = ListReader(samples, bookmarks)
     feed = ReplayFeed(lambda: reader, FramePipeline, start=start, speed=speed, playing=playing)
-    return MysqltopApp(feed, "replay", source_name="test.mtrec", parse_when=parse_when)
+    return MysqltopApp(feed, ViewMode.REPLAY, source_name="test.mtrec", parse_when=parse_when)
 
 
 def pilot(fn: Callable[..., Any]) -> Callable[..., Any]:

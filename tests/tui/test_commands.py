@@ -8,10 +8,11 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.commands.demo import find_incident
-from mysqltop.commands.replay_tui import replay_app
+from mysqltop.views.tui.replay_app import replay_app
 from mysqltop.core import units
 from mysqltop.errors import UserError
 from mysqltop.recording.writer import RecordingWriter
+from mysqltop.views.tui.position import ViewMode
 
 from .conftest import pilot, screen_text, wait_for
 from .samples import T0, samples
@@ -43,7 +44,7 @@ async def test_replay_command_starts_at_the_requested_time(recording: Path, expe
 
 
 def test_replay_errors_are_one_line(recording: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(UserError, match=r"--start tomorrow"):
+    with pytest.raises(UserError, match=r"--start: bad time 'tomorrow'"):   # as report and snapshot say it
         replay_app(str(recording), start="tomorrow")
     junk = tmp_path / "junk.mtrec"
     junk.write_text("not a recording")
@@ -66,7 +67,7 @@ def test_demo_finds_the_bundled_incident() -> None:
     if path is None:
         pytest.skip("mysqltop/data/incident.mtrec is not in this checkout yet")
     app = replay_app(str(path), playing=False)
-    assert app.mode == "replay"
+    assert app.mode is ViewMode.REPLAY
 
 
 def test_demo_starts_shortly_before_the_incident() -> None:

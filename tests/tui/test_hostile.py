@@ -12,8 +12,8 @@ from textual.notifications import Notify
 
 from mysqltop.core.frame import Advice, Frame, Hotspot, Io, IoThread, ServerInfo
 from mysqltop.views.tui.app import MysqltopApp
-from mysqltop.views.tui.messages import FrameReady
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.feed_events import FrameShown
+from mysqltop.views.tui.position import Position, ViewMode
 
 from tests.support.row_waits import start_row_waiter
 
@@ -36,7 +36,7 @@ class OneFrameFeed:
         self.frame = frame
 
     def start(self, post) -> None:  # type: ignore[no-untyped-def]
-        post(FrameReady(self.frame, (self.frame,), Position(mode="live", interval=1.0)))
+        post(FrameShown(self.frame, (self.frame,), Position(mode=ViewMode.LIVE, interval=1.0)))
 
     def send(self, command: object) -> None:
         pass
@@ -60,7 +60,7 @@ def hostile_frame() -> Frame:
 @pilot
 async def test_control_characters_in_every_pane_are_shown_not_sent() -> None:
     notified: list[Notify] = []
-    app = MysqltopApp(OneFrameFeed(hostile_frame()), "live", address="db1:3306")  # type: ignore[arg-type]
+    app = MysqltopApp(OneFrameFeed(hostile_frame()), ViewMode.LIVE, address="db1:3306")  # type: ignore[arg-type]
     async with app.run_test(size=(160, 48), message_hook=lambda m: notified.append(m) if isinstance(m, Notify)
                             else None) as pilot:
         await wait_for(pilot, lambda: app.frame is not None and "PWNED" in app.panes[2].text)

@@ -9,11 +9,13 @@ import time
 
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.sample import Failure, RawSample, ServerIdentity
+from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feeds import LiveFeed
+from mysqltop.views.tui.position import ViewMode
 
 from .conftest import Toasts, key_latency, pilot, screen_text, wait_for
 from .samples import sample
@@ -58,7 +60,7 @@ class StallingSource:
 def live_app(source: StallingSource, **feed_kw: object) -> MysqltopApp:
     engine = Engine(source, FramePipeline())
     feed = LiveFeed(engine, INTERVAL, **feed_kw)  # type: ignore[arg-type]
-    return MysqltopApp(feed, "live", interval=INTERVAL, address="db1:3306")
+    return MysqltopApp(feed, ViewMode.LIVE, address="db1:3306", parse_when=parse_when)
 
 
 def status(app: MysqltopApp) -> str:
@@ -117,11 +119,14 @@ async def test_pause_holds_the_display_while_polling_continues() -> None:
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.frame is not None and app.frame.elapsed is not None)
         await pilot.press("space")
+        await wait_for(pilot, lambda: app.position.index is not None and not app.position.playing)
         shown = app.frame
         reads = source.reads
         await pilot.pause(5 * INTERVAL)
         assert app.frame is shown and source.reads >= reads + 1
+        await wait_for(pilot, lambda: (app.position.behind_s or 0) > 0 and "PAUSED −" in status(app))
         await pilot.press("space")
+        await wait_for(pilot, lambda: app.position.live)
         assert app.frame is not shown and "LIVE" in status(app)
 
 
@@ -171,13 +176,13 @@ class BurstFeed:
 
     def start(self, post) -> None:  # type: ignore[no-untyped-def]
         from mysqltop.core.frame import Frame, Throughput
-        from mysqltop.views.tui.messages import FrameReady
+        from mysqltop.views.tui.feed_events import FrameShown
         from mysqltop.views.tui.position import Position
 
         def run() -> None:
             for i in range(self.n):
                 f = Frame(time=float(i), elapsed=1.0, throughput=Throughput(tps=float(i)))
-                post(FrameReady(f, (f,), Position(mode="live", interval=1.0)))
+                post(FrameShown(f, (f,), Position(mode=ViewMode.LIVE, interval=1.0)))
         threading.Thread(target=run, daemon=True).start()
 
     def send(self, *a: object) -> None:
@@ -189,7 +194,7 @@ class BurstFeed:
 
 @pilot
 async def test_a_flood_of_frames_coalesces_to_the_latest() -> None:
-    app = MysqltopApp(BurstFeed(2000), "live")  # type: ignore[arg-type]
+    app = MysqltopApp(BurstFeed(2000), ViewMode.LIVE)  # type: ignore[arg-type]
     shown: list[float] = []
     real = app.watch_frame
 

@@ -6,7 +6,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mysqltop.commands.replay_tui import replay_app
+from mysqltop.views.tui.replay_app import replay_app
 
 from .conftest import pilot, screen_text, wait_for
 

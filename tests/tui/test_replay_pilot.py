@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mysqltop.core import units
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
+from mysqltop.views.tui.position import ViewMode
 
 from .conftest import ListReader, Toasts, pilot, replay_app, screen_text, wait_for
 from .samples import T0, samples
@@ -42,9 +43,9 @@ async def test_step_jump_and_pause_keys() -> None:
         await wait_for(pilot, lambda: app.position.index == 101)
         await pilot.press("left", "left")
         await wait_for(pilot, lambda: app.position.index == 99)
-        await pilot.press("right_square_bracket")
+        await pilot.press("right_curly_bracket")
         await wait_for(pilot, lambda: app.position.index == 159)
-        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.press("left_curly_bracket", "left_curly_bracket")
         await wait_for(pilot, lambda: app.position.index == 39)
         await pilot.press("greater_than_sign", "greater_than_sign")
         await wait_for(pilot, lambda: app.position.speed == 4.0)
@@ -186,7 +187,7 @@ async def test_replay_plays_to_the_end_and_survives_a_damaged_sample() -> None:
 
     reader = DamagedReader(samples(12))
     feed = ReplayFeed(lambda: reader, FramePipeline, start=4, speed=64.0, playing=True)
-    app = MysqltopApp(feed, "replay", parse_when=parse_when)
+    app = MysqltopApp(feed, ViewMode.REPLAY, parse_when=parse_when)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.position.ended and not app.position.playing)
         assert app.position.index == 11 and app.failure is None
@@ -247,10 +248,10 @@ async def test_a_minute_forward_then_back_returns_to_the_same_sample() -> None:
     app = replay_app(raw, start=79)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.position.index == 79)
-        await pilot.press("right_square_bracket")
+        await pilot.press("right_curly_bracket")
         await wait_for(pilot, lambda: app.position.index != 79)
         assert app.position.index == 139
-        await pilot.press("left_square_bracket")
+        await pilot.press("left_curly_bracket")
         await wait_for(pilot, lambda: app.position.index != 139)
         assert app.position.index == 79
 

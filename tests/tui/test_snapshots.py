@@ -15,8 +15,8 @@ import pytest
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.views.tui import app as app_module
 from mysqltop.views.tui.app import MysqltopApp
-from mysqltop.views.tui.messages import FrameReady
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.feed_events import FrameShown
+from mysqltop.views.tui.position import Position, ViewMode
 
 from .conftest import replay_app, wait_for
 from .samples import T0, samples
@@ -44,7 +44,7 @@ class FramesFeed:
         self.frames = [pipeline.push(s) for s in samples(n)]
 
     def start(self, post) -> None:  # type: ignore[no-untyped-def]
-        post(FrameReady(self.frames[-1], tuple(self.frames), Position(mode="live", interval=1.0)))
+        post(FrameShown(self.frames[-1], tuple(self.frames), Position(mode=ViewMode.LIVE, interval=1.0)))
 
     def send(self, command: object) -> None:
         pass
@@ -61,7 +61,7 @@ class FrozenClockApp(MysqltopApp):
 
 
 def live() -> MysqltopApp:
-    return FrozenClockApp(FramesFeed(40), "live", address="db1:3306")  # type: ignore[arg-type]
+    return FrozenClockApp(FramesFeed(40), ViewMode.LIVE, address="db1:3306")  # type: ignore[arg-type]
 
 
 async def until_shown(pilot: Any) -> None:

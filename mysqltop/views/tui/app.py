@@ -1,7 +1,8 @@
 """The Textual App: one reactive Frame, six panes, a status bar, keys. Kept small on purpose.
 
-Data arrives from a Feed thread (live poll or recording) as FrameReady messages; the App
-only displays. Freshness is judged here, on a UI timer, so a feed stuck in a hung poll still
+Data arrives from a Feed thread (live poll or recording) as events wrapped in messages
+(FrameReady …); the App only displays. Live and replay are one timeline moved by the same keys
+and commands: live, `p` or `←` pauses in the history the feed holds, `p` or `end` follows live. Freshness is judged here, on a UI timer, so a feed stuck in a hung poll still
 shows STALE while every key keeps answering. What the status bar shows (paused, zoomed,
 position, failure, replay info) lives in reactive vars; their watchers redraw it. Commands to
 the feed thread are typed (feed_commands). Zoom is Screen.maximize of a pane.
@@ -28,12 +29,15 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
 from mysqltop.views.outage import OutageNotes
-from mysqltop.views.tui.feed_commands import Jump, NextBookmark, Play, SeekTime, SetInterval, Speed, Step, ToggleRecord
-from mysqltop.views.tui.feeds import FIRST_GAP, INTERVALS, Feed, step_choice
+from mysqltop.views.tui.feed_commands import (Jump, NextBookmark, NextFinding, Play, SeekTime, SetInterval, Speed,
+                                             Step, ToEnd, ToggleRecord)
+from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
+from mysqltop.views.tui.feed_events import TimelineInfo
+from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.heap import Collections
-from mysqltop.views.tui.keys import KEYS, bindings, keys_for
-from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, ReplayInfo
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.keys import KEYS, applies, bindings, keys_for
+from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick, to_message
+from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
@@ -72,23 +76,23 @@ class MysqltopApp(App[None]):
     frame: var[Frame | None] = var(None, always_update=True)
     paused: var[bool] = var(False)
     zoomed: var[int | None] = var(None)               # the maximized pane's number
-    position: var[Position] = var(Position(mode="live"))
+    position: var[Position] = var(Position(mode=ViewMode.LIVE))
     failure: var[str | None] = var(None)              # why the feed thread stopped
-    replay: var[ReplayInfo | None] = var(None)
+    replay: var[TimelineInfo | None] = var(None)
 
-    def __init__(self, feed: Feed, mode: str, *, interval: float = 1.0, address: str | None = None,
+    def __init__(self, feed: Feed, mode: ViewMode, *, address: str | None = None,
                  source_name: str | None = None, parse_when: ParseWhen | None = None,
                  notes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.feed, self.mode = feed, mode
-        self.set_reactive(MysqltopApp.position, Position(mode=mode, interval=interval, playing=True))
+        initial = getattr(feed, "initial_position", None)
+        self.set_reactive(MysqltopApp.position, initial() if initial is not None else Position(mode=mode))
         self.trend: tuple[Frame, ...] = ()
         self.address, self.source_name, self.parse_when = address, source_name, parse_when
         self.notes = notes                          # startup notes (capabilities), with their fixes
         self.started = time.monotonic()
         self.last_arrival: float | None = None     # monotonic time of the last frame
         self.last_good: float | None = None        # … of the last non-stale frame
-        self._held: FrameReady | None = None       # newest frame while a live view is paused
         self.good_frame: Frame | None = None       # last non-stale frame, shown while stale
         self.collections = Collections()
         # one toast when the server stops giving data, one when it is back (and whether it restarted)
@@ -99,7 +103,7 @@ class MysqltopApp(App[None]):
         # Kept as attributes, not queried: queries look at the active screen (help, goto).
         self.status_bar = StatusBar()
         self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
-        self.panes[4].first_gap = min(self.position.interval, FIRST_GAP)  # type: ignore[attr-defined]
+        self.panes[4].first_gap = min(self.position.interval or FIRST_GAP, FIRST_GAP)  # type: ignore[attr-defined]
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
         yield self.grid
@@ -107,14 +111,13 @@ class MysqltopApp(App[None]):
 
     def on_mount(self) -> None:
         self.main_screen = self.screen
-        if self.mode == "replay":
-            self.paused = not self.position.playing
+        self.paused = not self.position.playing
         for note in self.notes:
             self.say(note, "warning", 10)
         # Textual's own escape (or the palette) may restore a zoomed pane: follow it.
         self.watch(self.main_screen, "maximized", self._maximized_changed, init=False)
         exit_on_terminate(self)
-        self.feed.start(self.post_message)
+        self.feed.start(lambda event: self.post_message(to_message(event)))
         self.set_interval(0.25, self.update_status)
         self.update_status()
         self.collections.start(self)
@@ -133,7 +136,7 @@ class MysqltopApp(App[None]):
     def watch_failure(self) -> None:
         self.update_status()
 
-    def watch_replay(self, info: ReplayInfo | None) -> None:
+    def watch_replay(self, info: TimelineInfo | None) -> None:
         if info is not None and hasattr(self, "panes"):
             for pane in self.panes.values():
                 pane.marks = info.bookmarks
@@ -163,26 +166,29 @@ class MysqltopApp(App[None]):
 
     # -- data -----------------------------------------------------------------------------
     def on_frame_ready(self, message: FrameReady) -> None:
-        if self.mode == "live":                   # paused or not: why data stopped, when it is back
-            self.outage.frame(message.frame)
-        self.last_arrival = time.monotonic()
-        if not message.frame.stale:
-            self.last_good = self.last_arrival
-        if self.mode == "live" and self.paused:
-            self._held = message                  # keep polling (and recording); show on resume
-            return
-        self._accept(message)
+        event = message.event
+        if event.position.live:
+            self._polled(event.frame)
+        self.position, self.trend = event.position, event.trend
+        self.paused = not event.position.playing
+        self.frame = event.frame
 
-    def _accept(self, message: FrameReady) -> None:
-        self.position, self.trend = message.position, message.trend
-        if self.mode == "replay":
-            self.paused = not message.position.playing
-        self.frame = message.frame
+    def on_live_tick(self, message: LiveTick) -> None:
+        """Live, paused in history: polling goes on (why data stopped, when it is back; how far
+        behind the moment on screen now is), the screen keeps its moment."""
+        self._polled(message.event.frame)
+        self.position = message.event.position
+
+    def _polled(self, frame: Frame) -> None:
+        self.outage.frame(frame)
+        self.last_arrival = time.monotonic()
+        if not frame.stale:
+            self.last_good = self.last_arrival
 
     def watch_frame(self, frame: Frame | None) -> None:
         if frame is None:
             return
-        if frame.stale and self.mode == "live":
+        if frame.stale and self.position.live:
             # Keep the last good server numbers on screen rather than a screen of dashes — dimmed
             # when the poll failed (a toast says why), as they are while a busy server's answer is
             # only late; the status bar says for how long. Host counters are local and keep their
@@ -208,25 +214,23 @@ class MysqltopApp(App[None]):
         self.update_status()
 
     def on_feed_opened(self, message: FeedOpened) -> None:
-        self.replay = message.info
+        self.replay = message.event.info
 
     def on_feed_notice(self, message: FeedNotice) -> None:
-        self.say(message.text, message.severity, 4)  # type: ignore[arg-type]
+        self.say(message.event.text, message.event.severity, 4)  # type: ignore[arg-type]
 
     def on_feed_failed(self, message: FeedFailed) -> None:
-        self.failure = message.text
-        self.say(f"data feed stopped: {message.text}", "error", 10)
+        self.failure = message.event.text
+        self.say(f"data feed stopped: {message.event.text}", "error", 10)
 
     # -- freshness and the status bar -----------------------------------------------------
     def alert(self, now: float) -> str | None:
         frame = self.frame
         if self.failure:
             return "FEED STOPPED"
-        if self.mode == "replay":
-            return self._replay_alert(frame)
-        if self.paused:
-            return None
-        interval = self.position.interval
+        if not self.position.live:
+            return self._recorded_alert(frame)
+        interval = self.position.interval or 1.0
         since = self.last_good if self.last_good is not None else self.started
         silent = now - (self.last_arrival or self.started) > STALE_AFTER * interval
         if frame is None and not silent:
@@ -238,11 +242,12 @@ class MysqltopApp(App[None]):
             return f"{word} {units.duration(now - since)}"
         return None
 
-    def _replay_alert(self, frame: Frame | None) -> str | None:
-        """What the recording says of this moment: a silence in it (no samples for well over an
-        interval) is a gap of the recording, not a late server; a recorded failure keeps its word."""
+    def _recorded_alert(self, frame: Frame | None) -> str | None:
+        """What the timeline says of the moment shown (a replay, or live history while paused): a
+        silence in it (no samples for well over an interval) is a gap, not a late server; a
+        recorded failure keeps its word."""
         gap = self.position.gap_s
-        interval = (self.replay.interval if self.replay is not None else None) or 1.0
+        interval = (self.replay.interval if self.replay is not None else self.position.interval) or 1.0
         if gap is not None and gap > STALE_AFTER * interval:
             return f"STALE: {units.duration(gap)} gap in the recording"
         if frame is not None and frame.stale:
@@ -269,26 +274,31 @@ class MysqltopApp(App[None]):
     # -- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         key = next((k for k in KEYS if k.action.split("(")[0] == action), None)
-        return key is None or key.mode in ("any", self.mode)
+        return key is None or applies(key, self.mode)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             # built once and kept (installed): each `?` then only shows it again
             if not self.is_screen_installed("help"):
-                self.install_screen(HelpScreen(self.mode, [p.TITLE for p in PANES]), "help")
+                self.install_screen(HelpScreen(self.mode.value, [p.TITLE for p in PANES], keys_for(self.mode)),
+                                    "help")
             self.push_screen("help")
 
     def action_pause(self) -> None:
+        """Replay: play / pause. Live: pause in the history / back to live. The feed confirms
+        with the frame it shows; the status bar says so at once."""
         self.paused = not self.paused
-        if self.mode == "replay":
-            self.position = replace(self.position, playing=not self.paused)
-            self.feed.send(Play(not self.paused))
-        elif not self.paused and self._held is not None:
-            held, self._held = self._held, None
-            self._accept(held)
+        self.position = replace(self.position, playing=not self.paused)
+        self.feed.send(Play(not self.paused))
+
+    def action_to_end(self) -> None:
+        self.feed.send(ToEnd())
+
+    def action_finding(self, direction: int) -> None:
+        self.feed.send(NextFinding(direction))
 
     def action_interval(self, direction: int) -> None:
-        new = step_choice(INTERVALS, self.position.interval, direction)
+        new = step_choice(INTERVALS, self.position.interval or 1.0, direction)
         self.position = replace(self.position, interval=new)
         self.feed.send(SetInterval(new))
         self.say(f"polling every {units.duration(new)}", timeout=2)
@@ -323,14 +333,17 @@ class MysqltopApp(App[None]):
         self.push_screen(GotoScreen(), self.goto)
 
     def goto(self, text: str | None) -> None:
-        if not text or self.replay is None or self.parse_when is None:
+        span = (self.replay.start, self.replay.end) if self.replay is not None else self.position.span
+        if not text or span is None or self.parse_when is None:
             return
+        start, end = span
         try:
-            t = self.parse_when(text, self.replay.start, self.replay.end)
-        except Exception as exc:   # a mistyped time: say why, keep the replay where it is
+            t = self.parse_when(text, start, end)
+        except Exception as exc:   # a mistyped time: say why, keep the view where it is
             self.say(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", "warning", 5)
             return
-        outside = _outside(t, self.replay.start, self.replay.end, self.replay.interval or 1.0)
+        interval = (self.replay.interval if self.replay is not None else self.position.interval) or 1.0
+        outside = _outside(t, start, end, interval, "recording" if self.mode is ViewMode.REPLAY else "history")
         if outside:
             self.say(f"{text} is {outside}", "warning", 5)
         self.feed.send(SeekTime(t))
@@ -344,17 +357,18 @@ class MysqltopApp(App[None]):
             yield SystemCommand(k.help.capitalize(), f"key: {k.show}", _runner(self, action))
 
 
-def _outside(t: float, start: float, end: float, interval: float) -> str | None:
-    """Why a goto target is not in the recording (it lands on the nearest end), or None."""
+def _outside(t: float, start: float, end: float, interval: float, what: str) -> str | None:
+    """Why a goto target is not in the recording or the live history held (it lands on the
+    nearest end), or None."""
     from datetime import datetime
 
     def clock(x: float) -> str:
         return datetime.fromtimestamp(x).strftime("%H:%M:%S")
 
     if t < start - interval:
-        return f"before the recording (it starts at {clock(start)}): showing its first sample"
+        return f"before the {what} (it starts at {clock(start)}): showing its first sample"
     if t > end + interval:
-        return f"after the recording (it ends at {clock(end)}): showing its last sample"
+        return f"after the {what} (it ends at {clock(end)}): showing its last sample"
     return None
 
 

@@ -1,7 +1,8 @@
 """Commands from the App to its feed thread: one small immutable type each.
 
 The App sends them with `Feed.send`; the feed applies them between polls (live) or samples
-(replay) in its own thread, so the UI never waits on a poll or a SQLite read.
+(replay) in its own thread, so the UI never waits on a poll or a SQLite read. The moving commands
+mean the same on either timeline: live, they pause in the history held in memory.
 """
 
 from __future__ import annotations
@@ -31,30 +32,42 @@ class ToggleRecord:
 
 @dataclass(frozen=True)
 class Play:
-    """Replay: play (True), pause (False) or toggle (None)."""
+    """Play (True), pause (False) or toggle (None). Live: pause in history / back to live."""
 
     playing: bool | None = None
 
 
 @dataclass(frozen=True)
 class Step:
-    """Replay: pause and move `n` samples (negative: back)."""
+    """Pause and move `n` samples (negative: back)."""
 
     n: int
 
 
 @dataclass(frozen=True)
 class SeekTime:
-    """Replay: show the sample at or before epoch `t`."""
+    """Pause at the sample at or before epoch `t`."""
 
     t: float
 
 
 @dataclass(frozen=True)
 class Jump:
-    """Replay: show the sample nearest `seconds` from the one shown."""
+    """Show the sample nearest `seconds` from the one shown."""
 
     seconds: float
+
+
+@dataclass(frozen=True)
+class NextFinding:
+    """Go to where the next (+1) or previous (-1) finding starts (a finding absent just before)."""
+
+    direction: int
+
+
+@dataclass(frozen=True)
+class ToEnd:
+    """Live: back to live. Replay: the last sample."""
 
 
 @dataclass(frozen=True)
@@ -69,4 +82,5 @@ class NextBookmark:
     """Replay: go to the next bookmark (wrapping to the first)."""
 
 
-FeedCommand = Union[Stop, SetInterval, ToggleRecord, Play, Step, SeekTime, Jump, Speed, NextBookmark]
+FeedCommand = Union[Stop, SetInterval, ToggleRecord, Play, Step, SeekTime, Jump, NextFinding, ToEnd, Speed,
+                    NextBookmark]

@@ -1,17 +1,21 @@
-"""Feeds: a daemon thread that produces frames for the App and takes commands from it.
+"""Feeds: a daemon thread that produces what the App shows and takes commands from it — frames and
+commands in, events out (feed_events.py), no Textual here, so the layer under the widgets runs
+and is tested headless.
 
 The blocking work (a poll that may hang on a stalled server, SQLite reads and parsing of a
 recording) runs here, never on the UI thread. A plain daemon thread rather than a Textual
 thread worker: Textual runs those in the default executor, which the interpreter joins at
 exit, so quitting would wait for a hung poll. Commands (typed: one dataclass each, in
-feed_commands.py) arrive on a queue and are applied between polls; results go back as messages
-through the App's thread-safe `post_message`.
+feed_commands.py) arrive on a queue and are applied between polls.
 
 The live feed starts before the App (`begin`), so its first poll overlaps Textual's import and its
-first frame can be drawn as text at once (views.first_look). What it posts meanwhile is kept as
-the means to make each message, not the message: making one imports Textual's message classes,
-and a second thread importing into Textual's import cycle while the main thread imports Textual
-would see half-made modules. The App's `start` makes them, on the main thread.
+first frame can be drawn as text at once (views.first_look). The events it posts meanwhile are
+kept and handed over when the App `start`s it.
+
+Live, the engine keeps every sample in the session's history (recording/history.SampleRing). `p`
+or a moving key pauses in it: a Browser over a cursor on that history takes over what is shown
+(the same one a replay uses), while polling — and recording — go on; `p` again or `end` follows
+live again and drops the cursor with its frame cache.
 """
 
 from __future__ import annotations
@@ -20,33 +24,23 @@ import queue
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.engine import Recorder
+from mysqltop.recording.cursor import Cursor
+from mysqltop.recording.history import SampleRing, capacity_for
 from mysqltop.sources.base import nice_this_thread
-from mysqltop.views.tui.feed_commands import FeedCommand, SetInterval, Stop, ToggleRecord
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.browse import TREND, Browser
+from mysqltop.views.tui.feed_commands import FeedCommand, Play, SetInterval, Stop, ToEnd, ToggleRecord
+from mysqltop.views.tui.feed_events import Failed, FeedEvent, FrameShown, LivePolled, Notice
+from mysqltop.views.tui.position import Position, ViewMode
 
-if TYPE_CHECKING:
-    from textual.message import Message
-
-MakeMessage = Callable[[], "Message"]
-
-TREND = 300                                           # frames kept for charts and sparklines
-INTERVALS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
-FIRST_GAP = 0.3                                       # s between the first two live polls
-SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-
-
-def step_choice(choices: tuple[float, ...], current: float, direction: int) -> float:
-    """The next value up (+1) or down (-1) the ladder from `current` (which may be off-ladder)."""
-    if direction > 0:
-        return next((c for c in choices if c > current + 1e-9), choices[-1])
-    return next((c for c in reversed(choices) if c < current - 1e-9), choices[0])
+Post = Callable[[FeedEvent], object]
 
 
 class Feed:
@@ -59,8 +53,11 @@ class Feed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._early: list[MakeMessage] | None = None    # posted before the App was there
-        self._target: Callable[[Message], object] = lambda m: None
+        self._early: list[FeedEvent] | None = None    # posted before the App was there
+        self._target: Post = lambda event: None
+
+    def initial_position(self) -> Position:
+        raise NotImplementedError
 
     def begin(self) -> None:
         """Start the thread before the App runs (the first poll overlaps the UI's start-up); what
@@ -70,27 +67,26 @@ class Feed:
             self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
             self._thread.start()
 
-    def start(self, post: Callable[[Message], object]) -> None:
+    def start(self, post: Post) -> None:
         with self._lock:
             early, self._early = self._early or [], None
             self._target = post
-        for make in early:
-            post(make())
+        for event in early:
+            post(event)
         if self._thread is None:
             self._thread = threading.Thread(target=self._main, name=f"mysqltop-{self.name}", daemon=True)
             self._thread.start()
 
-    def _post(self, make: MakeMessage) -> None:
-        """Post the message `make()` makes (kept unmade until the App is there)."""
+    def _post(self, event: FeedEvent) -> None:
         with self._lock:
             if self._early is not None:
-                self._early.append(make)
+                self._early.append(event)
                 return
             target = self._target
-        target(make())
+        target(event)
 
     def _notice(self, text: str, severity: str = "information") -> None:
-        self._post(partial(_notice, text, severity))
+        self._post(Notice(text, severity))
 
     def send(self, command: FeedCommand) -> None:
         self._commands.put(command)
@@ -107,7 +103,7 @@ class Feed:
         try:
             self.run()
         except Exception as exc:  # the UI must stay alive and say why the data stopped
-            self._post(partial(_failed, f"{type(exc).__name__}: {exc}"))
+            self._post(Failed(f"{type(exc).__name__}: {exc}"))
         finally:
             try:
                 self.close()
@@ -132,13 +128,10 @@ class Feed:
         """The pacing loop's wait: apply the commands that arrive within `seconds` (None: until
         one does); True when there were any."""
         commands = self._wait(seconds)
-        self._apply_all(commands)
-        return bool(commands)
-
-    def _apply_all(self, commands: list[FeedCommand]) -> None:
         for command in commands:
             if not isinstance(command, Stop):
                 self.apply(command)
+        return bool(commands)
 
     def apply(self, command: FeedCommand) -> None:
         """Carry out one command from the App (a feed ignores commands that are not for it)."""
@@ -150,32 +143,14 @@ class Feed:
         pass
 
 
-# Makers of the messages, importing their classes only when called (see the module's docstring).
-def _notice(text: str, severity: str) -> Message:
-    from mysqltop.views.tui.messages import FeedNotice
-
-    return FeedNotice(text, severity)
-
-
-def _failed(text: str) -> Message:
-    from mysqltop.views.tui.messages import FeedFailed
-
-    return FeedFailed(text)
-
-
-def _frame_ready(frame: Frame, trend: tuple[Frame, ...], position: Position) -> Message:
-    from mysqltop.views.tui.messages import FrameReady
-
-    return FrameReady(frame, trend, position)
-
-
 def recording_name(now: float | None = None) -> str:
     stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%Y%m%d-%H%M%S")
     return f"mysqltop-{stamp}.mtrec"
 
 
 class LiveFeed(Feed):
-    """Polls `engine.step()` on a monotonic grid of `interval`; handles interval and recording."""
+    """Polls `engine.step()` on the engine's paced grid; handles interval, recording, and pausing
+    in the session's history. The interval is the engine's (`engine.interval`), nowhere else."""
 
     name = "live"
 
@@ -186,17 +161,40 @@ class LiveFeed(Feed):
         super().__init__()
         self.first_look = first_look          # shows the first frame before the App is up
         self.engine = engine
-        self.interval = interval
+        engine.set_interval(interval)
+        if engine.history is None:
+            engine.history = SampleRing(capacity_for(interval))
+        self.history: SampleRing = engine.history
         self.open_recorder = open_recorder
         self.record_path: str | None = None
         self._initial_record = record_path
         self.directory = directory
         self.trend: deque[Frame] = deque(maxlen=TREND)
+        self.browser: Browser | None = None   # paused in the history (None: following live)
+
+    @property
+    def interval(self) -> float:
+        return float(self.engine.interval)
+
+    def initial_position(self) -> Position:
+        return self._live_fields(Position(mode=ViewMode.LIVE))
+
+    def _live_fields(self, p: Position) -> Position:
+        stopped = self.engine.recording_stopped
+        newest = self.history.time_or_none(len(self.history) - 1)
+        behind = (newest - p.sample_time if newest is not None and p.sample_time is not None and not p.playing
+                  else None)
+        return replace(p, interval=self.interval, recording=self.record_path, behind_s=behind,
+                       recording_stopped=stopped.reason if stopped is not None else None)
 
     def position(self) -> Position:
-        stopped = self.engine.recording_stopped
-        return Position(mode="live", interval=self.interval, recording=self.record_path,
-                        recording_stopped=stopped.reason if stopped is not None else None)
+        if self.browser is not None:
+            return self.browser.position()
+        h = self.history
+        span = (h.time_or_none(h.first), h.time_or_none(len(h) - 1))
+        return self._live_fields(Position(
+            mode=ViewMode.LIVE, count=len(h), first=h.first, ended=True,
+            span=(span[0], span[1]) if span[0] is not None and span[1] is not None else None))
 
     def run(self) -> None:
         if self._initial_record:
@@ -217,17 +215,45 @@ class LiveFeed(Feed):
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
-        self._post(partial(_frame_ready, frame, tuple(self.trend), self.position()))
+        if self.browser is None:
+            self._post(FrameShown(frame, tuple(self.trend), self.position()))
+        else:
+            self._post(LivePolled(frame, self.position()))
 
+    # -- commands ---------------------------------------------------------------------------
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):
-            self.do_interval(command.seconds)
+            self.engine.set_interval(command.seconds)     # the source's timeouts follow it
         elif isinstance(command, ToggleRecord):
             self.do_record(command.path)
+        elif isinstance(command, ToEnd) or (isinstance(command, Play) and (
+                command.playing or (command.playing is None and self.browser is not None))):
+            self.follow_live()
+        elif isinstance(command, Play):
+            self.pause()
+        elif self.pause() and self.browser is not None:   # a moving key: pause first, then move
+            self.browser.apply(command)
 
-    def do_interval(self, seconds: float) -> None:
-        self.interval = seconds
-        self.engine.set_interval(seconds)      # live: the source's timeouts follow it
+    def pause(self) -> bool:
+        """Pause on the newest sample of the history (the cursor takes over); False if empty."""
+        if self.browser is not None:
+            return True
+        h = self.history
+        if len(h) == 0:
+            self._notice("no samples yet to go back to", "warning")
+            return False
+        self.browser = Browser(Cursor(h), self._post, ViewMode.LIVE, playing=False, describe=self._live_fields)
+        self.browser.cursor.go(len(h) - 1)
+        self.browser.show()
+        return True
+
+    def follow_live(self) -> None:
+        """Back to live: the newest frame at once, then each poll as it comes."""
+        if self.browser is None:
+            return
+        self.browser = None                     # drops the cursor and its frame cache
+        if self.trend:
+            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position()))
 
     def do_record(self, path: str | None = None) -> None:
         """Start recording to `path` (or a file named by the time), or stop if recording."""

@@ -21,14 +21,14 @@ from textual.widgets import Footer, Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
-from mysqltop.views.fleet_poll import FleetPoller, ServerState
+from mysqltop.fleet import FleetPoller, ServerState
 from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
-from mysqltop.views.tui.feeds import FIRST_GAP
+from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.views.tui.keys import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.heap import Collections
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
@@ -167,11 +167,12 @@ class ServerScreen(Screen[None]):
         named = st.good or frame
         server = named.server if named is not None else None
         self.status_bar.show(StatusState(
-            mode="live", address=st.name, flavor=server.flavor if server else None,
+            mode=ViewMode.LIVE, address=st.name, flavor=server.flavor if server else None,
             version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None and not frame.stale else None,
-            position=Position(mode="live", interval=self.interval, recording=st.recording),
-            recording=st.recording, alert=None if row.state == LIVE else row.state_text,
+            position=Position(mode=ViewMode.LIVE, interval=self.interval, recording=st.recording),
+            recording=st.recording,
+            alert=None if row.state == LIVE else f"{row.state_text} {row.outage}" if row.outage else row.state_text,
             clock=named.time if named is not None else None))
 
     def action_help(self) -> None:

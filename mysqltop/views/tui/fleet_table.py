@@ -23,6 +23,7 @@ from mysqltop.views.tui.widgets.lines import Lines
 NUMERIC = {"tps": 5, "qps": 5, "run": 3, "ms/s": 5, "history": 7, "ckpt": 5}
 WIDTHS = {**NUMERIC, "state": 13, "hottest latch": 16, "worst finding": 28, "version": 16}
 SERVER_WIDTH = (12, 28)
+OUTAGE_FROM = COLUMNS.index("tps")      # a row without data says why from here on
 GAP = "  "
 STATE_STYLE = {LIVE: "green", LATE: "bold yellow", NOT_ANSWERING: "bold red", DENIED: "bold red",
                CONNECTING: "dim"}
@@ -87,8 +88,17 @@ class FleetTable(VerticalScroll, can_focus=True):
     def _line(self, row: FleetRow, selected: bool) -> Text:
         stale = row.state not in (LIVE, LATE)
         text = Text(no_wrap=True, end="", style="reverse" if selected else "")
+        used = 0
         for i, (column, value) in enumerate(zip(COLUMNS, row.cells)):
             w = self.widths[column]
+            if row.outage and i == OUTAGE_FROM:
+                # A server without data: how long and why, in place of its old numbers, cut to
+                # what the screen has left (never dropped as the finding column would be at 80).
+                room = self.size.width - used - len(GAP) if self.size.width else 0
+                room = room if room >= 12 else sum(self.widths[c] + len(GAP) for c in COLUMNS[i:]) - len(GAP)
+                text.append(GAP)
+                text.append(_cut(row.outage, room).ljust(room), style="red")
+                break
             if column == "state":
                 style = STATE_STYLE.get(row.state, "")
             elif column == "worst finding":
@@ -100,6 +110,7 @@ class FleetTable(VerticalScroll, can_focus=True):
             cell = value.rjust(w) if column in NUMERIC else _cut(value, w).ljust(w)
             text.append(GAP if i else " ")
             text.append(cell, style=style)
+            used += len(GAP if i else " ") + w
         return text
 
     def _draw(self) -> None:
@@ -112,6 +123,9 @@ class FleetTable(VerticalScroll, can_focus=True):
             self.scroll_to(y=self.cursor, animate=False)
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def on_resize(self) -> None:
+        self._draw()
 
     def on_focus(self) -> None:
         self._draw()

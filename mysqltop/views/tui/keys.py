@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
+from mysqltop.views.tui.position import ViewMode
+
+LIVE, REPLAY = ViewMode.LIVE, ViewMode.REPLAY
+
 
 @dataclass(frozen=True)
 class Key:
@@ -13,7 +17,7 @@ class Key:
     show: str          # how the help screen and footer print it
     action: str
     help: str
-    mode: str = "any"  # any | live | replay
+    mode: ViewMode | None = None   # the timeline it applies to (None: both)
     footer: bool = False
     label: str = ""    # short footer text (defaults to the help text)
 
@@ -21,27 +25,29 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("question_mark", "?", "help", "show this help", footer=True, label="help"),
     Key("q,ctrl+c", "q", "quit", "quit (ctrl+c too)", footer=True, label="quit"),
-    Key("p,space", "p space", "pause", "pause / resume the display (replay: play / pause)", footer=True,
-        label="pause"),
-    Key("plus,equals_sign", "+", "interval(1)", "poll less often (longer interval)", "live", label="slower"),
-    Key("minus", "-", "interval(-1)", "poll more often (shorter interval)", "live", label="faster"),
+    Key("p,space", "p space", "pause", "pause (live: step back through the last hour; p again: live) / "
+        "play", footer=True, label="pause"),
+    Key("plus,equals_sign", "+", "interval(1)", "poll less often (longer interval)", LIVE, label="slower"),
+    Key("minus", "-", "interval(-1)", "poll more often (shorter interval)", LIVE, label="faster"),
     *(Key(str(n), "1…7" if n == 1 else str(n), f"zoom({n})", "zoom pane N, same key or esc to go back",
           footer=(n == 1), label="zoom") for n in range(1, 8)),
     Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
         footer=True, label="kill line"),
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
-    Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", "live", footer=True,
+    Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,
         label="rec"),
-    Key("left", "←", "step(-1)", "one sample back", "replay", footer=True, label="back"),
-    Key("right", "→", "step(1)", "one sample forward", "replay", footer=True, label="fwd"),
-    Key("left_square_bracket", "[", "jump(-60)", "jump a minute back", "replay"),
-    Key("right_square_bracket", "]", "jump(60)", "jump a minute forward", "replay"),
-    Key("g", "g", "goto", "go to a time (14:05, -10m, +5m, ISO)", "replay", footer=True,
-        label="goto"),
-    Key("less_than_sign", "<", "speed(-1)", "play slower", "replay"),
-    Key("greater_than_sign", ">", "speed(1)", "play faster", "replay"),
-    Key("b", "b", "bookmark", "next bookmark", "replay", footer=True, label="mark"),
+    Key("left", "←", "step(-1)", "one sample back", footer=True, label="back"),
+    Key("right", "→", "step(1)", "one sample forward"),
+    Key("left_square_bracket", "[", "finding(-1)", "back to where the previous finding started"),
+    Key("right_square_bracket", "]", "finding(1)", "on to where the next finding starts"),
+    Key("left_curly_bracket,shift+left", "{", "jump(-60)", "jump a minute back (shift+← too)"),
+    Key("right_curly_bracket,shift+right", "}", "jump(60)", "jump a minute forward (shift+→ too)"),
+    Key("g", "g", "goto", "go to a time (14:05, -10m, +5m, ISO)"),
+    Key("end", "end", "to_end", "live: back to live; replay: the last sample"),
+    Key("less_than_sign", "<", "speed(-1)", "play slower", REPLAY),
+    Key("greater_than_sign", ">", "speed(1)", "play faster", REPLAY),
+    Key("b", "b", "bookmark", "next bookmark", REPLAY, footer=True, label="mark"),
 )
 
 
@@ -55,9 +61,13 @@ def bindings() -> list[BindingType]:
     return out
 
 
-def keys_for(mode: str) -> list[Key]:
+def applies(key: Key, mode: ViewMode) -> bool:
+    return key.mode is None or key.mode is mode
+
+
+def keys_for(mode: ViewMode) -> list[Key]:
     """Keys that apply in this mode, for the help screen and the palette (one entry per zoom)."""
-    return [k for k in KEYS if k.mode in ("any", mode) and not (k.action.startswith("zoom(") and k.show != "1…7")]
+    return [k for k in KEYS if applies(k, mode) and not (k.action.startswith("zoom(") and k.show != "1…7")]
 
 
 def fleet_drill_keys() -> list[Key]:

@@ -12,15 +12,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from mysqltop.views.tui.keys import Key, keys_for
+from mysqltop.views.tui.keys import Key
 
 
-def help_table(mode: str, panes: Sequence[str], keys: Sequence[Key] | None = None) -> Table:
-    """`keys`: the keys of a screen that has its own set (the fleet drill-down); else the mode's."""
+def help_table(panes: Sequence[str], keys: Sequence[Key]) -> Table:
+    """The keys of the screen (the timeline's, or the fleet drill-down's) and the panes."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
-    for k in keys_for(mode) if keys is None else keys:
+    for k in keys:
         table.add_row(k.show, k.help)
     table.add_row("", "")
     table.add_row("panes", Text("  ".join(f"{n} {t}" for n, t in enumerate(panes, 1))))
@@ -32,14 +32,14 @@ def help_table(mode: str, panes: Sequence[str], keys: Sequence[Key] | None = Non
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "close", show=False)]
 
-    def __init__(self, mode: str, panes: Sequence[str], keys: Sequence[Key] | None = None) -> None:
+    def __init__(self, title: str, panes: Sequence[str], keys: Sequence[Key]) -> None:
         super().__init__(id="help")
-        self.mode, self.panes, self.keys = mode, panes, keys
+        self.title_text, self.panes, self.keys = title, panes, keys
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(Text(f"mysqltop keys ({self.mode})", style="bold"), id="help-title")
-            yield Static(help_table(self.mode, self.panes, self.keys), id="help-body")
+            yield Static(Text(f"mysqltop keys ({self.title_text})", style="bold"), id="help-title")
+            yield Static(help_table(self.panes, self.keys), id="help-body")
             yield Static(Text("esc, q or ? closes", style="dim"))
 
     def on_click(self) -> None:

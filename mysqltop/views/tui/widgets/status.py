@@ -13,7 +13,7 @@ from rich.text import Text
 
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
-from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.widgets.lines import Lines
 from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, StyleType
 from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
@@ -23,7 +23,7 @@ SEP = " │ "
 
 @dataclass(frozen=True)
 class StatusState:
-    mode: str = "live"                  # live | replay
+    mode: ViewMode = ViewMode.LIVE
     address: str | None = None
     flavor: str | None = None
     version: str | None = None
@@ -56,7 +56,7 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
     p = s.position
     DIM, HOT, OK, WARM = palette.dim, palette.hot, palette.ok, palette.warm
     out: list[tuple[int, Text]] = []
-    if s.mode == "replay" and s.source:
+    if s.mode is ViewMode.REPLAY and s.source:
         out.append((3, Text(visible(s.source), style=DIM)))
     if s.address:
         out.append((6, Text(visible(s.address), style=palette.strong)))
@@ -65,14 +65,20 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
         out.append((5, Text(ident)))
     if s.uptime_s is not None:
         out.append((2, Text(f"up {units.duration(s.uptime_s)}")))
-    if s.mode == "live":
+    if s.mode is ViewMode.LIVE:
         if s.server_clock is not None:
             out.append((4, Text(f"server {datetime.fromtimestamp(s.server_clock).strftime('%H:%M:%S')}")))
         elif s.clock is not None:
             out.append((4, Text(datetime.fromtimestamp(s.clock).strftime("%H:%M:%S"))))
         out.append((7, Text(f"every {units.duration(p.interval if p else None)}")))
         if s.paused:
-            out.append((10, Text("PAUSED", style=_badge(WARM))))
+            # Paused in the live history: how far behind live the moment shown is, and where.
+            behind = p.behind_s if p is not None else None
+            badge = "PAUSED" if not behind else f"PAUSED −{units.duration(behind)}"
+            out.append((10, Text(badge, style=_badge(WARM))))
+            if p is not None and p.index is not None and p.count is not None:
+                held = p.count - p.first
+                out.append((9, Text(f"{p.index - p.first + 1}/{held} held, end: live", style=DIM)))
         elif not s.alert:                   # with no fresh data the alert is the badge, never LIVE
             out.append((10, Text("LIVE", style=_badge(OK))))
     else:

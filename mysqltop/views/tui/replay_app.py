@@ -1,9 +1,12 @@
-"""The replay TUI over a recording file, shared by `replay` and `demo`: FILE and --start are
-checked (one line each) before the screen opens."""
+"""The replay TUI over a recording file, used by `replay` and `demo`: FILE and --start are
+checked (one line each) before the screen opens, by the same ReplaySource that `report` and
+`snapshot --replay` read through, so --start lands on the same sample in all three."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from mysqltop.views.tui.position import ViewMode
 
 
 def open_recording(path: str) -> Any:
@@ -18,46 +21,34 @@ def open_recording(path: str) -> Any:
     return reader
 
 
-def start_index(reader: Any, when: str | None) -> int:
-    from mysqltop.core.when import WhenError, parse_when
-    from mysqltop.errors import UserError
-
-    if not when:
-        return 0
-    meta = reader.meta
-    try:
-        t = parse_when(when, meta.start, meta.end)
-    except WhenError as exc:
-        raise UserError(f"--start {when}: {exc}", 2) from None
-    return int(reader.index_at(t))
-
-
 def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name: str | None = None,
                playing: bool = True) -> Any:
     """Shared by `replay` and `demo`: open and validate FILE and --start, build the App."""
     from pathlib import Path
 
-    from mysqltop.commands.checks import check_speed
+    from mysqltop.core.pacing import check_speed
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
-    from mysqltop.errors import UserError
+    from mysqltop.sources.replay import ReplaySource
     from mysqltop.views.tui.app import MysqltopApp
     from mysqltop.views.tui.replay_feed import ReplayFeed
 
     check_speed(speed)
-    reader = open_recording(path)
+    src = ReplaySource(path, start=start, on_damage=None)   # damage is said in the TUI, as it is met
     try:
-        first = start_index(reader, start)
-    except UserError:
-        reader.close()
+        first = src.cursor.next_readable(src.first - 1, 1)
+        if first is None:
+            raise src.unreadable()
+    except BaseException:
+        src.close()
         raise
-    # The reader moves to the feed thread now and is used only there.
+    reader = src.reader      # moves to the feed thread now and is used only there
     feed = ReplayFeed(lambda: reader, FramePipeline, start=first, speed=speed, playing=playing)
-    return MysqltopApp(feed, "replay", source_name=name or Path(path).name, parse_when=parse_when)
+    return MysqltopApp(feed, ViewMode.REPLAY, source_name=name or Path(path).name, parse_when=parse_when)
 
 
 def replay_tui(path: str, command: str = "replay", **kw: Any) -> int:
-    from mysqltop.commands.checks import check_terminal
+    from mysqltop.views.terminal import check_terminal
 
     app = replay_app(path, **kw)            # FILE and --start first: their errors say more
     check_terminal(command)

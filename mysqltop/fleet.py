@@ -52,6 +52,16 @@ class ServerState:
     latches: tuple[LatchTotal, ...] = ()      # merged by name and source, hottest first
     hottest: LatchTotal | None = None
     worst: Advice | None = None
+    queries: int = 0                      # client statements (without mysqltop's own) since the start
+
+    def down_for(self, now: float) -> float | None:
+        """Seconds since the server last gave fresh data (since the start when it never did);
+        None while its newest frame is fresh or before any poll result came."""
+        if self.frame is None and self.open_error is None:
+            return None
+        if self.frame is not None and not self.frame.stale:
+            return None
+        return now - (self.good_at if self.good_at is not None else self.started)
 
     def silent_for(self, now: float) -> float:
         """Seconds since the newest frame arrived (since the start when none did)."""
@@ -65,6 +75,37 @@ class _Slot:
     state: ServerState
     trend: deque[Frame] = field(default_factory=lambda: deque(maxlen=TREND))
     thread: threading.Thread | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def fleet_record_dir(path: str) -> str:
+    """--record in a fleet names a directory (made when its parent exists): one file per server."""
+    import os
+
+    from mysqltop.errors import UserError
+
+    d = Path(path).expanduser()
+    if d.exists() and not d.is_dir():
+        raise UserError(f"--record {path}: with several servers --record names a directory "
+                        "(one file per server), and this is a file")
+    if not d.exists():
+        if not d.parent.is_dir():
+            raise UserError(f"--record {path}: directory {d.parent} does not exist")
+        try:
+            d.mkdir()
+        except OSError as exc:
+            raise UserError(f"--record {path}: cannot create it: {exc.strerror or exc}") from None
+    if not os.access(d, os.W_OK):
+        raise UserError(f"--record {path}: directory is not writable")
+    return str(d)
+
+
+def _client_statements(frame: Frame) -> int:
+    """Client statements behind a fresh frame's qps (Questions without the monitor's own)."""
+    qps, dt = frame.throughput.qps, frame.elapsed
+    if frame.stale or qps is None or dt is None:
+        return 0
+    return max(0, round(qps * dt))
 
 
 class FleetPoller:
@@ -77,37 +118,69 @@ class FleetPoller:
         self.on_frame = on_frame
         self._clock = clock
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        now = clock()
-        self._slots: list[_Slot] = []
-        for m in members:
-            recorder, path, error = None, None, None
-            if record_dir is not None and open_recorder is not None:
-                path = str(Path(record_dir) / recording_file_name(m.name))
-                try:
-                    recorder = open_recorder(path)
-                except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
-                    path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
-            engine = Engine(m.source, FramePipeline(advice_every_s=ADVICE_EVERY_S), recorder)
-            self._slots.append(_Slot(m, engine, ServerState(
-                name=m.name, started=now, open_error=m.error, recording=path, recording_error=error)))
+        self._record_dir = record_dir
+        self._open_recorder = open_recorder
+        self._started = False
+        self._slots: list[_Slot] = [self._slot(m) for m in members]
+
+    def _slot(self, m: Member) -> _Slot:
+        recorder, path, error = None, None, None
+        if self._record_dir is not None and self._open_recorder is not None:
+            path = str(Path(self._record_dir) / recording_file_name(m.name))
+            try:
+                recorder = self._open_recorder(path)
+            except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
+                path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
+        engine = Engine(m.source, FramePipeline(advice_every_s=ADVICE_EVERY_S), recorder)
+        return _Slot(m, engine, ServerState(name=m.name, started=self._clock(), open_error=m.error,
+                                            recording=path, recording_error=error))
+
+    def add(self, member: Member) -> None:
+        """Watch one more server from now on (a probed target); started at once when polling runs."""
+        slot = self._slot(member)
+        with self._lock:
+            self._slots = [*self._slots, slot]
+        if self._started:
+            self._start(slot)
+
+    def remove(self, name: str) -> None:
+        """Stop watching a server: its loop ends after its current poll, then its source closes."""
+        with self._lock:
+            gone = [s for s in self._slots if s.member.name == name]
+            self._slots = [s for s in self._slots if s.member.name != name]
+        for slot in gone:
+            slot.stop.set()
+            threading.Thread(target=self._close, args=(slot, 30.0), daemon=True).start()
+
+    def _close(self, slot: _Slot, timeout: float) -> None:
+        if slot.thread is not None:
+            slot.thread.join(timeout)
+        if slot.thread is None or not slot.thread.is_alive():
+            try:
+                slot.engine.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection or full disk
+                pass
 
     @property
     def names(self) -> list[str]:
         return [s.member.name for s in self._slots]
 
     def start(self) -> None:
+        self._started = True
         for slot in self._slots:
-            slot.thread = threading.Thread(target=self._run, args=(slot,), daemon=True,
-                                           name=f"mysqltop-fleet-{slot.member.name}")
-            slot.thread.start()
+            self._start(slot)
+
+    def _start(self, slot: _Slot) -> None:
+        slot.thread = threading.Thread(target=self._run, args=(slot,), daemon=True,
+                                       name=f"mysqltop-fleet-{slot.member.name}")
+        slot.thread.start()
 
     def _run(self, slot: _Slot) -> None:
         def on_frame(frame: Frame) -> None:
             self._accept(slot, frame)
 
         try:
-            slot.engine.run(self.interval, on_frame=on_frame, stop_event=self._stop, pace=True)
+            slot.engine.run(self.interval, on_frame=on_frame, stop_event=slot.stop, pace=True)
         except Exception as exc:  # noqa: BLE001 - one member's crash must not end the fleet
             with self._lock:
                 slot.state = replace(slot.state, recording_error=f"poller stopped: {type(exc).__name__}: {exc}")
@@ -119,6 +192,12 @@ class FleetPoller:
         totals = latch_totals(frame.hotspots) if fresh else None      # outside the lock: views wait on it
         with self._lock:
             st = slot.state
+            if fresh and slot.trend:
+                # Only the newest frame's latch counters are read (the exporter); the trend's older
+                # frames drop theirs: ~100 per frame × 120 frames × every server adds up.
+                for old in slot.trend:
+                    if old.latch_counters:
+                        old.latch_counters = []
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
             slot.state = replace(
@@ -128,6 +207,7 @@ class FleetPoller:
                 latches=tuple(totals) if totals is not None else st.latches,
                 hottest=hottest_latch(frame, totals) if totals is not None else st.hottest,
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
+                queries=st.queries + _client_statements(frame),
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,
@@ -142,7 +222,8 @@ class FleetPoller:
 
     def stop(self, timeout: float = 1.0) -> None:
         """Stop every loop; wait briefly (a hung poll must not hold up quitting), then close."""
-        self._stop.set()
+        for slot in self._slots:
+            slot.stop.set()
         deadline = self._clock() + timeout
         for slot in self._slots:
             if slot.thread is not None:

@@ -1,0 +1,275 @@
+"""serve's HTTP side: `/metrics` (every server), `/probe?target=HOST[:PORT]` (one server, the
+mysqld_exporter / blackbox_exporter multi-target pattern), TLS and basic auth (web_config.py).
+
+Built to be left running on a network: a listen backlog of 1024 (the kernel caps it at
+net.core.somaxconn), a deadline of HEADER_TIMEOUT_S for a client to send its request line and
+headers (a slow or silent client is cut off, never holding a thread for long), a per-socket time-out
+for everything after, at most MAX_CONNECTIONS handled at once (the rest get 503 at once), GET and
+HEAD only. Scrapes never wait on a poll (they read the pollers' copies), and the exposition of one
+path is rendered at most once per CACHE_S, so many concurrent scrapes cost about one: polling keeps
+its pace whatever the HTTP side sees.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import socket
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlsplit
+
+from mysqltop.views.web_config import WebConfig
+
+BACKLOG = 1024
+HEADER_TIMEOUT_S = 10.0
+IO_TIMEOUT_S = 30.0
+MAX_CONNECTIONS = 256
+CACHE_S = 0.5
+
+Render = Callable[[bool], bytes]          # openmetrics? → the exposition
+TEXT = "text/plain; version=0.0.4; charset=utf-8"
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+
+class ProbeError(Exception):
+    """A /probe request that cannot be answered: `status` and a one-line reason."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class _Cache:
+    """Rendered expositions by (path, format) for CACHE_S; one render at a time per key, so a herd
+    of concurrent scrapes waits for one render instead of doing one each."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._entries: dict[tuple[str, str], tuple[float, bytes]] = {}
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str], render: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+            if len(self._locks) > 4096:           # probes of many targets: forget the oldest
+                self._locks.pop(next(iter(self._locks)))
+                self._entries.clear()
+        with lock:
+            hit = self._entries.get(key)
+            now = self.clock()
+            if hit is not None and now - hit[0] < CACHE_S:
+                return hit[1]
+            body = render()
+            self._entries[key] = (self.clock(), body)
+            return body
+
+
+class _Deadlines:
+    """One thread that shuts down connections whose request headers are overdue."""
+
+    def __init__(self) -> None:
+        self._due: dict[int, tuple[socket.socket, float]] = {}      # by fd: TLS wraps keep the fd
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="mysqltop-http-deadlines")
+        self._thread.start()
+
+    def watch(self, sock: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._due[sock.fileno()] = (sock, time.monotonic() + seconds)
+
+    def rewatch(self, sock: socket.socket) -> None:
+        """The same connection as a new socket object (TLS-wrapped), same deadline."""
+        with self._lock:
+            old = self._due.get(sock.fileno())
+            if old is not None:
+                self._due[sock.fileno()] = (sock, old[1])
+
+    def done(self, fd: int) -> None:
+        with self._lock:
+            self._due.pop(fd, None)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.25):
+            now = time.monotonic()
+            with self._lock:
+                late = [(fd, s) for fd, (s, t) in self._due.items() if t <= now]
+                for fd, _ in late:
+                    del self._due[fd]
+            for _, s in late:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class Endpoint(ThreadingHTTPServer):
+    request_queue_size = BACKLOG
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], render_all: Render,
+                 render_target: Callable[[str], Render], web: WebConfig | None = None) -> None:
+        self.render_all = render_all
+        self.render_target = render_target
+        self.web = web or WebConfig()
+        self.cache = _Cache()
+        self.deadlines = _Deadlines()
+        self._active = 0
+        self._active_lock = threading.Lock()
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+    # -- connections: bounded, TLS handshake in the connection's own thread --------------------------
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._active_lock:
+            busy = self._active >= MAX_CONNECTIONS
+            if not busy:
+                self._active += 1
+        if busy:
+            try:
+                request.setblocking(False)
+                request.send(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._active_lock:
+                self._active -= 1
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        fd = request.fileno()
+        self.deadlines.watch(request, HEADER_TIMEOUT_S)
+        try:
+            if self.web.tls is not None:
+                request.settimeout(HEADER_TIMEOUT_S)
+                try:
+                    request = self.web.tls.wrap_socket(request, server_side=True)
+                except (OSError, ssl.SSLError):
+                    return                       # not TLS, a bad certificate, or too slow: closed
+                self.deadlines.rewatch(request)
+            self.RequestHandlerClass(request, client_address, self)  # type: ignore[arg-type]
+        finally:
+            self.deadlines.done(fd)
+            if isinstance(request, ssl.SSLSocket):
+                try:
+                    request.close()
+                except OSError:
+                    pass
+
+    def shutdown_request(self, request: Any) -> None:
+        try:
+            super().shutdown_request(request)
+        except OSError:
+            pass
+
+    def server_close(self) -> None:
+        self.deadlines.stop()
+        super().server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Endpoint
+    timeout = IO_TIMEOUT_S
+    server_version = "mysqltop"
+    sys_version = ""
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        self.server.deadlines.done(self.connection.fileno())   # headers are in: the IO time-out takes over
+        return ok
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass                                             # no line per scrape on stderr
+
+    def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
+              extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in {**self.server.web.headers, **(extra or {})}.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _authorised(self) -> bool:
+        web = self.server.web
+        if not web.auth:
+            return True
+        header = self.headers.get("Authorization", "")
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "basic":
+            try:
+                user, sep, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+            except (binascii.Error, UnicodeDecodeError):
+                sep = ""
+            if sep and web.check(user, password):
+                return True
+        self._send(401, b"Unauthorized\n", extra={"WWW-Authenticate": 'Basic realm="mysqltop"'})
+        return False
+
+    def do_GET(self) -> None:
+        if not self._authorised():
+            return
+        url = urlsplit(self.path)
+        if url.path == "/metrics":
+            self._metrics("/metrics", self.server.render_all)
+        elif url.path == "/probe":
+            targets = parse_qs(url.query).get("target", [])
+            if len(targets) != 1 or not targets[0].strip():
+                self._send(400, b"give one target: /probe?target=HOST[:PORT]\n")
+                return
+            try:
+                render = self.server.render_target(targets[0].strip())
+            except ProbeError as exc:
+                self._send(exc.status, exc.reason.encode("utf-8", "replace") + b"\n")
+                return
+            self._metrics("/probe?" + targets[0].strip(), render)
+        elif url.path == "/":
+            self._send(200, b"<html><head><title>mysqltop</title></head><body><h1>mysqltop</h1>"
+                       b"<p><a href=\"/metrics\">/metrics</a> (every server), "
+                       b"/probe?target=HOST:PORT (one)</p></body></html>\n", "text/html; charset=utf-8")
+        else:
+            self._send(404, b"not found: /metrics or /probe?target=HOST[:PORT]\n")
+
+    do_HEAD = do_GET
+
+    def _metrics(self, key: str, render: Render) -> None:
+        openmetrics = "application/openmetrics-text" in self.headers.get("Accept", "")
+        content_type = OPENMETRICS if openmetrics else TEXT
+        body = self.server.cache.get((key, content_type), lambda: render(openmetrics))
+        extra = {}
+        if "gzip" in self.headers.get("Accept-Encoding", "") and len(body) > 1024:
+            body = gzip.compress(body, compresslevel=1)
+            extra["Content-Encoding"] = "gzip"
+        self._send(200, body, content_type, extra)
+
+    def _refuse(self) -> None:
+        self._send(405, b"only GET and HEAD\n", extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
+
+
+def serve_forever_in_thread(endpoint: Endpoint) -> threading.Thread:
+    t = threading.Thread(target=endpoint.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True,
+                         name="mysqltop-http")
+    t.start()
+    return t

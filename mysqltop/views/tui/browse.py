@@ -1,0 +1,187 @@
+"""Browser: moves the timeline cursor on the App's commands and says what to show — the one key
+handling path for the live TUI paused in its history and for a replay. No Textual here.
+
+The cursor (recording/cursor.py) does the moving and deriving over a store (the live ring or a
+recording), so a moment shows the same frame and advice here as in `report` and `snapshot
+--replay`. Playback runs in the engine's pacing loop (`run_paced`); `due` says when the next
+sample is due (its recorded gap after the previous one, divided by the speed; nothing while
+paused) and `advance` moves to it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from mysqltop.core.frame import Frame
+from mysqltop.core.pacing import SPEEDS, step_choice
+from mysqltop.recording.cursor import Cursor
+from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
+                                             Step, ToEnd)
+from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
+from mysqltop.views.tui.position import Position, ViewMode
+
+TREND = 300                   # frames kept for charts and sparklines
+FINDING_SCAN = 3600           # samples looked through for the next finding before giving up
+
+
+class Browser:
+    def __init__(self, cursor: Cursor, post: Callable[[FeedEvent], None], mode: ViewMode, *,
+                 speed: float = 1.0, playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = (),
+                 describe: Callable[[Position], Position] | None = None) -> None:
+        self.cursor = cursor
+        self.post = post
+        self.mode = mode
+        self.speed = speed
+        self.playing = playing
+        self.bookmarks = bookmarks
+        self.describe = describe or (lambda p: p)     # the feed's own fields (live: interval, recording)
+        self.moved_at = 0.0                           # monotonic time a sample was last shown
+
+    # -- what is shown ----------------------------------------------------------------------
+    def position(self) -> Position:
+        cur = self.cursor
+        i, lo, n = cur.index, cur.lo, len(cur)
+        before, at = (cur.time_at(i - 1), cur.time_at(i)) if i > lo else (None, None)
+        return self.describe(Position(
+            mode=self.mode, index=i, count=n, first=lo, sample_time=cur.clock_at(i),
+            span=(cur.clock_at(lo), cur.clock_at(n - 1)), playing=self.playing, speed=self.speed,
+            ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None))
+
+    def show(self) -> None:
+        self.moved_at = time.monotonic()
+        trend = tuple(self.cursor.history(self.cursor.index, TREND))
+        self.post(FrameShown(trend[-1], trend, self.position()))
+
+    def move(self, came_from: int) -> None:
+        """Show the cursor's sample; say so when the move stepped over damaged samples."""
+        i = self.cursor.index
+        lo, hi = sorted((came_from, i))
+        if hi - lo > 1:
+            bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
+            if bad:
+                self.post(Notice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
+                                 f"{bad[0]}–{bad[-1]} stepped over", "warning"))
+        self.show()
+
+    # -- playback (the pacing loop's due / tick) --------------------------------------------
+    def due(self, anchor: float) -> float | None:
+        """When the next sample is due: its recorded gap after the one shown, divided by the
+        speed (counted from the later of the last tick and the last move a command made); at
+        once when the end is reached (to say so); None while paused."""
+        cur = self.cursor
+        if not self.playing:
+            return None
+        nxt = cur.next_readable(cur.index, 1)
+        if nxt is None:
+            return anchor
+        return max(anchor, self.moved_at) + cur.gap(cur.index, nxt) / self.speed
+
+    def advance(self) -> bool:
+        if not self.playing:
+            return True
+        i = self.cursor.index
+        if self.cursor.step(1) == i:
+            self.playing = False            # reached the end: stay on the last sample
+            self.show()
+        else:
+            self.move(i)
+        return True
+
+    # -- commands ---------------------------------------------------------------------------
+    def apply(self, command: FeedCommand) -> bool:
+        """Carry out a moving command; False when it is not one."""
+        if isinstance(command, Play):
+            self.play(command.playing)
+        elif isinstance(command, Step):
+            self.step(command.n)
+        elif isinstance(command, SeekTime):
+            self.seek_time(command.t)
+        elif isinstance(command, Jump):
+            self.jump(command.seconds)
+        elif isinstance(command, NextFinding):
+            self.finding(command.direction)
+        elif isinstance(command, ToEnd):
+            self.playing = False
+            self.seek_index(len(self.cursor) - 1)
+        elif isinstance(command, Speed):
+            self.speed = step_choice(SPEEDS, self.speed, command.direction)
+            self.show()
+        elif isinstance(command, NextBookmark):
+            self.bookmark()
+        else:
+            return False
+        return True
+
+    def play(self, playing: bool | None = None) -> None:
+        self.playing = (not self.playing) if playing is None else playing
+        if self.playing and self.cursor.at_end():
+            self.move(self.cursor.go(self.cursor.lo))     # play at the end starts over
+        else:
+            self.show()
+
+    def step(self, n: int) -> None:
+        self.playing = False
+        i = self.cursor.index
+        self.cursor.step(n)
+        self.move(i)
+
+    def seek_index(self, i: int) -> None:
+        was = self.cursor.index
+        self.cursor.go(i)
+        self.move(was)
+
+    def seek_time(self, t: float) -> None:
+        was = self.cursor.index
+        self.cursor.seek(t)
+        self.move(was)
+
+    def jump(self, seconds: float) -> None:
+        cur = self.cursor
+        target = cur.nearest(cur.clock_at(cur.index) + seconds)
+        if target == cur.index:
+            was = cur.index
+            cur.step(1 if seconds > 0 else -1)
+            self.move(was)
+            return
+        self.seek_index(target)
+
+    def finding(self, direction: int) -> None:
+        """Go to the next sample (or the previous) where a finding starts: one the sample before
+        did not have. Frames come from the cursor, so the findings are those report lists."""
+        cur = self.cursor
+        j = cur.next_readable(cur.index, direction)
+        for _ in range(FINDING_SCAN):
+            if j is None:
+                break
+            started = self._started(j)
+            if started:
+                self.playing = False
+                self.post(Notice(f"finding: {started[0]}"))
+                self.seek_index(j)
+                return
+            j = cur.next_readable(j, direction)
+        where = "after" if direction > 0 else "before"
+        self.post(Notice(f"no finding starts {where} this moment", "warning"))
+
+    def _started(self, j: int) -> list[str]:
+        """Ids of the findings of sample j that the readable sample before it did not have."""
+        ids = _finding_ids(self.cursor.frame_at(j))
+        p = self.cursor.next_readable(j, -1)
+        before = _finding_ids(self.cursor.frame_at(p)) if p is not None else set()
+        return sorted(ids - before)
+
+    def bookmark(self) -> None:
+        now = self.cursor.clock_at(self.cursor.index)
+        nxt = next(((t, label) for t, label in self.bookmarks if t > now + 1e-6), None)
+        if nxt is None and self.bookmarks:
+            nxt = self.bookmarks[0]             # wrap around to the first
+        if nxt is None:
+            self.post(Notice("this recording has no bookmarks", "warning"))
+            return
+        self.post(Notice(f"bookmark: {nxt[1] or 'unnamed'}"))
+        self.seek_time(nxt[0])
+
+
+def _finding_ids(frame: Frame) -> set[str]:
+    return set() if frame.stale else {a.id for a in frame.advice}
