@@ -290,7 +290,7 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
                                     "--innodb-log-file-size=96M", "--innodb-buffer-pool-size=256M"],
              _spec(mode="update", threads=4, rows=100_000), "checkpoint_age",
              "SET GLOBAL innodb_io_capacity_max = 2000, GLOBAL innodb_io_capacity = 1000",
-             "checkpoint age % of max", warmup_s=45, observe=20, after=12),
+             "checkpoint age % of max", warmup_s=75, observe=20, after=12),
     Scenario("small redo", ["--innodb-log-file-size=8M", "--innodb-buffer-pool-size=256M"],
              _spec(mode="update", threads=4, rows=100_000), "checkpoint_age",
              "SET GLOBAL innodb_log_file_size = 268435456", "checkpoint age % of max", warmup_s=20, observe=20,
