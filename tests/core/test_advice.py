@@ -301,6 +301,7 @@ def test_flushing_held_to_io_capacity_names_it_before_the_redo_log() -> None:
     assert a.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100 — raise")
     assert "innodb_io_capacity_max = 200" in a.message and "innodb_log_file_size" not in a.message
     assert a.evidence.startswith("65 pages flushed/s against innodb_io_capacity = 100")
+    assert "the redo log holds 162 s of writes" in a.evidence
     # the held-out run: paced flushing at the cap (~107/s), the rest forced by the full redo log
     b = one(advise(_checkpoint_frames(420.0, 107.0, 313.0), {**REDO_96M, "innodb_io_capacity": "100",
                                                               "innodb_io_capacity_max": "200"}), "checkpoint_age")
@@ -316,6 +317,12 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     assert a.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     b = one(advise(_checkpoint_frames(375.0, 230.0, 145.0), v), "checkpoint_age")
     assert b.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    # flushing at its capacity, but the redo log holds only ~14 s of writes: the log is what is small
+    fast = _checkpoint_frames(65.0)
+    for f in fast:
+        f.flush.log_bytes_per_s = 60 * 2**20
+    d = one(advise(fast, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
+    assert d.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     # saturated storage: more IO capacity would not be written either
     frames = _checkpoint_frames(65.0)
     for f in frames:

@@ -219,6 +219,16 @@ def _age_pct_while_writing(f: Frame) -> float | None:
 # measured (update load, 96 MB redo, io_capacity 100 / max 200): 65 pages/s on average, never
 # above 200, age pinned at 88 %; with an 8 MB redo at 200 / 2000: 375 pages/s, bursts to 2,400.
 IO_CAPACITY_SHARE = 1.25
+# ... and only while the redo log holds this long of writes at the rate seen: a log that fills in
+# seconds is too small whatever the capacity (the 8 MB log above filled in ~8 s, the 96 MB one in ~80 s).
+REDO_ROOMY_S = 30.0
+
+
+def _max_age(f: Frame) -> float | None:
+    fl = f.flush
+    if not fl.checkpoint_age_pct or fl.checkpoint_age_bytes is None:
+        return None
+    return fl.checkpoint_age_bytes * 100.0 / fl.checkpoint_age_pct
 
 
 def _io_capacity_bound(w: Window, v: Vars) -> str | None:
@@ -230,6 +240,9 @@ def _io_capacity_bound(w: Window, v: Vars) -> str | None:
         return None
     if _iowait_note(w)[1]:
         return None       # the storage is saturated: more IO capacity would not be written
+    max_age, redo = w.avg(_max_age), w.avg(lambda f: f.flush.log_bytes_per_s)
+    if not max_age or not redo or max_age / redo < REDO_ROOMY_S:
+        return None
     flushed = w.avg(lambda f: f.flush.pages_flushed_per_s)
     paced = w.avg(lambda f: f.flush.paced_flushed_per_s)
     forced = w.avg(lambda f: f.flush.sync_flushed_per_s)
@@ -239,7 +252,7 @@ def _io_capacity_bound(w: Window, v: Vars) -> str | None:
     if (flushed is not None and flushed <= limit) or (
             paced is not None and forced is not None and paced <= limit and forced >= paced):
         return (f"{num(flushed)} pages flushed/s{split} against {v.show('innodb_io_capacity')}, "
-                f"{v.show('innodb_io_capacity_max')}")
+                f"{v.show('innodb_io_capacity_max')}; the redo log holds {num(max_age / redo)} s of writes")
     return None
 
 
