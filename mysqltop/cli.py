@@ -17,8 +17,10 @@ from mysqltop.core.safe_text import visible
 from mysqltop.errors import UserError
 
 # Order is the order shown in --help. "live" is the default when no command is named.
-COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse", "serve")
+COMMANDS = ("live", "replay", "demo", "record", "snapshot", "report", "parse", "import", "redact", "serve")
 DEFAULT_COMMAND = "live"
+# A command whose name is a Python keyword lives in a module named otherwise.
+MODULES = {"import": "import_collection"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mysqltop {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        module = importlib.import_module(f"mysqltop.commands.{name}")
+        module = importlib.import_module(f"mysqltop.commands.{MODULES.get(name, name)}")
         # add_help=False because -h is --host, as in the mysql client.
         sub = subs.add_parser(name, help=module.HELP, description=module.HELP, add_help=False)
         sub.add_argument("--help", action="help", help="show this help and exit")

@@ -68,3 +68,15 @@ def test_installed_demo_replays_the_bundled_incident_from_elsewhere(installed: P
 
     report = _run([mysqltop, "report", str(bundled)], cwd=tmp_path).stdout
     assert "243 samples" in report
+
+
+def test_installed_demo_lists_and_plays_the_gallery(installed: Path, tmp_path: Path) -> None:
+    mysqltop = str(installed / "mysqltop")
+    listed = _run([mysqltop, "demo", "--list"], cwd=tmp_path).stdout.splitlines()
+    names = [line.split()[0] for line in listed]
+    gallery = json.loads((ROOT / "recordings" / "gallery.json").read_text())
+    assert names == ["incident", *gallery]
+    for name in gallery:
+        path = Path(_run([mysqltop, "demo", name, "--path"], cwd=tmp_path).stdout.strip())
+        assert path.is_file() and installed.parent in path.parents and not path.is_symlink()
+        assert path.read_bytes() == (ROOT / "recordings" / f"{name}.mtrec").read_bytes()

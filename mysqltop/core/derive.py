@@ -9,6 +9,8 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
@@ -324,12 +326,18 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
     return lk
 
 
+UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
+
+
 def _lock_activity(cur: ParsedSample, frame: Frame) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
     frame.sessions = lock_tree.sessions(raw.sessions)
     frame.session_states = lock_tree.session_states(raw.session_states)
+    if raw.error is None:
+        frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
+                            and not (k == "transactions" and frame.transactions)]   # from the status text
     if raw.lock_waits is not None:
         frame.locks.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
@@ -480,7 +488,8 @@ def _host(prev: RawSample | None, cur: RawSample) -> Host | None:
     if h is None:
         return None
     # /proc/stat procs_running counts the thread reading it (our poller): report the others.
-    out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=h.loadavg[0])
+    load1 = h.loadavg[0] if h.loadavg and math.isfinite(h.loadavg[0]) else None   # NaN: not read (imports)
+    out = Host(cpus=h.cpus, run_queue=max(h.procs_running - 1, 0), load1=load1)
     ph = prev.host if prev is not None else None
     dt = cur.mono - prev.mono if prev is not None else None
     if ph is None or not valid_dt(dt):

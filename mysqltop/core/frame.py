@@ -268,6 +268,9 @@ class Frame:
     transactions: list[Transaction] = field(default_factory=list)
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
+    # Row sources the sample does not hold at all — neither read nor refused: an older recording,
+    # an import whose collection lacks them. Unknown, not none: panes say "not recorded".
+    unrecorded: list[str] = field(default_factory=list)
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch

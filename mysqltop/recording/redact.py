@@ -1,179 +1,207 @@
-"""`--redact`: drop SQL text and row data from stored SHOW ENGINE INNODB STATUS output.
+"""Redaction of a stored SHOW ENGINE INNODB STATUS (`record --redact`, `mysqltop redact`).
 
-SQL shows up after each "MySQL thread id …"/"MariaDB thread id …" line (TRANSACTIONS, LATEST
-DETECTED DEADLOCK, LATEST FOREIGN KEY ERROR), possibly over several lines. The statement is read
-with an SQL tokenizer (string literals with backslash escapes and doubled quotes, multi-line
-literals, `--`/`#`/`/* */` comments, backquoted names), so a line inside a literal or a comment
-never ends it, whatever it looks like; it ends at a line that starts, outside any literal or
-comment, like one InnoDB prints after a statement. The whole statement becomes one marker line.
-Row data shows up in lock/FK dumps after "PHYSICAL RECORD:" / "DATA TUPLE:" and becomes a marker.
-After the first statement, quoted strings left on the server's own lines are blanked too, so a
-statement cut short by a server-like line of its own still stores no literal.
+The server prints statement text after each "MySQL thread id …"/"MariaDB thread id …" line (the
+TRANSACTIONS list, LATEST DETECTED DEADLOCK, LATEST FOREIGN KEY ERROR) and prints it raw: a
+statement can hold any line the server prints itself — a forged `---TRANSACTION …` entry, a lock
+line, a section heading — and no reading of the text tells the forgery from the server's line.
+So nothing after a thread line is kept: from there to the next section heading only the server
+can have printed, the text becomes one marker line. A heading is the server's when it stands
+once in the whole text between its rule lines (a statement that copies one makes two, and then
+neither ends anything). The two sections made of free text, LATEST DETECTED DEADLOCK and LATEST
+FOREIGN KEY ERROR (a CREATE TABLE's clause is printed there with no thread line), keep only their
+heading and time.
+
+Kept: every line before the first thread line of a section (the TRANSACTIONS head: Trx id
+counter, purge state, history list length), the thread line itself cut after its query id (user,
+host and state are names), and every section without statements (SEMAPHORES, FILE I/O, LOG,
+BUFFER POOL, ROW OPERATIONS …). The transactions and lock waits a poll reads from INNODB_TRX
+and the lock tables are separate fields, redacted on their own (core/locks.without_statements).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+from typing import Callable
+
+from mysqltop.core.sample import RawSample
 
 SQL_MARK = "(SQL text redacted by mysqltop --redact)"
-ROW_MARK = "(row data redacted by mysqltop --redact)"
 
 # MariaDB thread id 11, OS thread handle 140257383147200, query id 138532 127.0.0.1 sbtest Writing to net
 # MySQL thread id 15, OS thread handle 0x7f…, query id 30 localhost root updating
-_THREAD = re.compile(r"^(MySQL|MariaDB) thread id \d+")
-# Record lock, heap no 2 PHYSICAL RECORD: n_fields 3; compact format; info bits 0
-# DATA TUPLE: 2 fields;
-_ROWS = re.compile(r"^(.*?(?:PHYSICAL RECORD: n_fields \d+; (?:compact|new-style|old-style) format; info bits \d+|"
-                   r"PHYSICAL RECORD:|DATA TUPLE: \d+ fields;))")
-# Lines InnoDB prints after a statement or a row dump (a run ends at one).
-_STRUCTURAL = re.compile(
-    r"^(?:---|\*\*\*|===|TRANSACTION |Trx |TABLE LOCK|RECORD LOCKS|Record lock|LOCK WAIT|"
-    r"(?:mysql|MariaDB) tables in use|\d+ lock struct|MySQL thread id|MariaDB thread id|"
-    r"History list|Purge done|LIST OF TRANSACTIONS|END OF INNODB|Total number of lock|"
-    r"Foreign key constraint|Trying to|But in parent|But the parent|the closest match|"
-    r"CONSTRAINT |WE ROLL BACK|TOO DEEP|Transaction:|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"
-)
-# The server prints at most 3000 bytes of a statement (max_query_len of the TRANSACTIONS list and
-# of a deadlock): a literal it cut off ends there, so past this many characters a server line
-# ends the run even while a literal is open.
-MAX_QUERY_CHARS = 3072
-# 'it''s', "a\"b" on a line of the server's own (after the first statement)
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"")
+_THREAD = re.compile(r"^((?:MySQL|MariaDB) thread id \d+(?:, OS thread handle [0-9a-fx]+)?(?:, query id \d+)?)")
+HEADINGS = frozenset({
+    "BACKGROUND THREAD", "SEMAPHORES", "LATEST FOREIGN KEY ERROR", "LATEST DETECTED DEADLOCK", "TRANSACTIONS",
+    "FILE I/O", "INSERT BUFFER AND ADAPTIVE HASH INDEX", "LOG", "BUFFER POOL AND MEMORY",
+    "INDIVIDUAL BUFFER POOL INFO", "ROW OPERATIONS", "END OF INNODB MONITOR OUTPUT"})
+FREE_SECTIONS = frozenset({"LATEST FOREIGN KEY ERROR", "LATEST DETECTED DEADLOCK"})
+_RULE = re.compile(r"^(?:-{3,}|={3,})$")
+# the time a deadlock / foreign key error section starts with: "2026-01-01 00:00:00 0x7f…", "260101 0:00:00"
+_SECTION_TIME = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: 0x[0-9a-f]+| \d+)?|\d{6} +\d{1,2}:\d\d:\d\d)"
+                           r"(?: Transaction:)?$")
 
 
-class SqlScanner:
-    """Where a statement's tokens stand at each line end: inside a literal or comment, or not."""
-
-    def __init__(self) -> None:
-        self.open: str | None = None        # "'", '"', "`" or "/*" while one is open
-
-    def feed(self, line: str) -> None:
-        i, n = 0, len(line)
-        while i < n:
-            if self.open == "/*":
-                end = line.find("*/", i)
-                if end < 0:
-                    return
-                self.open, i = None, end + 2
-            elif self.open is not None:
-                q = self.open
-                while i < n:
-                    c = line[i]
-                    if c == "\\" and q != "`":
-                        i += 2                  # backslash escape (NO_BACKSLASH_ESCAPES off)
-                    elif c == q:
-                        if i + 1 < n and line[i + 1] == q:
-                            i += 2              # doubled quote: still inside
-                        else:
-                            self.open, i = None, i + 1
-                            break
-                    else:
-                        i += 1
-            else:
-                c = line[i]
-                if c in "'\"`":
-                    self.open, i = c, i + 1
-                elif c == "#" or (line.startswith("--", i) and (i + 2 == n or line[i + 2] in " \t")):
-                    return                      # comment to the end of the line
-                elif line.startswith("/*", i):
-                    self.open, i = "/*", i + 2
-                else:
-                    i += 1
-
-
-# Server lines whole, with nothing free-form in them: they end a statement even inside a literal
-# that never closes (a statement the server cut at max_query_len, or malformed); until the next
-# thread line only such lines are then kept.
-_STRICT = re.compile(
-    r"^(?:---TRANSACTION (?:\([0-9a-fx]+\)|[0-9A-Fa-f]+(?: \d+)?), (?:ACTIVE(?: \(PREPARED\))?(?: \d+ sec)?"
-    r"|not started|COMMITTED IN MEMORY|PREPARED|ROLLING BACK)(?: [a-z ]+)?"
-    r"(?:, process no \d+, OS thread id \d+(?: [a-z ]+)?(?:, thread declared inside InnoDB \d+)?)?"
-    r"|Trx read view will not see trx with id >= \d+(?: \d+)?, sees < \d+(?: \d+)?"
-    r"|------- TRX HAS BEEN WAITING \d+(?:\.\d+)? ?\w+ FOR THIS LOCK TO BE GRANTED:"
-    r"|(?:LOCK WAIT )?\d+ lock struct\(s\), heap size \d+(?:, \d+ row lock\(s\))?(?:, undo log entries \d+)?"
-    r"|mysql tables in use \d+, locked \d+|-{3,}|\*\*\* \(\d+\) [A-Z ():]+|\*\*\* WE ROLL BACK TRANSACTION \(\d+\)"
-    r"|Trx id counter [0-9A-Fa-f]+(?: \d+)?|Purge done for trx's n:o < [0-9A-Fa-f ]+undo n:o < [0-9A-Fa-f ]+(?: state: [a-z ]+)?"
-    r"|History list length \d+|Total number of lock structs in row lock hash table \d+"
-    r"|LIST OF TRANSACTIONS FOR EACH SESSION:|[A-Z][A-Z /]+)$")
-_FREE_SECTIONS = ("LATEST DETECTED DEADLOCK", "LATEST FOREIGN KEY ERROR")
-_LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
-_ALWAYS_ONCE = frozenset({"FILE I/O", "INSERT BUFFER AND ADAPTIVE HASH INDEX", "LOG", "BUFFER POOL AND MEMORY",
-                          "ROW OPERATIONS", "END OF INNODB MONITOR OUTPUT"})
+def trusted_headings(lines: list[str]) -> set[int]:
+    """Line numbers of section headings the server printed: once in the text, after a rule."""
+    at: dict[str, list[int]] = {}
+    for n, line in enumerate(lines):
+        if line in HEADINGS:
+            at.setdefault(line, []).append(n)
+    return {ns[0] for ns in at.values() if len(ns) == 1 and ns[0] > 0 and _RULE.match(lines[ns[0] - 1])}
 
 
 def redact_status(text: str) -> str:
-    out: list[str] = []
-    mark: str | None = None          # inside a run that is being replaced by this marker
-    marked = False                   # the marker of the current run is out already
-    sql: SqlScanner | None = None    # the statement's scanner while in an SQL run
-    free = False                     # in a deadlock, a foreign key error or the transaction list
-    prev = ""
-    run_chars = 0
-    distrust = False                 # a statement ended inside an open literal
     lines = text.split("\n")
-    # Headings of sections the server always prints once and that hold no statement: one seen
-    # once is the server's (a forged copy makes two, and then neither is trusted). Only these end
-    # a run of distrust.
-    seen: dict[str, list[int]] = {}
+    trusted = trusted_headings(lines)
+    out: list[str] = []
+    zone = False                      # after a thread line (or in a free-text section)
+    free_head = 0                     # lines of a free section's head still to keep (rule, time)
     for n, line in enumerate(lines):
-        if line in _ALWAYS_ONCE:
-            seen.setdefault(line, []).append(n)
-    trusted = {at[0] for at in seen.values() if len(at) == 1}
-    for n, line in enumerate(lines):
-        if n in trusted and prev.startswith("---") and prev.strip("-") == "":
-            free, distrust, mark, sql = False, False, None, None
-        elif prev.startswith("---") and prev.strip("-") == "" and line.isupper() and not distrust:
-            # a section title; not after a statement cut inside a literal: the literal may hold one
-            free = line in _FREE_SECTIONS
-        elif line == _LIST_MARK:
-            free = True
-        prev = line
-        if mark is not None:
-            inside = sql is not None and sql.open is not None and run_chars <= MAX_QUERY_CHARS
-            if inside and _STRICT.match(line):
-                inside, distrust = False, True
-            if inside or not _STRUCTURAL.match(line):
-                if sql is not None:
-                    sql.feed(line)
-                    run_chars += len(line) + 1
-                if not marked:
-                    out.append(mark)
-                    marked = True
-                continue
-            mark, sql = None, None
-        rows = _ROWS.match(line)
-        if distrust and not _THREAD.match(line) and not _STRICT.match(line):
-            if line.strip() and (not out or out[-1] != SQL_MARK):
+        if n in trusted:
+            if zone and out and out[-1] == SQL_MARK:
+                out.append(lines[n - 1])          # the heading's rule line went into the zone
+            zone = False
+            out.append(line)
+            if line in FREE_SECTIONS:
+                zone, free_head = True, 2
+            continue
+        if zone:
+            if free_head:
+                free_head -= 1
+                if _RULE.match(line) or _SECTION_TIME.match(line):
+                    out.append(line)
+                    continue
+                free_head = 0
+            if n + 1 in trusted and _RULE.match(line):
+                continue                          # the next heading's rule: written with it
+            if out[-1:] != [SQL_MARK]:
                 out.append(SQL_MARK)
-        elif rows:
-            out.append(_blank(rows.group(1)) if free else rows.group(1))
-            mark, marked = ROW_MARK, rows.group(1) != line
-            if marked:
-                out.append(ROW_MARK)
-        elif _THREAD.match(line):
-            # the statement starts on the next line; quoted text here is a user or host name
-            out.append(_QUOTED.sub("?", line))
-            # distrust stays: after a statement cut inside a literal, this thread line may be the
-            # literal's own; it ends at a heading only the server can have printed
-            mark, marked, sql, run_chars = SQL_MARK, False, SqlScanner(), 0
-        elif free and line.strip() and not _STRUCTURAL.match(line) and not _KNOWN_FREE.match(line):
-            # not a line InnoDB prints here: the rest of a statement cut short by a line of its own
-            if not out or out[-1] != SQL_MARK:
-                out.append(SQL_MARK)
-        else:
-            out.append(_blank(line) if free else line)
+            continue
+        m = _THREAD.match(line)
+        if m is not None:
+            out.append(m.group(1))
+            zone = True
+            continue
+        out.append(line)
     return "\n".join(out)
 
 
-# Other lines InnoDB prints in a deadlock, a foreign key error and the transaction list.
-_KNOWN_FREE = re.compile(
-    r"^(?:\d{6} +\d{1,2}:\d\d:\d\d|\s*\d+: len \d+;|\s*\d+: SQL NULL|LATEST |Normal read view|Read view|"
-    r"[A-Za-z ,]*(?:index|table) [`\"]|for table |constraint|FOREIGN KEY|REFERENCES|update |delete |insert |"
-    r"DATA TUPLE|PHYSICAL RECORD|in index|, in index|is record:|child table|parent table|"
-    r"\d+ row lock|undo log|mysql tables|MariaDB tables|LOCK WAIT|TRX HAS|lock_mode|lock mode|"
-    r"Note that|Please refer|MySQL tables|No more|OS thread|Trx #rec|Last time|"
-    r"\(\d+\) |\d+ lock struct|=+$|-+$)")
+# --- shareable copies: names → stable pseudonyms (`mysqltop redact`) ---------------------------
+
+_PORT = re.compile(r"^(.*?)(?::\d+)?$")
+_LOCK_TABLE = re.compile(r"^`((?:[^`]|``)*)`\.`((?:[^`]|``)*)`")
+KEEP_INDEXES = frozenset({"PRIMARY", "GEN_CLUST_INDEX"})
+MIN_CHECKED = 3          # shorter names are replaced where they stand but not searched for afterwards
+NAMED_VARIABLES = frozenset({"hostname", "report_host", "wsrep_node_name", "wsrep_node_address",
+                             "wsrep_cluster_address", "wsrep_sst_receive_address", "server_uuid", "wsrep_cluster_name"})
 
 
-def _blank(line: str) -> str:
-    return _QUOTED.sub("?", line) if ("'" in line or '"' in line) else line
+class Pseudonyms:
+    """The same name → the same pseudonym (`user_1`, `host_2`, `schema_1`, `table_3`, `index_1`)
+    within one copy, so lock trees and session lists still read; `originals` is what was
+    replaced, for the check that none of it survives."""
+
+    def __init__(self, keep_server_host: bool = False) -> None:
+        self.keep_server_host = keep_server_host
+        self.names: dict[tuple[str, str], str] = {}
+        self.originals: dict[str, str] = {}          # original → pseudonym
+        self._pattern: re.Pattern[str] | None = None
+
+    def of(self, kind: str, name: object) -> object:
+        if not isinstance(name, str) or not name:
+            return name
+        key = (kind, name)
+        p = self.names.get(key)
+        if p is None:
+            p = f"{kind}_{sum(1 for k in self.names if k[0] == kind) + 1}"
+            self.names[key] = p
+            self.originals[name] = p
+            self._pattern = None
+        return p
+
+    def host(self, value: object) -> object:
+        if not isinstance(value, str) or not value:
+            return value
+        m = _PORT.match(value)
+        return self.of("host", m.group(1) if m else value)
+
+    def lock_table(self, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        m = _LOCK_TABLE.match(value)
+        if m is None:
+            return self.of("table", value)
+        return f"`{self.of('schema', m.group(1))}`.`{self.of('table', m.group(2))}`"
+
+    def index(self, value: object) -> object:
+        return value if not isinstance(value, str) or value in KEEP_INDEXES else self.of("index", value)
+
+    def pattern(self) -> re.Pattern[str] | None:
+        if self._pattern is None and self.originals:
+            names = sorted(self.originals, key=len, reverse=True)
+            self._pattern = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])")
+        return self._pattern
+
+    def text(self, value: object) -> object:
+        """Free text with every known name replaced."""
+        pat = self.pattern()
+        if not isinstance(value, str) or pat is None:
+            return value
+        return pat.sub(lambda m: self.originals[m.group(0)], value)
+
+    def checked(self) -> list[str]:
+        return [n for n in self.originals if len(n) >= MIN_CHECKED]
+
+
+def _rows(rows: list[list[object]] | None, cols: dict[int, Callable[[object], object]]) -> list[list[object]] | None:
+    if rows is None:
+        return None
+    return [[cols[i](v) if i in cols else v for i, v in enumerate(r)] if isinstance(r, list) else r for r in rows]
+
+
+def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
+    """The sample as a shareable copy holds it: statement text gone (status text per
+    redact_status, statement columns marked), user, host, schema, table and index names
+    pseudonymous, the server's host name too unless kept."""
+    sql = lambda v: SQL_MARK if v is not None else None   # noqa: E731
+    user, host = (lambda v: names.of("user", v)), names.host
+    schema = lambda v: names.of("schema", v)              # noqa: E731
+    sessions = _rows(raw.sessions, {1: user, 2: host, 3: schema, 7: sql})
+    transactions = _rows(raw.transactions, {2: user, 3: host, 11: sql})
+    lock_waits = _rows(raw.lock_waits, {2: user, 3: host, 5: sql, 8: user, 9: host, 13: sql,
+                                        14: names.lock_table, 15: names.index})
+    server = raw.server
+    if not names.keep_server_host:
+        server = dataclasses.replace(server, hostname=str(names.of("server", server.hostname)) if server.hostname else None,
+                                     address=None)
+        if raw.server.address:
+            names.host(raw.server.address)
+    variables = dict(raw.variables)
+    for k in NAMED_VARIABLES & set(variables):
+        if k == "hostname" and names.keep_server_host:
+            continue
+        variables[k] = str(names.of("server", variables[k])) if k == "hostname" else "(redacted)"
+    status = redact_status(raw.innodb_status) if raw.innodb_status else raw.innodb_status
+    out = dataclasses.replace(raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
+                              variables=variables, innodb_status=status)
+    return dataclasses.replace(
+        out,
+        innodb_status=names.text(out.innodb_status) if out.innodb_status else out.innodb_status,  # type: ignore[arg-type]
+        variables={k: str(names.text(v)) for k, v in out.variables.items()},
+        global_status={k: str(names.text(v)) for k, v in out.global_status.items()},
+        errors={k: str(names.text(v)) for k, v in out.errors.items()},
+        error=names.text(out.error) if out.error else out.error,  # type: ignore[arg-type]
+        session_states=_rows(out.session_states, {1: names.text}))
+
+
+def survivors(raw: RawSample, names: Pseudonyms) -> list[str]:
+    """Original names still in a redacted sample (any field, anywhere in its text)."""
+    checked = names.checked()
+    if not checked:
+        return []
+    blob = json.dumps(dataclasses.asdict(raw), default=str, ensure_ascii=False)
+    pat = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, sorted(checked, key=len, reverse=True)))
+                     + r")(?![\w$])")
+    return sorted(set(pat.findall(blob)))

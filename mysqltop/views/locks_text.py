@@ -127,7 +127,12 @@ def session_line(s: Session) -> str:
     return line
 
 
+NOT_RECORDED = "not recorded here (an older recording, or an import without them): unknown, not none"
+
+
 def not_read(frame: Frame, key: str) -> str | None:
+    if key in frame.unrecorded:
+        return NOT_RECORDED
     err = frame.errors.get(key)
     return _t(err.removeprefix("skipped: "), 300) if err else None
 

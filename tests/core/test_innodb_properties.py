@@ -51,6 +51,7 @@ def test_truncation_anywhere_keeps_complete_sections(text: str, data: st.DataObj
 
 NUMBERS = re.compile(r"\d+")
 COUNTERS = ("log", "row_operations", "buffer_pool", "file_io", "semaphores", "insert_buffer")
+SUMMED = ("hash_table_size", "hash_node_heap_buffers")  # one line per AHI partition, added up
 
 
 @FAST
@@ -69,7 +70,10 @@ def test_shuffled_lines(text: str, seed: int) -> None:
         got, ref = getattr(status, part), getattr(intact, part)
         for key, value in vars(got).items():
             if isinstance(value, int) and not isinstance(value, bool):
-                assert str(value) in printed or value == getattr(ref, key), (part, key, value)
+                # a line summed over AHI partitions that the shuffle moved out of its section
+                # is not counted: the sum of the lines left is a part of the intact sum
+                part_of_sum = key in SUMMED and 0 <= value <= (getattr(ref, key) or 0)
+                assert str(value) in printed or value == getattr(ref, key) or part_of_sum, (part, key, value)
 
 
 @FAST

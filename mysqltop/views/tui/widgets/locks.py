@@ -77,6 +77,9 @@ def copy_kill_line(app: object, frame: Frame | None) -> None:
     """The `k` key: show the hottest blocker's KILL line in a toast and put it on the clipboard."""
     line = lt.kill_line(frame) if frame is not None else None
     notify = getattr(app, "notify")
+    if line is None and frame is not None and "lock_waits" in frame.unrecorded:
+        notify(f"who blocks whom: lock waits {lt.NOT_RECORDED}", timeout=5, markup=False)
+        return
     if line is None:
         notify("no session is blocking another right now", timeout=3, markup=False)
         return

@@ -1,0 +1,75 @@
+"""`mysqltop import PATH… -o OUT.mtrec`: a pt-stalk collection (or saved outputs) as a recording."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "turn a pt-stalk collection or saved SHOW ENGINE INNODB STATUS / mysqladmin ext outputs into a recording"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="a pt-stalk directory, files of one collection, or saved outputs (docs/import.md)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.mtrec", help="recording to write (must not exist)")
+    p.add_argument("--prefix", metavar="YYYY_MM_DD_HH_MM_SS",
+                   help="which collection, when a directory holds several")
+    p.add_argument("--partial", action="store_true",
+                   help="import what is complete when a status or mutex file is cut short or empty")
+    p.add_argument("--at", metavar="ISO",
+                   help="time of the first sample of a plain mysqladmin series (it carries none), "
+                        "e.g. 2024-05-01T10:00:00Z")
+
+
+def run(args: argparse.Namespace) -> int:
+    import datetime
+    import os
+    import sys
+    from pathlib import Path
+
+    from mysqltop.core.safe_text import visible
+    from mysqltop.errors import UserError
+    from mysqltop.recording.writer import RecordingWriter
+    from mysqltop.sources.collection import ImportedSample, plan, run_import
+
+    out = Path(args.output)
+    if out.exists():
+        raise UserError(f"{out}: already exists (import writes a new recording; remove it or pick another name)", 2)
+    start = None
+    if args.at:
+        try:
+            when = datetime.datetime.fromisoformat(args.at.replace("Z", "+00:00"))
+        except ValueError:
+            raise UserError(f"--at: bad time {args.at!r} (expected ISO, e.g. 2024-05-01T10:00:00Z)", 2) from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        start = when.timestamp()
+    what = plan(args.paths, args.prefix)
+    tmp = out.with_name(f".{out.name}.importing")
+    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        p.unlink(missing_ok=True)
+    count = 0
+    last = None
+    try:
+        with RecordingWriter(tmp, interval=1.0) as writer:
+            def take(item: ImportedSample) -> None:
+                nonlocal count, last
+                if last is not None and item.raw.wall <= last:
+                    return                       # out of order (a clock step, a repeated page): dropped
+                writer.append(item.raw)
+                for note in item.bookmarks:
+                    writer.bookmark(item.raw.wall, None, None, note)
+                count += 1
+                last = item.raw.wall
+
+            imp = run_import(what, take, partial=args.partial, start=start)
+        if count == 0:
+            raise UserError(f"{' '.join(args.paths)}: no samples found in {what.label}", 1)
+        os.replace(tmp, out)
+    except BaseException:
+        for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            p.unlink(missing_ok=True)
+        raise
+    for note in imp.notes:
+        print(f"mysqltop: note: {visible(note)}", file=sys.stderr)
+    print(f"mysqltop: wrote {visible(str(out))} ({count} samples from {visible(what.label)})", file=sys.stderr)
+    return 0
