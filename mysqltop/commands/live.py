@@ -18,10 +18,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_answer_timeout(p)
     p.add_argument("--record", metavar="FILE", help="also record raw samples to FILE (several servers: "
                    "a directory, one file per server)")
-    p.add_argument("--keep-priority", action="store_true",
-                   help="leave the CPU priority alone (by default the TUI's session runs at nice -10 "
-                   "while it runs, where allowed: root or CAP_SYS_NICE; keys stay quick on a "
-                   "saturated box)")
+    p.add_argument("--raise-priority", action="store_true",
+                   help="run this terminal session (the shell too) at nice -10 while the TUI runs, "
+                   "restored at exit; needs root or CAP_SYS_NICE (keys stay quicker on a saturated box)")
+    # the old opt-out: leaving the priority alone is the default now
+    p.add_argument("--keep-priority", action="store_true", help=argparse.SUPPRESS)
     add_fleet_arguments(p)
 
 
@@ -49,9 +50,9 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.commands.priority import raised_priority
+    from mysqltop.views.session_priority import raised_priority
 
-    with raised_priority(not args.keep_priority):
+    with raised_priority(args.raise_priority):
         return _run(args)
 
 

@@ -19,6 +19,7 @@ from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total,
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
+from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
@@ -62,9 +63,8 @@ TRX_IDS_PER_WRITE_TRX = 2
 # capacity minus safety margins); only used when the server does not print the real value.
 MAX_CHECKPOINT_AGE_FRACTION = 0.81
 
-ENABLE_PS_HINT = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
-                  "WHERE NAME LIKE 'wait/synch/%'; on MariaDB latches created at startup are only "
-                  "instrumented with performance-schema-instrument='wait/synch/%=ON' in the server config")
+ENABLE_PS_HINT = (f"{ENABLE_SQL}; on MariaDB latches created at startup are only instrumented from the "
+                  f"server config: [mysqld] {hint_config()}")
 
 
 def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,

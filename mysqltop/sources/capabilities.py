@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from mysqltop.config import ConnectionOptions
+from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
 from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
 
 MYSQLD_NAMES = ("mysqld", "mariadbd")
-ENABLE_SQL = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
-              "WHERE NAME LIKE 'wait/synch/%'")
 NO_PS = "it came with MySQL 5.5"
-MARIADB_STARTUP_NOTE = ("on MariaDB, latches created at startup are only instrumented with "
-                        "performance-schema-instrument='wait/synch/%=ON' in the server config")
+MARIADB_STARTUP_NOTE = ("on MariaDB, latches created at startup are only instrumented from the server config: "
+                        f"[mysqld] {hint_config()}")
 
 
 @dataclass(frozen=True)
@@ -207,9 +206,9 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
                      "SHOW ENGINE INNODB STATUS and SHOW ENGINE INNODB MUTEX")
     elif not ps_on:
         notes.append("performance_schema is OFF, so latch waits come only from SHOW ENGINE INNODB STATUS"
-                     + (" (empty on MariaDB 10.6+)" if flavor == "mariadb" else "")
-                     + ": set performance_schema=ON in the server config and restart"
-                     + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else ""))
+                     + (" (empty on MariaDB 10.6+)" if flavor == "mariadb" else " and SHOW ENGINE INNODB MUTEX")
+                     + f": for the latch view put these lines in [mysqld] and restart: {hint_config()} "
+                     + f"({HINT_COST})" + _mutex_monitor_note(flavor, vt))
     else:
         try:
             total, enabled = (int(x or 0) for x in _rows(
@@ -222,7 +221,8 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         if ps_readable and enabled == 0:
             notes.append(f"the performance_schema wait/synch instruments are disabled: run {ENABLE_SQL} "
                          "(or mysqltop --enable-instruments)"
-                         + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else ""))
+                         + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else "")
+                         + _mutex_monitor_note(flavor, vt))
 
     try:
         mutex_rows = len(_rows(conn, "SHOW ENGINE INNODB MUTEX"))
@@ -248,6 +248,15 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
         mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
         local=pid is not None, mysqld_pid=pid, notes=tuple(notes))
+
+
+def _mutex_monitor_note(flavor: str, vt: tuple[int, ...]) -> str:
+    """MySQL 5.7+: SHOW ENGINE INNODB MUTEX answers without performance_schema (rw-locks always,
+    mutexes once the latch monitor counters are on)."""
+    if flavor == "mariadb" or vt < (5, 7):
+        return ""
+    return (f"; meanwhile mysqltop ranks what SHOW ENGINE INNODB MUTEX lists (rw-lock waits), and "
+            f"{MUTEX_MONITOR_SQL} (runtime, cheap) adds mutex waits to it")
 
 
 def _is_loopback(opts: ConnectionOptions) -> bool:
@@ -298,7 +307,8 @@ def find_local_mysqld(opts: ConnectionOptions, hostname: str, pid_file: str, dat
 
 
 def enable_synch_instruments(conn: Any) -> list[str]:
-    """Turn on (ENABLED and TIMED) every wait/synch instrument; lines saying what changed."""
+    """Turn on (ENABLED and TIMED) the latch instruments mysqltop ranks, and no others; lines
+    saying what changed and the config lines that keep it over a restart."""
     import pymysql
 
     version, user = _rows(conn, "SELECT VERSION(), CURRENT_USER()")[0]
@@ -307,21 +317,21 @@ def enable_synch_instruments(conn: Any) -> list[str]:
     if ps_on is None:
         raise UserError(f"this server has no performance_schema ({NO_PS}): there are no instruments to enable")
     if not ps_on:
-        raise UserError("performance_schema is OFF and cannot be turned on at runtime: set "
-                        "performance_schema=ON in the server config and restart")
+        raise UserError("performance_schema is OFF and cannot be turned on at runtime: put these lines in "
+                        f"[mysqld] and restart: {hint_config()}")
     try:
         with conn.cursor() as cur:
-            changed = cur.execute(ENABLE_SQL + " AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
+            changed = cur.execute(f"{ENABLE_SQL.replace(' WHERE ', ' WHERE (', 1)}) "
+                                  "AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
     except pymysql.err.MySQLError as e:
         raise UserError(f"cannot enable the instruments ({one_line(e)}): run GRANT UPDATE ON "
                         f"performance_schema.setup_instruments TO {grantee(str(user))}; or run {ENABLE_SQL} "
                         "as an administrator") from None
-    total = int(_rows(conn, "SELECT COUNT(*) FROM performance_schema.setup_instruments "
-                            "WHERE NAME LIKE 'wait/synch/%'")[0][0])
-    lines = [f"enabled {changed} of {total} performance_schema wait/synch instruments "
-             f"(ENABLED='YES', TIMED='YES'); the change lasts until the server restarts"
-             if changed else f"all {total} performance_schema wait/synch instruments were already enabled; "
-                             "nothing changed"]
-    if changed and mariadb:
-        lines.append(MARIADB_STARTUP_NOTE)
+    where = ENABLE_SQL.split(" WHERE ", 1)[1]
+    total = int(_rows(conn, f"SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE {where}")[0][0])
+    lines = [f"enabled {changed} of the {total} latch instruments mysqltop ranks ({', '.join(LATCH_INSTRUMENTS)}; "
+             f"ENABLED='YES', TIMED='YES'); the change lasts until the server restarts"
+             if changed else f"all {total} latch instruments mysqltop ranks were already enabled; nothing changed",
+             f"to keep them over a restart{' (and for latches created at startup)' if mariadb else ''}, "
+             f"the server config's [mysqld] lines are: {hint_config()} ({HINT_COST})"]
     return lines

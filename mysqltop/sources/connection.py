@@ -19,13 +19,11 @@ from mysqltop.core.sample import Failure
 from mysqltop.errors import UserError
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
-from mysqltop.sources.failure import CONNECTION_GONE, classify
-from mysqltop.sources.poll_statements import has_json_arrayagg
+from mysqltop.sources.failure import classify
 from mysqltop.sources.poll_timing import Timing
 
 RETRY_FAST_S = 30.0            # after a failure, a connect attempt every read for this long …
 BACKOFF_MAX_S = 30.0           # … then one every this many seconds
-GROUP_CONCAT_MAX_LEN = 4 * 2**20
 
 
 class Link:
@@ -57,7 +55,6 @@ class Link:
         conn = connect(self.opts, max(t.answer_timeout, self.opts.connect_timeout), self.opts.connect_timeout)
         try:
             caps = detect_capabilities(conn, self.opts, strict=True)
-            session_setup(conn, caps)
         except BaseException:
             conn.close()
             raise
@@ -124,7 +121,6 @@ class Link:
             conn._read_timeout = conn._write_timeout = t.answer_timeout
             try:
                 caps = detect_capabilities(conn, self.opts, strict=False)
-                session_setup(conn, caps)
             except BaseException:
                 conn.close()
                 raise
@@ -167,23 +163,6 @@ class Link:
             self._rc_next_at = float("inf")          # no further attempts after close
         if ready is not None:
             ready[0].close()
-
-
-def session_setup(conn: Any, caps: Capabilities) -> None:
-    """Room for the JSON forms: MariaDB cuts a JSON_ARRAYAGG text at group_concat_max_len (a DBA
-    may have lowered it), and a text cut short costs that poll's rows. The bounded statements
-    need well under a megabyte; this session allows 4 MB."""
-    import pymysql
-
-    if not has_json_arrayagg(caps.flavor, caps.version_tuple):
-        return
-    try:
-        with conn.cursor() as cur:
-            cur.execute(f"SET SESSION group_concat_max_len = {GROUP_CONCAT_MAX_LEN}")
-    except pymysql.err.MySQLError as e:
-        if caps_mod.error_code(e) in (0, *CONNECTION_GONE) or caps_mod.error_code(e) >= 2000:
-            raise                      # the connection is gone: the caller's to report
-        # refused: the counted JSON texts still refuse a cut, falling back to plain rows
 
 
 def force_close(conn: Any) -> None:

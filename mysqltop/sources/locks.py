@@ -1,13 +1,19 @@
-"""Lock waits, transactions and busy sessions: the statements one poll adds for the locks pane.
+"""Lock waits, transactions and busy sessions: the statements a poll adds for the locks pane, and
+how their rows become the recorded shapes.
 
 Chosen per server from what it has (no probing round trip): MySQL 8.0+ keeps lock waits in
 performance_schema.data_lock_waits/data_locks, MariaDB and MySQL 5.5–5.7 in
 information_schema.INNODB_LOCK_WAITS/INNODB_LOCKS; INNODB_TRX (PROCESS) is everywhere. Sessions
 come from performance_schema.threads with the statement digest where performance_schema is
-readable, else from information_schema.PROCESSLIST. Every statement is bounded (LIMIT, LEFT() on
-statement text) so a server with 5,000 sessions costs the same as one with 50. A statement the
-server refuses is dropped by the poller after its first failure; `explain_error` turns a refusal
-into the GRANT that fixes it.
+readable, else from SHOW PROCESSLIST.
+
+Statements that cannot hurt the server: every read is a plain, bounded read of rows (LIMIT
+ROWS_READ, LEFT() on statement text) with no ORDER BY, GROUP BY or aggregate that needs an
+internal temporary table; the rows kept are chosen and ordered here. information_schema.PROCESSLIST
+is never read (the server materialises it, LONGTEXT and all, into an on-disk Aria table every
+time); thread names come from performance_schema.threads, or from SHOW PROCESSLIST's rows without
+performance_schema. A statement the server refuses is dropped by the poller after its first
+failure; `explain_error` turns a refusal into the GRANT that fixes it.
 
 Row shapes (recorded as-is in RawSample, read by core/locks.py):
   lock_waits      [waiting_trx, waiting_thread, waiting_user, waiting_host, wait_s, waiting_sql,
@@ -24,11 +30,8 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import itertools
-import json
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterable
 
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
@@ -42,160 +45,216 @@ SQL_CHARS = 300            # statement text is cut on the server: bytes on the w
 # A transaction's statement as far as SHOW ENGINE INNODB STATUS prints it (600 bytes): core
 # fences each entry's statement off the status text with it (core/read_views.py).
 STATUS_SQL_CHARS = 600
+# Rows one read may return (a server with 5,000 sessions costs the wire what one with 1,000 does);
+# the kept rows are chosen from these client-side.
+ROWS_READ = 1000
 
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
-_IDLE = "'Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Slave_IO', 'Slave_SQL', 'Slave_worker'"
+IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL", "Slave_worker")
+_IDLE = ", ".join(f"'{c}'" for c in IDLE_COMMANDS)
 
 _TRX = "information_schema.INNODB_TRX"
-_PL = "information_schema.PROCESSLIST"
-_JSON_PLAIN = {str, int, type(None)}
-_SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_THREADS = "performance_schema.threads"
 
 
 def _sql(col: str) -> str:
     return f"LEFT({col}, {SQL_CHARS})"
 
 
+def _desc(v: Any) -> float:
+    return -float(v) if isinstance(v, (int, float)) else 0.0
+
+
+def _text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
 @dataclass(frozen=True)
 class Select:
-    """One bounded row statement, in two wire forms with the same rows in the same order.
-
-    plain: `SELECT cols FROM … ORDER BY … LIMIT n`, one row packet per row and one column
-    definition packet per column per poll, each decoded in Python (18 definitions for the lock
-    waits even when nobody waits). as_json (MariaDB 10.5+, whose JSON_ARRAYAGG takes ORDER BY and
-    LIMIT): the same rows as one JSON text, `[[col, …], …]`, plus COUNT(*) of the rows before the
-    LIMIT, so a text cut at group_concat_max_len is refused (json_rows), never trusted. The ORDER
-    BY names a total order, so both forms list tied rows alike."""
+    """One plain, bounded row statement (no ORDER BY: nothing to sort on the server) and the rows
+    a poll keeps of it: `order` over plain rows, then the first `keep`."""
 
     cols: tuple[str, ...]
     rest: str                 # FROM … [WHERE …]
-    order: str
-    limit: int
-    json_extra: tuple[str, ...] = ()     # aggregates the JSON form also answers, after COUNT(*)
+    keep: int
+    order: Callable[[list[Any]], Any]
+    # (thread, user, host, command) column positions filled from SHOW PROCESSLIST's rows where
+    # performance_schema is not readable (the statement then reads NULL there)
+    thread_cols: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
-    def plain(self) -> str:
-        return f"SELECT {', '.join(self.cols)} {self.rest} ORDER BY {self.order} LIMIT {self.limit}"
+    def sql(self) -> str:
+        return f"SELECT {', '.join(self.cols)} {self.rest} LIMIT {ROWS_READ}"
 
-    @property
-    def as_json(self) -> str:
-        return (f"SELECT JSON_ARRAYAGG(JSON_ARRAY({', '.join(self.cols)}) ORDER BY {self.order} LIMIT {self.limit}), "
-                f"{', '.join(('COUNT(*)', *self.json_extra))} {self.rest}")
+    def pick(self, rows: list[list[Any]]) -> list[list[Any]]:
+        return sorted(rows, key=self.order)[:self.keep]
 
 
-def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...]) -> Select:
+def _who(alias: str, ps: bool) -> tuple[str, str, str]:
+    """user, host, command of the thread joined as `alias` (NULLs without performance_schema)."""
+    if not ps:
+        return "NULL", "NULL", "NULL"
+    return f"{alias}.PROCESSLIST_USER", f"{alias}.PROCESSLIST_HOST", f"{alias}.PROCESSLIST_COMMAND"
+
+
+def _join(alias: str, thread: str, ps: bool) -> str:
+    return f" LEFT JOIN {_THREADS} {alias} ON {alias}.PROCESSLIST_ID = {thread}" if ps else ""
+
+
+def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...], ps: bool) -> Select:
+    ru, rh, _ = _who("rp", ps)
+    bu, bh, bc = _who("bp", ps)
     return Select(
-        ("r.trx_id", "r.trx_mysql_thread_id", "rp.USER", "rp.HOST", "TIMESTAMPDIFF(SECOND, r.trx_wait_started, NOW())",
-         _sql("r.trx_query"), "b.trx_id", "b.trx_mysql_thread_id", "bp.USER", "bp.HOST",
-         "TIMESTAMPDIFF(SECOND, b.trx_started, NOW())", "b.trx_state", "bp.COMMAND", _sql("b.trx_query"), *lock_cols),
+        ("r.trx_id", "r.trx_mysql_thread_id", ru, rh, "TIMESTAMPDIFF(SECOND, r.trx_wait_started, NOW())",
+         _sql("r.trx_query"), "b.trx_id", "b.trx_mysql_thread_id", bu, bh,
+         "TIMESTAMPDIFF(SECOND, b.trx_started, NOW())", "b.trx_state", bc, _sql("b.trx_query"), *lock_cols),
         f"FROM ({waits}) w JOIN {_TRX} r ON r.trx_id = w.req_trx JOIN {_TRX} b ON b.trx_id = w.blk_trx "
-        + lock_join +
-        f" LEFT JOIN {_PL} rp ON rp.ID = r.trx_mysql_thread_id LEFT JOIN {_PL} bp ON bp.ID = b.trx_mysql_thread_id"
+        + lock_join + _join("rp", "r.trx_mysql_thread_id", ps) + _join("bp", "b.trx_mysql_thread_id", ps)
         # InnoDB also lists each queued request as blocked by every request queued before it:
-        # n sessions behind one row are n(n-1)/2 such edges, which would fill the LIMIT with the
-        # queue and hide sessions. Keep edges to locks that are held (a waiting blocker's own
+        # n sessions behind one row are n(n-1)/2 such edges, which would fill the rows kept with
+        # the queue and hide sessions. Keep edges to locks that are held (a waiting blocker's own
         # pending request is not what anyone waits for first); real chains hold a granted lock.
-        " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock",
-        "r.trx_wait_started, r.trx_id, b.trx_id", MAX_LOCK_WAITS)
+        + " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock",
+        MAX_LOCK_WAITS, lambda r: (_desc(r[4]), _text(r[0]), _text(r[6])),     # longest wait first
+        () if ps else ((1, 2, 3, -1), (7, 8, 9, 12)))
 
 
-# MariaDB, MySQL 5.5–5.7: the wait graph of the lock-table snapshot INNODB_TRX is taken from.
-LOCK_WAITS_IS = _lock_waits_select(
-    "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
-    "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
-    "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
-    ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"))
-# MySQL 8.0+: the same from performance_schema (needs SELECT on performance_schema).
-LOCK_WAITS_PS = _lock_waits_select(
-    "SELECT REQUESTING_ENGINE_TRANSACTION_ID AS req_trx, BLOCKING_ENGINE_TRANSACTION_ID AS blk_trx, "
-    "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
-    "FROM performance_schema.data_lock_waits",
-    "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
-    ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"))
+def _lock_waits_is(ps: bool) -> Select:
+    """MariaDB, MySQL 5.5–5.7: the wait graph of the lock-table snapshot INNODB_TRX is taken from."""
+    return _lock_waits_select(
+        "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
+        "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
+        "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
+        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"), ps)
 
-TRANSACTIONS = Select(
-    ("t.trx_id", "t.trx_mysql_thread_id", "p.USER", "p.HOST", "t.trx_state",
-     "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified", "t.trx_lock_structs",
-     "t.trx_isolation_level", "p.COMMAND", f"LEFT(t.trx_query, {STATUS_SQL_CHARS})",
-     "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
-    f"FROM {_TRX} t LEFT JOIN {_PL} p ON p.ID = t.trx_mysql_thread_id",
-    "t.trx_started, t.trx_id", MAX_TRANSACTIONS,
-    # every transaction waiting for a lock, beyond the LIMIT too: the poll asks for the lock
-    # waits only when this is not 0 (sources/mysql.py)
-    json_extra=("COUNT(CASE WHEN t.trx_state = 'LOCK WAIT' THEN 1 END)",))
 
+def _lock_waits_ps(ps: bool) -> Select:
+    """MySQL 8.0+: the same from performance_schema (needs SELECT on performance_schema)."""
+    return _lock_waits_select(
+        "SELECT REQUESTING_ENGINE_TRANSACTION_ID AS req_trx, BLOCKING_ENGINE_TRANSACTION_ID AS blk_trx, "
+        "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
+        "FROM performance_schema.data_lock_waits",
+        "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
+        ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"), ps)
+
+
+def _transactions(ps: bool) -> Select:
+    user, host, command = _who("p", ps)
+    return Select(
+        ("t.trx_id", "t.trx_mysql_thread_id", user, host, "t.trx_state",
+         "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified",
+         "t.trx_lock_structs", "t.trx_isolation_level", command, f"LEFT(t.trx_query, {STATUS_SQL_CHARS})",
+         "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
+        f"FROM {_TRX} t" + _join("p", "t.trx_mysql_thread_id", ps),
+        MAX_TRANSACTIONS, lambda r: (_desc(r[5]), _text(r[0])),                 # oldest first
+        () if ps else ((1, 2, 3, 10),))
+
+
+LOCK_WAITS_IS, LOCK_WAITS_PS = _lock_waits_is(True), _lock_waits_ps(True)
+TRANSACTIONS = _transactions(True)
 SESSIONS_PS = Select(
     ("t.PROCESSLIST_ID", "t.PROCESSLIST_USER", "t.PROCESSLIST_HOST", "t.PROCESSLIST_DB", "t.PROCESSLIST_COMMAND",
      "t.PROCESSLIST_STATE", "t.PROCESSLIST_TIME", _sql("COALESCE(s.DIGEST_TEXT, t.PROCESSLIST_INFO)")),
-    "FROM performance_schema.threads t LEFT JOIN performance_schema.events_statements_current s "
+    f"FROM {_THREADS} t LEFT JOIN performance_schema.events_statements_current s "
     "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
     f"WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_COMMAND NOT IN ({_IDLE}) "
     "AND t.PROCESSLIST_ID <> CONNECTION_ID()",
-    "t.PROCESSLIST_TIME DESC, t.PROCESSLIST_ID", MAX_SESSIONS)
-SESSIONS_IS = Select(
-    ("ID", "USER", "HOST", "DB", "COMMAND", "STATE", "TIME", _sql("INFO")),
-    f"FROM {_PL} WHERE COMMAND NOT IN ({_IDLE}) AND ID <> CONNECTION_ID()",
-    "TIME DESC, ID", MAX_SESSIONS)
-# Grouped in a derived table, so the JSON form can aggregate the groups.
-_STATE_COLS = ("g.command", "g.state", "g.sessions", "g.longest")
-_STATE_ORDER = "g.sessions DESC, g.longest DESC, g.command, g.state"
-SESSION_STATES_PS = Select(
-    _STATE_COLS,
-    "FROM (SELECT PROCESSLIST_COMMAND AS command, COALESCE(PROCESSLIST_STATE, '') AS state, COUNT(*) AS sessions, "
-    "MAX(PROCESSLIST_TIME) AS longest FROM performance_schema.threads "
-    "WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_ID <> CONNECTION_ID() GROUP BY 1, 2) g",
-    _STATE_ORDER, MAX_STATES)
-SESSION_STATES_IS = Select(
-    _STATE_COLS,
-    "FROM (SELECT COMMAND AS command, COALESCE(STATE, '') AS state, COUNT(*) AS sessions, MAX(TIME) AS longest "
-    f"FROM {_PL} WHERE ID <> CONNECTION_ID() GROUP BY 1, 2) g",
-    _STATE_ORDER, MAX_STATES)
+    MAX_SESSIONS, lambda r: (_desc(r[6]), r[0] if isinstance(r[0], int) else 0))  # longest in its state first
+# All foreground sessions in one row (a plain aggregate: no GROUP BY, no temporary table); the busy
+# ones are grouped client-side from the sessions rows.
+SESSION_COUNTS_PS = (
+    "SELECT COUNT(*), COUNT(CASE WHEN PROCESSLIST_COMMAND = 'Sleep' THEN 1 END), "
+    f"MAX(CASE WHEN PROCESSLIST_COMMAND = 'Sleep' THEN PROCESSLIST_TIME END) FROM {_THREADS} "
+    "WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_ID <> CONNECTION_ID()")
+PROCESSLIST_SQL = "SHOW PROCESSLIST"        # without performance_schema: no temporary table either
 
-LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.plain, LOCK_WAITS_PS.plain
-TRANSACTIONS_SQL = TRANSACTIONS.plain
+LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.sql, LOCK_WAITS_PS.sql
+TRANSACTIONS_SQL = TRANSACTIONS.sql
 
 
-def selects(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, Select]]:
-    """(key, statement) for this server, in the order a poll sends them."""
+@dataclass(frozen=True)
+class LockReads:
+    """The lock, transaction and session statements of one server."""
+
+    lock_waits: Select
+    transactions: Select
+    ps: bool                     # sessions from performance_schema; else SHOW PROCESSLIST
+
+    def first_trip(self) -> list[tuple[str, str]]:
+        """(key, SQL) sent every poll; without performance_schema the states are counted from the
+        processlist rows (no statement of their own)."""
+        if self.ps:
+            return [(K_SESSIONS, SESSIONS_PS.sql), (K_SESSION_STATES, SESSION_COUNTS_PS)]
+        return [(K_SESSIONS, PROCESSLIST_SQL)]
+
+
+def reads(flavor: str, version: tuple[int, ...], ps_readable: bool) -> LockReads:
     mysql8 = flavor != "mariadb" and tuple(version[:2]) >= (8, 0)
-    out = [(K_LOCK_WAITS, LOCK_WAITS_PS if mysql8 else LOCK_WAITS_IS), (K_TRANSACTIONS, TRANSACTIONS)]
-    if ps_readable:
-        out += [(K_SESSIONS, SESSIONS_PS), (K_SESSION_STATES, SESSION_STATES_PS)]
-    else:
-        out += [(K_SESSIONS, SESSIONS_IS), (K_SESSION_STATES, SESSION_STATES_IS)]
+    return LockReads(lock_waits=_lock_waits_ps(ps_readable) if mysql8 else _lock_waits_is(ps_readable),
+                     transactions=_transactions(ps_readable), ps=ps_readable)
+
+
+def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, str]]:
+    """(key, SQL) of the lock and transaction reads for this server."""
+    r = reads(flavor, version, ps_readable)
+    return [(K_LOCK_WAITS, r.lock_waits.sql), (K_TRANSACTIONS, r.transactions.sql), *r.first_trip()]
+
+
+# ---- rows → recorded shapes ---------------------------------------------------------------------
+Threads = dict[int, tuple[Any, Any, Any]]        # thread id → (user, host, command)
+
+
+def processlist_rows(rows: Any, own_id: int | None) -> tuple[list[list[Any]], Threads]:
+    """SHOW PROCESSLIST (Id, User, Host, db, Command, Time, State, Info[, Progress]) → every
+    session but ours in the sessions shape, and who each thread is."""
+    out: list[list[Any]] = []
+    threads: Threads = {}
+    for r in plain_rows(rows):
+        if len(r) < 8 or not isinstance(r[0], int) or r[0] == own_id:
+            continue
+        threads[r[0]] = (r[1], r[2], r[4])
+        info = r[7][:SQL_CHARS] if isinstance(r[7], str) else r[7]
+        out.append([r[0], r[1], r[2], r[3], r[4], r[6], r[5], info])
+    return out, threads
+
+
+def busy(sessions: Iterable[list[Any]]) -> list[list[Any]]:
+    return [r for r in sessions if r[4] not in IDLE_COMMANDS]
+
+
+def session_groups(sessions: list[list[Any]], counts: Any = None) -> list[list[Any]]:
+    """[command, state, sessions, longest_s] per (command, state) of the sessions rows; `counts`
+    (SESSION_COUNTS_PS: all, sleeping, longest sleep) adds the idle ones the rows leave out."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for r in sessions:
+        key = (_text(r[4]), _text(r[5]))
+        g = groups.setdefault(key, [key[0], key[1], 0, None])
+        g[2] += 1
+        if isinstance(r[6], (int, float)) and (g[3] is None or r[6] > g[3]):
+            g[3] = r[6]
+    out = sorted(groups.values(), key=lambda g: (-g[2], _desc(g[3]), g[0], g[1]))[:MAX_STATES]
+    row = plain_rows(counts)[0] if counts else None
+    if row and len(row) >= 3 and isinstance(row[0], int) and isinstance(row[1], int):
+        if row[1]:
+            out.append(["Sleep", "", row[1], row[2]])
+        other = row[0] - row[1] - len(sessions)          # server threads, or busy beyond ROWS_READ
+        if other > 0:
+            out.append(["(other)", "", other, None])
     return out
 
 
-def has_json_form(flavor: str, version: tuple[int, ...]) -> bool:
-    """JSON_ARRAYAGG with ORDER BY and LIMIT: MariaDB 10.5+ (MySQL's takes neither)."""
-    return flavor == "mariadb" and tuple(version[:3]) >= (10, 5, 0)
-
-
-def json_rows(rows: Any, width: int, limit: int) -> list[list[Any]]:
-    """The rows of a Select.as_json result, as plain_rows gives those of the plain form; ValueError
-    for a text cut short (fewer rows than counted) or of an unexpected shape."""
-    row: Any = rows[0] if rows else ()
-    text = row[0] if row else None                    # NULL: no row matched
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8", "replace")
-    out = json.loads(text) if text else []
-    counted = row[1] if len(row) > 1 else None
-    if not isinstance(out, list) or not set(map(type, out)) <= {list} or not set(map(len, out)) <= {width}:
-        raise ValueError("unexpected JSON shape")
-    if not isinstance(counted, int) or len(out) != min(counted, limit):
-        raise ValueError(f"{len(out)} of {counted} rows in the JSON text")
-    if _SURROGATE.search(text or ""):                 # \ud800 escapes: no text a server can hold
-        out = [[v.encode("utf-8", "replace").decode("utf-8") if isinstance(v, str) else v for v in r]
-               for r in out]
-    if not set(map(type, itertools.chain.from_iterable(out))) <= _JSON_PLAIN:
-        out = plain_rows(out)                          # floats or nested values: as the plain form would
-    return out
-
-
-def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool,
-                    as_json: bool = False) -> list[tuple[str, str]]:
-    """(key, SQL) for this server, in the order a poll sends them (as_json: the JSON forms)."""
-    return [(k, sel.as_json if as_json else sel.plain) for k, sel in selects(flavor, version, ps_readable)]
+def fill_threads(sel: Select, rows: list[list[Any]], threads: Threads | None) -> list[list[Any]]:
+    """Who each thread is, from SHOW PROCESSLIST's rows (the statement read NULL there)."""
+    if not sel.thread_cols or threads is None:
+        return rows
+    for r in rows:
+        for tid, user, host, command in sel.thread_cols:
+            who = threads.get(r[tid]) if isinstance(r[tid], int) else None
+            if who is not None:
+                r[user], r[host] = who[0], who[1]
+                if command >= 0:
+                    r[command] = who[2]
+    return rows
 
 
 _DENIED = {1044, 1142, 1143, 1227}

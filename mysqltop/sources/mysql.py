@@ -21,9 +21,8 @@ from mysqltop.sources import poll_results
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.connection import Link, enable_instruments
 from mysqltop.sources.failure import classify
-from mysqltop.sources.poll_results import waiting
 from mysqltop.sources.poll_statements import (
-    K_LOCK_WAITS, K_TRANSACTIONS, K_VARS, STATUS_NAMES, VARIABLE_NAMES, Poll, PollStats, StatementPlan,
+    K_VARS, STATUS_NAMES, VARIABLE_NAMES, Poll, PollStats, StatementPlan,
 )
 from mysqltop.sources.poll_timing import Inflight, PollThread, Timing, wait_for_answer
 
@@ -74,7 +73,8 @@ class MySQLSource:
 
     def _adopted(self, conn: Any, caps: Capabilities) -> None:
         self.capabilities = caps
-        self.plan = StatementPlan(caps)          # a new connection (maybe a restarted server): all anew
+        # a new connection (maybe a restarted server): all anew
+        self.plan = StatementPlan(caps, getattr(conn, "server_thread_id", (None,))[0])
 
     @property
     def reconnects(self) -> int:
@@ -138,20 +138,10 @@ class MySQLSource:
         plan = self.plan
         assert plan is not None
         poll = Poll()
-        todo = plan.statements(mono)
-        deferred = plan.lock_waits_deferred()      # left out of `todo`
         conn.bytes_in = conn.bytes_out = 0
-        trips = plan.send(conn, todo, poll)
-        if deferred:
-            # The lock-wait join is the poll's dearest statement on the server (INNODB_TRX twice,
-            # PROCESSLIST twice) and its rows are empty unless a transaction waits for a lock.
-            # The transactions statement of this same poll counts the waiting ones over all of
-            # INNODB_TRX (not only its LIMIT): none → the edges are known to be none; some, or a
-            # count not read → one more round trip asks for them, so a lock wait is never missed.
-            if waiting(poll.values.get(K_TRANSACTIONS)) == 0:
-                poll.none_waiting = True
-            else:
-                trips += plan.send(conn, [(K_LOCK_WAITS, plan.lock_waits_sql())], poll)
+        trips = plan.send(conn, plan.statements(mono), poll)
+        if second := plan.second_trip(poll):
+            trips += plan.send(conn, second, poll)
         self.stats = PollStats(round_trips=trips, statements=len(poll.values) + len(poll.errors),
                                bytes_received=conn.bytes_in, bytes_sent=conn.bytes_out)
         if K_VARS in poll.values:

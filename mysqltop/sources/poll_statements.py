@@ -1,13 +1,26 @@
 """What one poll asks the server, and sending it: the statements, which of them are due, and the
-round trip that runs them.
+round trips that run them.
 
-One connection, one round trip per poll (CLIENT.MULTI_STATEMENTS; result sets walked with
-nextset()); a statement the server refuses for good is not sent again, and the sample keeps
-saying why it is missing.
+Statements that cannot hurt the server: plain, bounded reads of rows — no ordered or limited
+aggregate, no sort, no GROUP BY, nothing that needs an internal temporary table beyond the one
+the server fills for an information_schema table it is asked about (and never
+information_schema.PROCESSLIST, whose LONGTEXT column sends that table to disk). The rows kept
+are chosen client-side (sources/locks.py).
+
+Round trips (CLIENT.MULTI_STATEMENTS; result sets walked with nextset()): the first carries
+everything read every poll. INNODB_TRX and the lock-wait join are the dearest reads on a busy
+server (every transaction, copied under the transaction-system latch) and tell nothing new while
+no transaction waits for a lock and none is old: a second round trip reads them only when the
+first one shows a row-lock wait (Innodb_row_lock_current_waits), a session waiting for a lock
+(metadata, global read, backup, table or user lock: whoever holds it may be a transaction), a
+transaction ACTIVE for OLD_TRANSACTION_S or more in the InnoDB status text, or cannot tell. Otherwise the transactions
+come from the status text (core/locks.py) and the lock waits are known to be none. A statement
+the server refuses for good is not sent again; the sample keeps saying why it is missing.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,21 +56,16 @@ MUTEX_RETRY_S = 60.0
 
 # Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
 # are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py).
-_PS_WAITS_FROM = (
-    "FROM performance_schema.events_waits_summary_global_by_event_name "
+PS_WAITS_SQL = (
+    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
-PS_WAITS_SQL = "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT " + _PS_WAITS_FROM
-# The same rows as one JSON text where the server has JSON_ARRAYAGG: one packet instead of ~100
-# row packets PyMySQL decodes in Python (the JSON is parsed in C; integers stay exact).
-# COUNT(*) rides along: MariaDB builds the text like GROUP_CONCAT and cuts it at
-# group_concat_max_len, so a text with fewer rows than counted is refused, not trusted.
-PS_WAITS_JSON_SQL = ("SELECT JSON_ARRAYAGG(JSON_ARRAY(EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT)), COUNT(*) "
-                     + _PS_WAITS_FROM)
 
-
-def has_json_arrayagg(flavor: str, version: tuple[int, ...]) -> bool:
-    """MariaDB 10.5+, MySQL / Percona 5.7.22+."""
-    return tuple(version[:3]) >= ((10, 5, 0) if flavor == "mariadb" else (5, 7, 22))
+# A transaction ACTIVE this long in the InnoDB status text makes the poll read INNODB_TRX (who runs
+# it, rows locked): younger ones come and go with normal work and the status text lists them.
+OLD_TRANSACTION_S = 2
+# "---TRANSACTION 1234, ACTIVE 7 sec" / "ACTIVE (PREPARED) 7 sec". Statement text inside the
+# status can imitate such a line: that only makes the poll read INNODB_TRX, never skip it.
+_ACTIVE = re.compile(r"^---TRANSACTION [^\n]*?\bACTIVE (?:\(PREPARED\) )?(\d{1,9}) sec", re.M)
 
 
 def _in_list(names: tuple[str, ...]) -> str:
@@ -65,17 +73,13 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
-# MariaDB 10.5+: the same counters as one JSON object (one row packet instead of ~50, decoded in
-# C). information_schema spells the names in capitals; COUNT(*) refuses a text cut short.
-STATUS_JSON_SQL = ("SELECT JSON_OBJECTAGG(VARIABLE_NAME, VARIABLE_VALUE), COUNT(*) FROM information_schema.GLOBAL_STATUS "
-                   f"WHERE VARIABLE_NAME IN ({_in_list(STATUS_NAMES)})")
 METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
 # Statement keys used in RawSample.timings_ms / errors, in the order a poll sends them.
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
-K_LOCK_WAITS, K_TRANSACTIONS = locks_src.K_LOCK_WAITS, locks_src.K_TRANSACTIONS
+K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS = locks_src.K_LOCK_WAITS, locks_src.K_TRANSACTIONS, locks_src.K_SESSIONS
 K_VARS = POLL_STATEMENTS[-1]
 K_TIME = "server_time"
 
@@ -97,84 +101,105 @@ class Poll:
     values: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
-    none_waiting: bool = False        # lock waits not asked: the transactions counted no waiting one
+    none_waiting: bool = False        # lock waits not asked: the first round trip showed no row-lock wait
+
+
+def _status_value(rows: Any, name: str) -> int | None:
+    for r in rows or ():
+        if len(r) >= 2 and str(r[0]) == name:
+            v = r[1].decode() if isinstance(r[1], (bytes, bytearray)) else str(r[1])
+            return int(v) if v.isdigit() else None
+    return None
+
+
+def lock_waiting_sessions(rows: Any, state_col: int) -> bool:
+    """Is a session of the sessions read waiting for a lock the server keeps outside InnoDB's
+    row locks ("Waiting for table metadata lock", "… global read lock", "User lock" …)?"""
+    for r in rows or ():
+        state = r[state_col] if len(r) > state_col else None
+        if isinstance(state, str) and ((state.startswith("Waiting for") and "lock" in state) or state == "User lock"):
+            return True
+    return False
+
+
+def oldest_active_s(status_text: str) -> int | None:
+    """The longest ACTIVE time of the status text's transactions; None when it lists none."""
+    return max((int(m.group(1)) for m in _ACTIVE.finditer(status_text)), default=None)
 
 
 class StatementPlan:
-    """Which statements a poll of one connection sends, in which wire form, and what the server
-    refused for good. Reset for every new connection (maybe a restarted, upgraded server)."""
+    """Which statements a poll of one connection sends, and what the server refused for good.
+    Made anew for every new connection (maybe a restarted, upgraded server)."""
 
-    def __init__(self, caps: Capabilities) -> None:
+    def __init__(self, caps: Capabilities, own_thread_id: int | None = None) -> None:
         self.caps = caps
+        self.own_thread_id = own_thread_id       # our connection: left out of SHOW PROCESSLIST's rows
         self.disabled: dict[str, str] = {}       # statement key → permanent error text
         self.mutex_empty_polls = 0
         self.mutex_asked_at = float("-inf")
         self.variables_at: float | None = None
         self.multi = True                        # the server takes multi-statements
-        self.selects: dict[str, locks_src.Select] = dict(
-            locks_src.selects(caps.flavor, caps.version_tuple, caps.performance_schema))
-        # Statements polled in their JSON form (one text instead of rows: PS_WAITS_JSON_SQL,
-        # STATUS_JSON_SQL, locks.Select.as_json); a statement whose JSON form fails or reads odd
-        # leaves the set and is read as plain rows from the next poll.
-        self.json: set[str] = {K_PS} if has_json_arrayagg(caps.flavor, caps.version_tuple) else set()
-        if locks_src.has_json_form(caps.flavor, caps.version_tuple):
-            self.json |= {K_GSTATUS, *locks_src.KEYS}
-        self.json_sent: frozenset[str] = frozenset()
+        self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema)
 
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
         c = self.caps
-        as_json = self.json_sent = frozenset(self.json)
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self.mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self.mutex_asked_at >= MUTEX_RETRY_S):
             self.mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         if c.performance_schema:
-            stmts.append((K_PS, PS_WAITS_JSON_SQL if K_PS in as_json else PS_WAITS_SQL))
-        stmts.append((K_GSTATUS, STATUS_JSON_SQL if K_GSTATUS in as_json else STATUS_SQL))
+            stmts.append((K_PS, PS_WAITS_SQL))
+        stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column:
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
             stmts.append((K_METRICS, METRICS_SQL + cond))
-        # The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
-        # MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
-        now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
-        stmts.append((K_TIME, f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
-                              "WHERE VARIABLE_NAME = 'ROWS_READ')" if c.flavor == "mariadb" else f"SELECT {now}"))
-        stmts += [(k, sel.as_json if k in as_json else sel.plain) for k, sel in self.selects.items()
-                  if not (k == K_LOCK_WAITS and self.lock_waits_deferred())]
+        stmts.append((K_TIME, self._clock_sql()))
+        stmts += self.locks.first_trip()
         if self.variables_due(mono):
             stmts.append((K_VARS, VARIABLES_SQL))
         return [(k, s) for k, s in stmts if k not in self.disabled]
 
+    def _clock_sql(self) -> str:
+        """The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
+        MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out
+        (from performance_schema where readable: information_schema would fill a table for it)."""
+        c = self.caps
+        now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
+        if c.flavor != "mariadb":
+            return f"SELECT {now}"
+        if c.performance_schema and c.version_tuple >= (10, 5):
+            return (f"SELECT {now}, (SELECT VARIABLE_VALUE FROM performance_schema.session_status "
+                    "WHERE VARIABLE_NAME = 'Rows_read')")
+        return (f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
+                "WHERE VARIABLE_NAME = 'ROWS_READ')")
+
+    def second_trip(self, poll: Poll) -> list[tuple[str, str]]:
+        """(key, SQL) of the reads the first round trip calls for: the transactions when one is
+        old or waits, the lock-wait join when one waits (or when the first trip cannot tell).
+        Sets poll.none_waiting when the lock waits are known to be none."""
+        v = poll.values
+        waits = _status_value(v.get(K_GSTATUS), "Innodb_row_lock_current_waits") if K_GSTATUS in v else None
+        status = v.get(K_STATUS)
+        oldest = oldest_active_s(str(status[0][2])) if status and len(status[0]) > 2 else OLD_TRANSACTION_S
+        waiting = waits is None or waits > 0
+        others = lock_waiting_sessions(v.get(K_SESSIONS), 5 if self.locks.ps else 6)
+        out = []
+        if waiting or others or (oldest is not None and oldest >= OLD_TRANSACTION_S):
+            out.append((K_TRANSACTIONS, self.locks.transactions.sql))
+        if waiting:
+            out.append((K_LOCK_WAITS, self.locks.lock_waits.sql))
+        elif K_LOCK_WAITS not in self.disabled:
+            poll.none_waiting = True
+        return [(k, s) for k, s in out if k not in self.disabled]
+
     def variables_due(self, mono: float) -> bool:
         return self.variables_at is None or mono - self.variables_at >= VARIABLES_EVERY_S
-
-    def lock_waits_deferred(self) -> bool:
-        """Lock waits asked only when someone waits (see poll): where the transactions statement
-        counts the waiting transactions (its JSON form) and both statements are sent."""
-        return ({K_LOCK_WAITS, K_TRANSACTIONS} <= self.json_sent
-                and K_LOCK_WAITS not in self.disabled and K_TRANSACTIONS not in self.disabled)
-
-    def lock_waits_sql(self) -> str:
-        return self.selects[K_LOCK_WAITS].as_json
 
     def saw_mutex(self, rows: Any) -> None:
         """SHOW ENGINE INNODB MUTEX answered (maybe with no rows: ask less often)."""
         self.mutex_empty_polls = 0 if rows else self.mutex_empty_polls + 1
-
-    def refused(self, key: str, code: int, message: str) -> None:
-        """The server refused a statement: its JSON form → plain rows from the next poll; an
-        error that retrying will not cure → not sent again."""
-        if key in self.json and code not in (1142, 1143, 1044, 1227):
-            self.json.discard(key)
-        elif code in PERMANENT:
-            self.disabled[key] = message
-
-    def json_refused(self, key: str, e: ValueError, errors: dict[str, str]) -> None:
-        """A JSON text cut short or odd costs this poll's rows: plain rows from the next poll."""
-        self.json.discard(key)
-        errors[key] = f"unexpected result ({caps_mod.one_line(e)}); reading plain rows from the next poll"
 
     def send(self, conn: Any, todo: list[tuple[str, str]], poll: Poll) -> int:
         """Send the statements (one round trip, or one each where multi-statements are refused),
@@ -209,7 +234,8 @@ class StatementPlan:
                         raise                      # client-side / connection-level: the poll failed
                     key = batch[done][0]
                     poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
-                    self.refused(key, code, poll.errors[key])
+                    if code in PERMANENT:
+                        self.disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
                 cur.close()

@@ -165,7 +165,7 @@ def test_ps_truncate_nulls_latch_rates_with_a_note() -> None:
 def test_ps_without_innodb_latches_says_how_to_enable() -> None:
     rows = [["wait/synch/mutex/sql/LOCK_table_cache", "5", "100", "1", "20", "50"]]
     f = derive(None, parsed(0.0, ps_waits=rows))
-    assert any("performance-schema-instrument='wait/synch/%=ON'" in n for n in f.notes)
+    assert any("performance-schema-instrument = 'wait/synch/rwlock/innodb/%=ON'" in n for n in f.notes)
     f = derive(None, parsed(0.0, ps_waits=[]))
     assert any("instruments are off" in n and "UPDATE performance_schema.setup_instruments" in n for n in f.notes)
 

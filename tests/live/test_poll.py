@@ -9,7 +9,6 @@ import time
 import pytest
 
 from mysqltop.sources import locks as locks_src
-from mysqltop.sources import poll_results
 from mysqltop.sources import poll_statements as stmts_mod
 from mysqltop.sources.host import read_host
 from mysqltop.sources.live import LiveSource
@@ -55,11 +54,13 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     s = source.read()
     assert s.error is None and s.errors == {}
     assert trips[0] == 1 and source.stats.round_trips == 1
-    # nobody waits for a lock: the lock-wait join is not even sent (its rows are known: none)
-    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
+    # nobody waits for a lock and no transaction is old: neither INNODB_TRX nor the lock-wait join
+    # is sent (the lock waits are known to be none; transactions come from the status text)
+    assert source.stats.statements == 8 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "server_time", "transactions", "sessions", "session_states", "poll"}
-    assert s.lock_waits == []
+                                 "server_time", "sessions", "session_states", "poll"}
+    assert s.lock_waits == [] and s.transactions is None
+    assert s.sessions == [] and s.session_states is not None
     # the server's own clock, read in the same round trip (the same machine here: the same time)
     assert s.server_time is not None and abs(s.server_time - s.wall) < 5.0
     assert all(v >= 0 for v in s.timings_ms.values())
@@ -71,7 +72,6 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert s.ps_waits and all(r[0].startswith("wait/synch/") and r[1] > 0 for r in s.ps_waits)
     assert not any(r[0].startswith("wait/synch/cond/") for r in s.ps_waits)
     assert all(len(r) == 3 and all(isinstance(x, int) for x in r[1:]) for r in s.ps_waits)
-    assert {"ps_waits", "global_status", *locks_src.KEYS} <= source.plan.json    # MariaDB 10.5+: JSON texts
     # filtered global status: what the frame needs and nothing else
     assert set(NEEDED) <= set(s.global_status) and set(s.global_status) <= set(STATUS_NAMES)
     assert int(s.global_status["Threads_connected"]) >= 1
@@ -88,7 +88,7 @@ def test_variables_only_at_start_then_latest_map_carried(source: MySQLSource, ma
     first = source.read()
     second = source.read()
     assert "variables" in first.timings_ms and "variables" not in second.timings_ms
-    assert source.stats.statements == 8 and source.stats.round_trips == 1      # no lock waits asked: nobody waits
+    assert source.stats.statements == 7 and source.stats.round_trips == 1      # no lock waits asked: nobody waits
     assert second.variables == first.variables and second.variables
     # when due again, a changed setting shows up
     monkeypatch.setattr(stmts_mod, "VARIABLES_EVERY_S", 0.0)
@@ -296,37 +296,26 @@ def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSour
     assert all(r is not None and r < 5.0 for r in rates), rates
 
 
-def test_p_s_waits_plain_and_json_forms_read_the_same_rows(source: MySQLSource, monkeypatch) -> None:
-    """The JSON form is only a cheaper wire form: same rows, exact integers; a server that refuses
-    it (or a text cut short) falls back to plain rows, never loses the latch source."""
-    as_json = source.read().ps_waits
-    source.plan.json.discard("ps_waits")
-    plain = source.read().ps_waits
-    assert as_json and plain and {r[0] for r in as_json} <= {r[0] for r in plain}     # rows only appear
-    assert all(type(r[1]) is int and type(r[2]) is int for r in as_json + plain)
-    by_name = {r[0]: r for r in as_json}
-    assert all(p[1] >= by_name[p[0]][1] for p in plain if p[0] in by_name)   # counters only grow
-    source.plan.json.add("ps_waits")
-    # a text cut short at group_concat_max_len: not JSON, or JSON with fewer rows than counted
-    monkeypatch.setattr(stmts_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, 2]]', 2")
-    bad = source.read()
-    assert bad.error is None and bad.ps_waits is None and "plain rows" in bad.errors["ps_waits"]
-    again = source.read()
-    assert again.ps_waits and "ps_waits" not in source.plan.json and "ps_waits" not in again.errors
-    source.plan.json.add("ps_waits")
-    monkeypatch.setattr(stmts_mod, "PS_WAITS_JSON_SQL", "SELECT '[[\"wait/synch/x\", 1, '")
-    assert "plain rows" in source.read().errors["ps_waits"] and source.read().ps_waits
+def _tmp_tables(mariadb, thread_id: int) -> dict[str, int]:
+    """Created_tmp_tables / Created_tmp_disk_tables of one connection, read from another."""
+    rows = mariadb.query(
+        "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.status_by_thread s "
+        "JOIN performance_schema.threads t ON t.THREAD_ID = s.THREAD_ID "
+        f"WHERE t.PROCESSLIST_ID = {int(thread_id)} AND VARIABLE_NAME LIKE 'Created_tmp%tables'")
+    return {str(k).lower(): int(v) for k, v in rows}
 
 
-def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source: MySQLSource, mariadb) -> None:
-    """The JSON forms (MariaDB 10.5+) are only a cheaper wire form: with a real lock wait on the
-    server, each lock statement's JSON text holds the plain form's rows, value for value, and a
-    poll in the JSON forms still finds the blocking tree."""
+def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: MySQLSource, mariadb) -> None:
+    """Plain bounded reads only: with a real lock wait on the server (both round trips sent), a poll
+    makes no on-disk temporary table and no in-memory one beyond those the server fills for the
+    information_schema tables it reads (INNODB_METRICS, INNODB_TRX twice, INNODB_LOCK_WAITS,
+    INNODB_LOCKS, INNODB_TRX for the transactions): no sort, no grouping, no JSON aggregate. The
+    blocking tree still names both sides, and hostile statement text stays data."""
     import pymysql
 
     from mysqltop.core.pipeline import FramePipeline
 
-    table = f"{TEST_DB}.jsonform"
+    table = f"{TEST_DB}.plainreads"
     setup = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
     holder = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
     waiters = [pymysql.connect(**mariadb.root_kwargs(), autocommit=True) for _ in range(2)]
@@ -343,36 +332,25 @@ def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source:
         assert wait_until(lambda: mariadb.query(
             "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")[0][0] >= 2)
 
-        def both(sel: locks_src.Select) -> tuple[list, list]:
-            with source.link.conn.cursor() as c:
-                c.execute(sel.plain)
-                plain = locks_src.plain_rows(c.fetchall())
-                c.execute(sel.as_json)
-                as_json = locks_src.json_rows(c.fetchall(), len(sel.cols), sel.limit)
-            return plain, as_json
-
-        for key, sel in source.plan.selects.items():
-            # ages and waits are whole seconds of NOW(): the two reads agree once within a second
-            pair = wait_until(lambda sel=sel: (p := both(sel))[0] == p[1] and p)
-            plain, as_json = pair
-            assert plain, key
-            assert all(type(v) in (int, str, type(None)) for r in as_json for v in r)
-        with source.link.conn.cursor() as c:
-            c.execute(stmts_mod.STATUS_SQL)
-            shown = {str(k): str(v) for k, v in c.fetchall()}
-            c.execute(stmts_mod.STATUS_JSON_SQL)
-            selected = poll_results.status_json(c.fetchall())
-        assert set(shown) == set(selected) and len(shown) > 40                 # the same names, same spelling
-        assert shown["Innodb_buffer_pool_pages_total"] == selected["Innodb_buffer_pool_pages_total"]
-
+        own = source.link.conn.server_thread_id[0]
+        source.read()
+        before = _tmp_tables(mariadb, own)
         pipe = FramePipeline()
         raw = source.read()
+        after = _tmp_tables(mariadb, own)
         frame = pipe.push(raw)
-        assert raw.errors == {} and {"lock_waits", "global_status"} <= source.plan.json_sent
-        assert source.stats.round_trips == 2 and "lock_waits" in raw.timings_ms      # asked: someone waits
+        assert raw.errors == {} and source.stats.round_trips == 2
+        assert {"lock_waits", "transactions"} <= set(raw.timings_ms)              # asked: someone waits
+        assert after["created_tmp_disk_tables"] == before["created_tmp_disk_tables"]
+        assert after["created_tmp_tables"] - before["created_tmp_tables"] <= 6
         assert frame.blocking and frame.blocking[0].blocked == 2 and frame.locks.blocked_sessions == 2
-        text = frame.blocking[0].waiters[0].statement or ""
+        top = frame.blocking[0]
+        assert top.user == "root" and top.waiters[0].user == "root"              # names from P_S threads
+        text = top.waiters[0].statement or ""
         assert '\x1b[2J "q" \\\\ ünï' in text
+        assert len(raw.transactions) == 3 and raw.transactions[0][2] == "root"
+        busy = {tuple(g[:3]) for g in raw.session_states if g[0] == "Query"}
+        assert sum(n for _, _, n in busy) >= 2                                    # the two waiters, grouped here
         assert frame.throughput is not None and "Com_commit" in raw.global_status
     finally:
         with holder.cursor() as c:
@@ -383,25 +361,11 @@ def test_lock_and_status_statements_read_the_same_rows_as_json_and_plain(source:
             conn.close()
 
 
-def test_json_texts_cut_short_fall_back_to_plain_rows(source: MySQLSource) -> None:
-    """A server that cuts the JSON texts (group_concat_max_len lowered after connect) costs one
-    poll's rows of those statements, said in errors; the next poll reads them as plain rows.
-    (MariaDB cuts JSON_ARRAYAGG there, not JSON_OBJECTAGG: the status object stays whole.)"""
-    with source.link.conn.cursor() as c:
-        c.execute("SET SESSION group_concat_max_len = 4")
-    cut = source.read()
-    assert cut.error is None and cut.ps_waits is None and "Com_commit" in cut.global_status
-    assert "plain rows" in cut.errors["ps_waits"] and "ps_waits" not in source.plan.json
-    assert all("plain rows" in e for e in cut.errors.values())
-    again = source.read()
-    assert again.errors == {} and again.ps_waits and "Com_commit" in again.global_status
-    assert not set(cut.errors) & source.plan.json_sent
-
-
-def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mariadb) -> None:
-    """The conditional lock-wait statement: not sent while no transaction waits; sent (one more
-    round trip) as soon as one does, even a waiter beyond the transactions statement's LIMIT
-    (it counts the waiting ones over all of INNODB_TRX), and the blocking tree is found."""
+def test_lock_and_transaction_reads_only_when_one_waits_or_is_old(source: MySQLSource, mariadb, monkeypatch) -> None:
+    """INNODB_TRX and the lock-wait join: not sent while no transaction waits and none is old;
+    INNODB_TRX once one is old (ACTIVE in the status text); both (one more round trip) as soon
+    as one waits, even a waiter younger than the transactions kept, and the blocking tree is
+    found."""
     import pymysql
 
     from mysqltop.core.pipeline import FramePipeline
@@ -422,7 +386,13 @@ def test_lock_waits_asked_only_when_a_transaction_waits(source: MySQLSource, mar
         pipe = FramePipeline()
         calm = source.read()
         assert calm.errors == {} and calm.lock_waits == [] and "lock_waits" not in calm.timings_ms
+        assert "transactions" not in calm.timings_ms and calm.transactions is None
         assert source.stats.round_trips == 1 and not pipe.push(calm).blocking
+        assert len(pipe.push(source.read()).transactions) == locks_src.MAX_TRANSACTIONS   # from the status text
+        monkeypatch.setattr(stmts_mod, "OLD_TRANSACTION_S", 1)
+        old = wait_until(lambda: (r := source.read()).transactions is not None and r)
+        assert "lock_waits" not in old.timings_ms and old.lock_waits == [] and source.stats.round_trips == 2
+        assert len(old.transactions) == locks_src.MAX_TRANSACTIONS and old.transactions[0][2] == "root"
         with holder.cursor() as c:
             c.execute("BEGIN")
             c.execute(f"UPDATE {table} SET v = 2 WHERE id = 0")

@@ -129,8 +129,10 @@ class ThrowawayMariaDB:
 
     def __init__(self, extra_args: Sequence[str] = (), name: str = "db",
                  startup_timeout: float = 120.0, stop_timeout: float = 30.0,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, ps_base: bool = True) -> None:
         self.extra_args = list(extra_args)
+        # False: none of BASE_ARGS' performance_schema options (extra_args alone decide them)
+        self.ps_base = ps_base
         self.env = dict(env or {})
         self.name = name
         self.startup_timeout = startup_timeout
@@ -211,7 +213,8 @@ class ThrowawayMariaDB:
             os.unlink(self.socket)
         cmd = [mariadbd, "--no-defaults", *_run_as(), f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--port={self.port}", f"--pid-file={self.dir / 'pid'}",
-               f"--log-error={self.log_path}", f"--tmpdir={self.dir}", *BASE_ARGS, *self.extra_args]
+               f"--log-error={self.log_path}", f"--tmpdir={self.dir}",
+               *(a for a in BASE_ARGS if self.ps_base or not a.startswith("--performance-schema")), *self.extra_args]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
                                      start_new_session=True, env={**os.environ, **self.env})

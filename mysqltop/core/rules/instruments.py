@@ -6,8 +6,16 @@ import re
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, MUTEX_MONITOR_SQL, hint_config
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, pct
 from mysqltop.core.rules.server import predates_performance_schema
+
+def _mysql_mutex_note(flavor: str | None, version: str | None) -> str:
+    if flavor == "mariadb" or not version:
+        return ""
+    return (f"; or, with no restart, {MUTEX_MONITOR_SQL} (cheap, runtime) makes SHOW ENGINE INNODB MUTEX count "
+            "mutex waits beside the rw-lock waits it lists already, and mysqltop ranks those")
+
 
 # derive's notes when P_S wait/synch data is missing ("performance_schema wait/synch instruments
 # are off: …", "… data not read …", "… instruments no InnoDB latches: …").
@@ -37,15 +45,15 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
         what = "latch hotspots come only from " + ", ".join(seen)
     else:
         what = "no latch hotspots can be shown"
+    server = w.last.server
     if ps_off:
-        how = ("set performance_schema = ON and performance-schema-instrument = 'wait/synch/%=ON' in the "
-               "server config (restart)")
+        how = f"put these lines in the server config's [mysqld] section and restart: {hint_config()}"
     else:
-        how = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
-               "'wait/synch/%' (latches created at startup, as on MariaDB, need "
-               "performance-schema-instrument = 'wait/synch/%=ON' in the config and a restart)")
-    msg = (f"Latch wait instruments are off — {what}: {how}. Instrumenting every latch acquisition costs throughput — a few percent, more on some "
-           "many-core hosts — so enable it while diagnosing, measure, and turn it off if the cost shows")
+        how = (f"{ENABLE_SQL} (or mysqltop --enable-instruments), and to keep them over a restart (on "
+               f"MariaDB also for latches created at startup) these [mysqld] lines: {hint_config()}")
+    how += _mysql_mutex_note(server.flavor, server.version)
+    msg = (f"Latch wait instruments are off — {what}: {how}. These instruments — only the latches mysqltop "
+           f"ranks, and only the summary consumer — cost throughput: {HINT_COST}")
     evidence = "; ".join(
         ([f"performance_schema = {v.text('performance_schema')}"] if v.has("performance_schema") else [])
         + [f"latch sources seen: {', '.join(sorted(sources)) or 'none'}",
