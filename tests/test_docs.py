@@ -63,12 +63,14 @@ def documented_report_keys() -> dict[str, set[str]]:
 
 def test_report_json_keys_are_documented_both_ways() -> None:
     from mysqltop.commands.report import window_report
-    from mysqltop.core.lock_report import ChainSummary
+    from mysqltop.core.lock_report import ChainSummary, StallEpisode
     from mysqltop.core.report import Outage
 
     report = window_report(str(INCIDENT), None, None)
     report.blocking_chains = [ChainSummary(1, "1", "u", "h", "Query", "UPDATE t", 0.0, 1.0, 2, 1, 0.5, 2, "KILL 1")]
     report.outages = [Outage(0.0, 1.0, 2, "poll failed", "lost")]       # the bundled incident had none
+    report.stalls = [StallEpisode("row_lock", "a row lock", 0.0, 1.0, False, 2, 5.0, 1, "u", "h", "Sleep", None,
+                                  "KILL 1", "lock tables", "KILL 1", 2)]
     d = json.loads(json.dumps(report.to_dict()))
     keys = documented_report_keys()
     assert set(d) == keys[""], f"report keys not documented / documented but absent: {set(d) ^ keys['']}"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
+from mysqltop.core import stalls as stall_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
@@ -29,7 +30,7 @@ HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "nex
 
 # What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
 STATUS_NAMES: tuple[str, ...] = (
-    "Uptime", "Com_commit", "Com_rollback", "Questions", "Threads_running",
+    "Uptime", "Com_commit", "Com_rollback", "Handler_commit", "Questions", "Threads_running",
     "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
     "Rows_read", "Handler_write", "Handler_update", "Handler_delete",
     "Innodb_data_reads", "Innodb_data_writes", "Innodb_data_fsyncs",
@@ -105,7 +106,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.locks = _locks(prev, cur, server_dt)
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
-    _lock_activity(cur, frame)
+    _lock_activity(cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     frame.counters = _counters(cur)
@@ -254,6 +255,7 @@ def _throughput(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, 
     t.commits_per_s = rate(*_stat_pair(prev, cur, "Com_commit"), dt)
     t.rollbacks_per_s = rate(*_stat_pair(prev, cur, "Com_rollback"), dt)
     t.tps = _stat_rate(prev, cur, ("Com_commit", "Com_rollback"), dt)
+    t.committed_per_s = rate(*_stat_pair(prev, cur, "Handler_commit"), dt)
     t.qps = rate(*_client_questions(prev, cur, polls), dt)
     # a status variable first: statement text in the status can make its counters unknown
     ids_per_s = first_rate([_stat_pair(prev, cur, "Innodb_max_trx_id"),           # MariaDB status
@@ -329,21 +331,66 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
 UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
 
 
-def _lock_activity(cur: ParsedSample, frame: Frame) -> None:
+def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
-    frame.sessions = lock_tree.sessions(raw.sessions)
+    frame.sessions = lock_tree.sessions(raw.sessions, raw.lock_sessions)
     frame.session_states = lock_tree.session_states(raw.session_states)
+    lk = frame.locks
     if raw.error is None:
+        # the status text lists the transactions too: with it, none listed means none active
         frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
-                            and not (k == "transactions" and frame.transactions)]   # from the status text
+                            and not (k == "transactions" and (frame.transactions or raw.innodb_status))]
     if raw.lock_waits is not None:
-        frame.locks.blocked_sessions = sum(b.blocked for b in frame.blocking)
+        lk.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
-        frame.locks.longest_transaction_s = frame.transactions[0].age_s
+        lk.longest_transaction_s = frame.transactions[0].age_s
     elif raw.transactions is not None:
-        frame.locks.longest_transaction_s = 0
+        lk.longest_transaction_s = 0
+    row_unseen = raw.lock_waits is None or (raw.lock_waits == [] and bool(lk.row_lock_current_waits))
+    frame.stalls = stall_tree.find(
+        frame.blocking, raw.lock_sessions, raw.metadata_locks, raw.server.flavor, frame.time,
+        row_waiting=lk.row_lock_current_waits if row_unseen else None,
+        row_longest=lk.longest_lock_wait_s if row_unseen else None)
+    frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
+    _waits_in_progress(raw, frame, dt)
+
+
+def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
+    """Waits counted from their start times: Innodb_row_lock_time adds a wait when it ends, so a
+    stall of sixteen sessions reads 0 ms/s while it lasts. Each session waiting now waited
+    min(its wait, Δt) of this interval; the counter's rate stays where it is higher (waits that
+    started and ended within the interval)."""
+    lk = frame.locks
+    row_waits = lock_tree.row_waits(raw.lock_waits)            # {waiting trx: seconds}
+    server_waits = [st.time_s or 0.0 for st in (stall_tree.lock_sessions(raw.lock_sessions))
+                    if st.kind not in (None, "row_lock")]
+    group_waits = stall_tree.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state
+    n_server = len(server_waits) if raw.lock_sessions is not None else sum(n for n, _ in group_waits)
+    n_row = len(row_waits) if raw.lock_waits is not None else lk.row_lock_current_waits
+    if n_row is None and raw.session_states is None and raw.lock_sessions is None:
+        return
+    lk.waiting_sessions = (n_row or 0) + n_server
+    longest = [*row_waits.values(), *server_waits, *(x for _, x in group_waits if x is not None)]
+    if lk.longest_lock_wait_s is not None:
+        longest.append(lk.longest_lock_wait_s)
+    lk.longest_wait_s = max(longest, default=0.0 if lk.waiting_sessions == 0 else None)
+    if dt is None or dt <= 0:
+        return
+    row_ms = sum(min(w, dt) for w in row_waits.values()) / dt * 1000.0
+    if not row_waits and raw.lock_waits is None and lk.row_lock_current_waits and lk.longest_lock_wait_s:
+        # no per-wait rows: each waiting session counted for the longest wait (an upper bound)
+        row_ms = lk.row_lock_current_waits * min(lk.longest_lock_wait_s, dt) / dt * 1000.0
+    if lk.row_lock_wait_ms_per_s is not None:
+        lk.row_lock_wait_ms_per_s = max(lk.row_lock_wait_ms_per_s, row_ms)
+    elif row_ms:
+        lk.row_lock_wait_ms_per_s = row_ms
+    if raw.lock_sessions is not None:
+        server_ms = sum(min(w, dt) for w in server_waits) / dt * 1000.0
+    else:
+        server_ms = sum(n * min(x or 0.0, dt) for n, x in group_waits) / dt * 1000.0
+    lk.waiting_ms_per_s = (lk.row_lock_wait_ms_per_s or 0.0) + server_ms
 
 
 def _semaphores(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Semaphores:

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mysqltop.core.locks import Blocker, Session, SessionState, Transaction
+from mysqltop.core.stalls import Stall
 from mysqltop.core.sample import Failure
 
 Num = float | None
@@ -42,6 +43,10 @@ class Throughput:
     binlog_commits_per_s: Num = None
     binlog_group_commits_per_s: Num = None
     redo_fsyncs_per_s: Num = None
+    # Transactions the server committed per second, autocommit statements and read-only ones
+    # included (Δ Handler_commit): unlike tps (COMMIT/ROLLBACK statements), never 0 while
+    # autocommit writes run. The headline and the stall advice read this.
+    committed_per_s: Num = None
 
 
 @dataclass
@@ -161,6 +166,13 @@ class Locks:
     deadlocks_per_s: Num = None            # Δ Innodb_deadlocks (MariaDB) or INNODB_METRICS lock_deadlocks
     blocked_sessions: Num = None           # sessions behind the blocking trees (frame.blocking); None: not read
     longest_transaction_s: Num = None      # age of the oldest transaction (frame.transactions)
+    # Waits in progress, counted from their start times (a stall reads as its worst moment; the
+    # server's counters move only when a wait starts or ends): sessions waiting on any lock now
+    # (row, metadata, global, table, user), the longest of those waits, and the time they spent
+    # waiting per second of this interval.
+    waiting_sessions: Num = None
+    longest_wait_s: Num = None
+    waiting_ms_per_s: Num = None
 
 
 SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
@@ -268,6 +280,10 @@ class Frame:
     transactions: list[Transaction] = field(default_factory=list)
     sessions: list[Session] = field(default_factory=list)
     session_states: list[SessionState] = field(default_factory=list)
+    # Piles of sessions on one lock, biggest first, each with the session to release (core/stalls.py);
+    # the metadata / global / table / user-lock piles also as blocking trees, shaped like `blocking`.
+    stalls: list[Stall] = field(default_factory=list)
+    metadata_blocking: list[Blocker] = field(default_factory=list)
     # Row sources the sample does not hold at all — neither read nor refused: an older recording,
     # an import whose collection lacks them. Unknown, not none: panes say "not recorded".
     unrecorded: list[str] = field(default_factory=list)

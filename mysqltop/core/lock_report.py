@@ -46,13 +46,81 @@ class TransactionSummary:
     statement: str | None
 
 
+@dataclass
+class StallEpisode:
+    """One pile of sessions on a lock, from its first waiter's start (the server's own wait time,
+    so a window that starts inside the stall still dates it) to the last frame it was seen in."""
+
+    kind: str
+    on: str
+    start: float                       # epoch the first waiter started waiting (may precede the window)
+    end: float                         # epoch of the last frame it was seen in
+    open: bool                         # still stalled at the window's last frame
+    max_waiting: int
+    longest_wait_s: float | None
+    root_thread_id: int | None
+    root_user: str | None
+    root_host: str | None
+    root_command: str | None
+    root_statement: str | None
+    kill: str | None
+    source: str
+    action: str
+    frames: int
+    tps_before: float | None = None    # committed trx/s (else tps) in the 30 s before, while, after
+    tps_during: float | None = None
+    tps_after: float | None = None
+
+
+# A pile that was gone for more frames than this is a new episode.
+STALL_GAP_FRAMES = 3
+
+
 class LockWindow:
     def __init__(self, top: int = TOP) -> None:
         self.top = top
         self.chains: dict[tuple[int | None, str], ChainSummary] = {}
         self.trx: dict[tuple[int | None, str], TransactionSummary] = {}
+        self.stalls: list[StallEpisode] = []
+        self._open: dict[tuple[str, int | None], tuple[StallEpisode, int]] = {}
+        self._n = 0
+        self._last_time: float | None = None
+
+    def _stalls(self, f: Frame) -> None:
+        i = self._n
+        self._n += 1
+        self._last_time = f.time
+        for st in f.stalls:
+            if not st.is_stall:
+                continue
+            r = st.root
+            key = (st.kind, r.thread_id if r is not None else None)
+            held = self._open.get(key)
+            start = st.started if st.started is not None else f.time
+            if held is not None and i - held[1] <= STALL_GAP_FRAMES:
+                ep = held[0]
+                ep.start, ep.end, ep.frames = min(ep.start, start), f.time, ep.frames + 1
+            else:
+                ep = StallEpisode(st.kind, st.on, start, f.time, False, 0, None,
+                                  r.thread_id if r else None, r.user if r else None, r.host if r else None,
+                                  r.command if r else None, r.statement if r else None, r.kill if r else None,
+                                  st.source, st.action, 1)
+                if len(self.stalls) < _KEEP:
+                    self.stalls.append(ep)
+            ep.max_waiting = max(ep.max_waiting, st.waiting)
+            ep.longest_wait_s = _max(ep.longest_wait_s, st.longest_wait_s)
+            if r is not None:
+                ep.root_statement = r.statement or ep.root_statement
+            self._open[key] = (ep, i)
+
+    def stall_episodes(self) -> list[StallEpisode]:
+        """Biggest first (most sessions waiting, then longest)."""
+        for ep in self.stalls:
+            ep.open = ep.end == self._last_time
+        return sorted(self.stalls, key=lambda e: (-e.max_waiting, -(e.end - e.start), e.start))
 
     def add(self, f: Frame) -> None:
+        self._stalls(f)
         for b in f.blocking:
             key = (b.thread_id, b.trx_id)
             c = self.chains.get(key)

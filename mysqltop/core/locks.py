@@ -134,6 +134,18 @@ def _row(r: Any, width: int) -> list[Any] | None:
     return list(r) + [None] * (width - len(r)) if isinstance(r, list) else None
 
 
+def row_waits(rows: list[list[Any]] | None) -> dict[str, float]:
+    """Waiting transaction → seconds it has waited, from the lock-wait rows (one per waiter)."""
+    out: dict[str, float] = {}
+    for raw in rows or []:
+        r = _row(raw, 18)
+        if r is None or r[0] is None:
+            continue
+        w = _n(r[4])
+        out[str(r[0])] = max(out.get(str(r[0]), 0.0), w or 0.0)
+    return out
+
+
 def longest_wait_s(rows: list[list[Any]] | None) -> float | None:
     """The longest lock wait in the lock-wait rows (None when nobody waits)."""
     waits = [_n(r[4]) for r in (_row(raw, 18) for raw in rows or []) if r is not None]
@@ -307,11 +319,17 @@ def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> lis
 
 
 # ---- sessions -------------------------------------------------------------------------------------
-def sessions(rows: list[list[Any]] | None) -> list[Session]:
+def sessions(rows: list[list[Any]] | None, lock_rows: list[list[Any]] | None = None) -> list[Session]:
     """Busy sessions, longest in their current state first; one row per thread (a digest join may
-    repeat a thread)."""
+    repeat a thread). `lock_rows` (the lock_sessions rows, read while sessions wait): their
+    processlist seconds and state win — the server's own count of how long each has waited."""
     out: list[Session] = []
     seen: set[int | None] = set()
+    truth: dict[int, list[Any]] = {}
+    for raw in lock_rows or []:
+        r = _row(raw, 12)
+        if r is not None and (tid := _id(r[0])) is not None:
+            truth.setdefault(tid, r)
     for raw in rows or []:
         r = _row(raw, 8)
         if r is None:
@@ -320,8 +338,12 @@ def sessions(rows: list[list[Any]] | None) -> list[Session]:
         if tid in seen and tid is not None:
             continue
         seen.add(tid)
-        out.append(Session(thread_id=tid, user=_s(r[1]), host=_s(r[2]), db=_s(r[3]), command=_s(r[4]),
-                           state=_s(r[5]), time_s=_n(r[6]), statement=_sql(r[7])))
+        s = Session(thread_id=tid, user=_s(r[1]), host=_s(r[2]), db=_s(r[3]), command=_s(r[4]),
+                    state=_s(r[5]), time_s=_n(r[6]), statement=_sql(r[7]))
+        t = truth.get(tid) if tid is not None else None
+        if t is not None and _n(t[6]) is not None:
+            s.time_s, s.state = _n(t[6]), _s(t[5]) or s.state
+        out.append(s)
     out.sort(key=lambda s: -(s.time_s or 0))
     return out
 
@@ -344,7 +366,7 @@ def session_states(rows: list[list[Any]] | None) -> list[SessionState]:
 
 # ---- --redact ---------------------------------------------------------------------------------------
 # Columns of the recorded rows (sources/locks.py) that hold statement text.
-SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,)}
+SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,), "lock_sessions": (7, 11)}
 
 
 def without_statements(rows_by_field: dict[str, list[list[Any]] | None], mark: str) -> dict[str, Any]:

@@ -46,10 +46,11 @@ class FramePipeline:
         self._prev = None
         self._prev_host = None
 
-    def push(self, raw: RawSample, *, advise: bool = True, polls: int = 1) -> Frame:
+    def push(self, raw: RawSample, *, advise: bool = True, polls: int = 1, judged: bool = True) -> Frame:
         """The frame of `raw`. advise=False skips the rules (a replay warming its window up: only
         the last frame's advice is shown). `polls`: polls since the previous sample pushed (see
-        derive)."""
+        derive). judged=False keeps the frame out of the window the rules judge (a sample before
+        the range a timeline was opened at: it gives rates and charts, not evidence)."""
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
         try:
             frame = derive(self._prev, cur, self._prev_host, polls)
@@ -60,11 +61,12 @@ class FramePipeline:
             self._prev = cur
         if raw.host is not None:
             self._prev_host = raw
-        self._window.append(frame)
+        if judged:
+            self._window.append(frame)
         if advise:
-            judged = self._judged
-            if judged is not None and 0.0 <= frame.time - judged[0] < self.advice_every_s:
-                frame.advice = list(judged[1])
+            last = self._judged
+            if last is not None and 0.0 <= frame.time - last[0] < self.advice_every_s:
+                frame.advice = list(last[1])
             else:
                 advise_into(frame, list(self._window), raw.variables, self.advice_span_s)
                 self._judged = (frame.time, frame.advice)

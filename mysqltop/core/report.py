@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mysqltop.core.frame import Advice, iso_utc
-from mysqltop.core.lock_report import ChainSummary, TransactionSummary
+from mysqltop.core.lock_report import ChainSummary, StallEpisode, TransactionSummary
 
 
 @dataclass
@@ -135,6 +135,10 @@ class Report:
     # and the moments the server restarted (frame.restarted_between). Capped at OUTAGES_MAX each.
     outages: list[Outage] = field(default_factory=list)
     restarts: list[float] = field(default_factory=list)
+    # Piles of sessions on a lock, biggest first, and the one line that tells the story first
+    # (the biggest stall: from–to, root session, sessions blocked, throughput before/during/after).
+    stalls: list[StallEpisode] = field(default_factory=list)
+    headline: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))

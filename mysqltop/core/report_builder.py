@@ -13,13 +13,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Hotspot, restarted_between, severity_rank
-from mysqltop.core.lock_report import LockWindow
+from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.report import (
     OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat, TimelinePoint,
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
-from mysqltop.core.rules.base import cpu_busy_pct
+from mysqltop.core.rules.base import clock, cpu_busy_pct, num
+from mysqltop.core.rules.stalls import committed
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -40,6 +41,7 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
     ("throughput", "threads_running", lambda f: f.throughput.threads_running),
     ("throughput", "rows_read_per_s", lambda f: f.throughput.rows_read_per_s),
     ("throughput", "rows_changed_per_s", lambda f: f.throughput.rows_changed_per_s),
+    ("throughput", "committed_per_s", lambda f: f.throughput.committed_per_s),
     ("io", "pending_reads", lambda f: f.io.pending_reads),
     ("io", "pending_writes", lambda f: f.io.pending_writes),
     ("io", "pending_fsyncs", lambda f: f.io.pending_fsyncs),
@@ -197,6 +199,7 @@ class ReportBuilder:
         self._sample_max = max(2, advice_sample_max)
         self._stride = 1
         self.lock_window = LockWindow()
+        self.committed: list[tuple[float, float]] = []     # (time, committed trx/s, else tps)
         self._elapsed = 0.0
         self._series = _SeriesAcc()
         self.outages: list[Outage] = []
@@ -246,6 +249,8 @@ class ReportBuilder:
         if f.throughput.tps is not None:
             self.points.append((f.time, f.throughput.tps, f.throughput.threads_running))
             self.qps.append(f.throughput.qps)
+        if (c := committed(f)) is not None:
+            self.committed.append((f.time, c))
         self._hotspots(f)
         self._series.add(f)
         if f.host is not None:
@@ -339,7 +344,8 @@ class ReportBuilder:
             sections[sec][key] = acc.stat()
         server = self.last.server if self.last else None
         episodes = self._done + [ep for ep, _ in self._open.values()]
-        episodes.sort(key=lambda e: (e.first, -severity_rank(e.severity), e.id))
+        # stalls first (the story), then every other finding in the order it began
+        episodes.sort(key=lambda e: (not e.id.startswith("stall_"), e.first, -severity_rank(e.severity), e.id))
         window_advice = advise(self._sample, variables or {}, span_s=None)
         hotspots = self._hotspot_summaries()
         timed = [(h.source, h.name) for h in hotspots if h.wait_ms_per_s is not None][:CHART_HOTSPOTS]
@@ -365,7 +371,45 @@ class ReportBuilder:
             blocking_chains=self.lock_window.longest_chains(),
             long_transactions=self.lock_window.longest_transactions(),
             finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None},
-            outages=list(self.outages), restarts=list(self.restarts))
+            outages=list(self.outages), restarts=list(self.restarts),
+            stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first))
+
+    def _stall_episodes(self) -> list[StallEpisode]:
+        eps = self.lock_window.stall_episodes()
+        pts = self.committed
+        for ep in eps:
+            ep.tps_before = _mean([c for t, c in pts if ep.start - STALL_CONTEXT_S <= t < ep.start])
+            ep.tps_during = _mean([c for t, c in pts if ep.start <= t <= ep.end])
+            ep.tps_after = None if ep.open else _mean([c for t, c in pts if ep.end < t <= ep.end + STALL_CONTEXT_S])
+        return eps
+
+
+# Throughput "before" and "after" a stall: the 30 s on either side.
+STALL_CONTEXT_S = 30.0
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
+    """The story first: the biggest stall of the window, from–to, its root and what it cost."""
+    if not stalls:
+        return None
+    ep = stalls[0]
+    before_window = first is not None and ep.start < first.time - 1.0
+    when = (f"{clock(ep.start)}{' (before this window)' if before_window else ''}–"
+            f"{'still stalled at ' + clock(ep.end) if ep.open else clock(ep.end)} UTC")
+    if ep.root_thread_id is not None:
+        who = (f"root thread {ep.root_thread_id} {ep.root_user or '?'}@{(ep.root_host or '?').rsplit(':', 1)[0]}"
+               f" ({ep.root_command or '?'}{', inferred' if ep.source == 'inferred' else ''}) — {ep.kill};")
+    else:
+        who = "the holder was not visible;"
+    tps = " → ".join(f"{label} {num(x)}" for label, x in (("before", ep.tps_before), ("during", ep.tps_during),
+                                                        ("after", ep.tps_after)) if x is not None)
+    more = f" (+{len(stalls) - 1} more stall(s))" if len(stalls) > 1 else ""
+    return (f"STALL {when}: {ep.max_waiting} session(s) blocked on {ep.on}, the longest for "
+            f"{num(ep.longest_wait_s)} s; {who} committed trx/s {tps or 'n/a'}{more}")
 
 
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,

@@ -31,7 +31,7 @@ class Failure(str, Enum):
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
     "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
-    "lock_waits", "transactions", "sessions", "session_states", "variables")
+    "lock_waits", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 
@@ -109,6 +109,10 @@ class RawSample:
     transactions: list[list[Any]] | None = None
     sessions: list[list[Any]] | None = None
     session_states: list[list[Any]] | None = None
+    # While a session waits on a lock: every session that may hold it, and the metadata locks
+    # where the server lists them (row shapes: sources/locks.py); None: not read.
+    lock_sessions: list[list[Any]] | None = None
+    metadata_locks: list[list[Any]] | None = None
     # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
     # recordings, replays of them, a failed poll).
     server_time: float | None = None

@@ -10,8 +10,6 @@ frame — numbers *and* advice — however it was reached (live is the newest in
   what a replay played from the start, and `report`, show for that moment. Frames are cached;
   frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
   before them when shown (stepping back costs no derive).
-- `prime(pipeline, i)` is the same warm-up for callers that push samples themselves: rates on
-  the first frame of a range and an advice window as long as live had.
 - `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
   stale moment the cursor steps over, in both directions, never a wall. `frame_at` of a damaged
   index gives a stale frame saying why, for charts that show the gap.
@@ -33,7 +31,7 @@ CACHE = 900           # frames kept (exact ones and warm-up ones, each)
 
 
 class Pipeline(Protocol):
-    def push(self, raw: RawSample, *, advise: bool = True) -> Frame: ...
+    def push(self, raw: RawSample, *, advise: bool = True, judged: bool = True) -> Frame: ...
 
 
 class SampleStore(Protocol):
@@ -58,8 +56,9 @@ class Cursor:
     def __init__(self, store: SampleStore, new_pipeline: Callable[[], Pipeline] | None = None, *,
                  window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
         self.store = store
-        # The warm-up never reaches before floor - 1: a report of --start … --end judges only its
-        # window (the sample before it gives the first frame its rates, as before).
+        # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
+        # from there: samples before `floor` are warmed up for rates and charts but kept out of the
+        # window the rules judge, so a relief window is not judged on the storm before it.
         self.floor = max(0, floor)
         self.new_pipeline = new_pipeline or _new_pipeline
         self.window = max(0, window)
@@ -183,19 +182,8 @@ class Cursor:
         return max(0.0, b.mono - a.mono)
 
     # -- frames -----------------------------------------------------------------------------
-    def prime(self, pipeline: Pipeline, i: int) -> int:
-        """Push the readable samples of the `window` before index i into `pipeline` (advice off:
-        only the last frame's advice counts). Returns how many were pushed."""
-        pushed = 0
-        for j in range(self._warm_from(i), i):
-            raw = self.sample(j)
-            if raw is not None:
-                pipeline.push(raw, advise=False)
-                pushed += 1
-        return pushed
-
     def _warm_from(self, i: int) -> int:
-        return max(self.lo, self.floor - 1, i - self.window)
+        return max(self.lo, i - self.window)
 
     def frame_at(self, i: int) -> Frame:
         """Frame of sample i as a replay from the start would show it (cached)."""
@@ -222,6 +210,35 @@ class Cursor:
             if not _damaged(frame):
                 yield i, frame
 
+    def strided(self, plan: list[int], advice_span_s: float,
+                primer: int | None = None) -> Iterator[tuple[int, Frame, RawSample | None]]:
+        """(index, frame, sample) at each index of `plan` (a report over every k-th sample), each
+        derived from the plan's point before: counters are cumulative, so every rate is the exact
+        time-weighted average over its span; gauges (pending IO, history length, lock trees) are as
+        at the point. The rules judge `advice_span_s`, so they still see enough frames. `primer`:
+        the sample before the first point, for its rates. A damaged point: (index, a stale frame,
+        None). Not cached: a strided frame is not the frame of its moment."""
+        from mysqltop.core.pipeline import FramePipeline
+
+        pipe = FramePipeline(advice_span_s=advice_span_s)
+        prev: int | None = None
+        if primer is not None and (raw := self.sample(primer)) is not None:
+            pipe.push(raw, advise=False)
+            prev = primer
+        starts = getattr(self.store, "is_segment_start", None)
+        for i in plan:
+            raw = self.sample(i)
+            if raw is None:
+                yield i, self._damaged_frame(i), None
+                continue
+            if starts is not None and starts(i):
+                pipe.forget_previous()
+                prev = None
+            polls = 1 if prev is None else i - prev
+            yield i, pipe.push(raw, polls=polls), raw
+            if raw.error is None:       # a stale sample carries no counters: the next spans it
+                prev = i
+
     def history(self, i: int, n: int) -> list[Frame]:
         """Up to n frames ending at i (i's own is exact), for charts and sparklines."""
         frame = self.frame_at(i)
@@ -242,7 +259,7 @@ class Cursor:
             exact = True
         else:
             # Warm-up frames: numbers exact, advice left out (worked out from the cache if shown).
-            frame = self._pipe.push(raw, advise=exact)
+            frame = self._pipe.push(raw, advise=exact, judged=j >= self.floor)
         self._pipe_at = j
         self._store(j, frame, exact)
         return frame
@@ -261,7 +278,7 @@ class Cursor:
         if frame is None or raw is None:
             return None
         window = [frame]
-        j, stop = i - 1, self._warm_from(0)
+        j, stop = i - 1, max(self.lo, self.floor)
         while len(window) < self.window and j >= stop:
             f = self._exact.get(j) or self._warm.get(j)
             if f is None:

@@ -24,6 +24,16 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
                    lock_structs, isolation, command, sql, wait_s]
   sessions        [thread, user, host, db, command, state, time_s, sql]
   session_states  [command, state, sessions, longest_s]
+  lock_sessions   [thread, user, host, db, command, state, time_s, sql, trx_age_s, trx_state, trx_wait_s,
+                   last_sql]   every session while one waits on a lock: the waiters and whoever may
+                   hold what they wait for, idle ones included (performance_schema.threads, else
+                   SHOW PROCESSLIST's rows with the transactions read)
+  metadata_locks  [source, thread, object_type, schema, name, mode, status, duration]   while a
+                   session waits on a metadata, global, backup, table or user lock; source
+                   "performance_schema" | "metadata_lock_info", or one row "instrument_off"
+                   (performance_schema without the wait/lock/metadata/sql/mdl instrument)
+
+The last two are read in the second round trip, only while a session waits (poll_statements).
 """
 
 from __future__ import annotations
@@ -33,14 +43,19 @@ import decimal
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from mysqltop.core import stalls as stall_states
+
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
-KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES)
+K_LOCK_SESSIONS, K_METADATA_LOCKS = "lock_sessions", "metadata_locks"
+KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES, K_LOCK_SESSIONS, K_METADATA_LOCKS)
 
 MAX_LOCK_WAITS = 100
 MAX_TRANSACTIONS = 20
 MAX_SESSIONS = 30
 MAX_STATES = 30
+MAX_LOCK_SESSIONS = 200
+MAX_METADATA_LOCKS = 300
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
 # A transaction's statement as far as SHOW ENGINE INNODB STATUS prints it (600 bytes): core
 # fences each entry's statement off the status text with it (core/read_views.py).
@@ -52,6 +67,7 @@ ROWS_READ = 1000
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
 IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL", "Slave_worker")
 _IDLE = ", ".join(f"'{c}'" for c in IDLE_COMMANDS)
+_SERVER_THREADS = ", ".join(f"'{c}'" for c in IDLE_COMMANDS if c != "Sleep")
 
 _TRX = "information_schema.INNODB_TRX"
 _THREADS = "performance_schema.threads"
@@ -168,6 +184,71 @@ SESSION_COUNTS_PS = (
     "WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_ID <> CONNECTION_ID()")
 PROCESSLIST_SQL = "SHOW PROCESSLIST"        # without performance_schema: no temporary table either
 
+
+
+def _lock_session_order(r: list[Any]) -> tuple[Any, ...]:
+    """Waiters first, then the oldest transactions, then the longest in their state: the holders a
+    stall names are among the rows kept even where a pool keeps hundreds of idle sessions."""
+    waiting = r[9] == "LOCK WAIT" or stall_states.wait_kind(r[5] if isinstance(r[5], str) else None) is not None
+    return (not waiting, r[8] is None, _desc(r[8]), _desc(r[6]), r[0] if isinstance(r[0], int) else 0)
+
+
+# performance_schema.threads: every foreground session, idle ones too, with its transaction and (where
+# the events_statements_current consumer is on) an idle session's last statement.
+LOCK_SESSIONS_PS = Select(
+    ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB", "p.PROCESSLIST_COMMAND",
+     "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"),
+     "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state", "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())",
+     _sql("s.SQL_TEXT")),
+    f"FROM {_THREADS} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID "
+    "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
+    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS})",
+    MAX_LOCK_SESSIONS, _lock_session_order)
+# MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
+# (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE
+# NAME='wait/lock/metadata/sql/mdl'). With it off, one row says so.
+METADATA_LOCKS_PS = Select(
+    ("CASE i.ENABLED WHEN 'YES' THEN 'performance_schema' ELSE 'instrument_off' END", "t.PROCESSLIST_ID",
+     "m.OBJECT_TYPE", "m.OBJECT_SCHEMA", "m.OBJECT_NAME", "m.LOCK_TYPE", "m.LOCK_STATUS", "m.LOCK_DURATION"),
+    "FROM performance_schema.setup_instruments i LEFT JOIN (performance_schema.metadata_locks m "
+    f"JOIN {_THREADS} t ON t.THREAD_ID = m.OWNER_THREAD_ID AND t.PROCESSLIST_ID <> CONNECTION_ID()) "
+    "ON i.ENABLED = 'YES' WHERE i.NAME = 'wait/lock/metadata/sql/mdl'",
+    MAX_METADATA_LOCKS, lambda r: (r[1] if isinstance(r[1], int) else 0, _text(r[2]), _text(r[4]), _text(r[6])))
+# MariaDB's metadata_lock_info plugin: granted locks only (a waiter's pending request is not listed).
+METADATA_LOCKS_PLUGIN = Select(
+    ("'metadata_lock_info'", "m.THREAD_ID", "m.LOCK_TYPE", "m.TABLE_SCHEMA", "m.TABLE_NAME", "m.LOCK_MODE",
+     "'GRANTED'", "m.LOCK_DURATION"),
+    "FROM information_schema.METADATA_LOCK_INFO m WHERE m.THREAD_ID <> CONNECTION_ID()",
+    MAX_METADATA_LOCKS, lambda r: (r[1] if isinstance(r[1], int) else 0, _text(r[2]), _text(r[4]), _text(r[5])))
+MDL_PLUGIN_SQL = ("SELECT COUNT(*) FROM information_schema.PLUGINS "
+                  "WHERE PLUGIN_NAME = 'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")
+
+
+def has_mdl_plugin(conn: Any, flavor: str) -> bool:
+    """MariaDB's metadata_lock_info plugin is active: asked once per connection (a refusal or an
+    error is a no: the stall advice then says how to get it)."""
+    if flavor != "mariadb":
+        return False
+    try:
+        with conn.cursor() as cur:
+            cur.execute(MDL_PLUGIN_SQL)
+            row = cur.fetchone()
+    except Exception:  # noqa: BLE001 - only a hint source; the connection's own failures show in the poll
+        return False
+    return bool(row and row[0])
+
+
+def lock_sessions_from(sessions: list[list[Any]], transactions: list[list[Any]] | None) -> list[list[Any]]:
+    """Without performance_schema: the lock_sessions rows from SHOW PROCESSLIST's rows (every
+    session, in the sessions shape) and the transactions read (their age, state and wait)."""
+    trx = {r[1]: r for r in transactions or [] if len(r) >= 13 and isinstance(r[1], int)}
+    out = []
+    for r in sessions:
+        t = trx.get(r[0])
+        out.append([*r[:8], t[5] if t else None, t[4] if t else None, t[12] if t else None, None])
+    return sorted(out, key=_lock_session_order)[:MAX_LOCK_SESSIONS]
+
+
 LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL = LOCK_WAITS_IS.sql, LOCK_WAITS_PS.sql
 TRANSACTIONS_SQL = TRANSACTIONS.sql
 
@@ -179,6 +260,10 @@ class LockReads:
     lock_waits: Select
     transactions: Select
     ps: bool                     # sessions from performance_schema; else SHOW PROCESSLIST
+    # read while a session waits: every session (performance_schema; else built from SHOW
+    # PROCESSLIST's rows) and the metadata locks where the server lists them
+    lock_sessions: Select | None = None
+    metadata_locks: Select | None = None
 
     def first_trip(self) -> list[tuple[str, str]]:
         """(key, SQL) sent every poll; without performance_schema the states are counted from the
@@ -188,10 +273,15 @@ class LockReads:
         return [(K_SESSIONS, PROCESSLIST_SQL)]
 
 
-def reads(flavor: str, version: tuple[int, ...], ps_readable: bool) -> LockReads:
+def reads(flavor: str, version: tuple[int, ...], ps_readable: bool, mdl_plugin: bool = False) -> LockReads:
+    """`mdl_plugin`: MariaDB's metadata_lock_info plugin is active (has_mdl_plugin)."""
     mysql8 = flavor != "mariadb" and tuple(version[:2]) >= (8, 0)
+    # performance_schema.metadata_locks: MySQL 5.7+, MariaDB 10.5+
+    ps_mdl = ps_readable and tuple(version[:2]) >= ((10, 5) if flavor == "mariadb" else (5, 7))
     return LockReads(lock_waits=_lock_waits_ps(ps_readable) if mysql8 else _lock_waits_is(ps_readable),
-                     transactions=_transactions(ps_readable), ps=ps_readable)
+                     transactions=_transactions(ps_readable), ps=ps_readable,
+                     lock_sessions=LOCK_SESSIONS_PS if ps_readable else None,
+                     metadata_locks=METADATA_LOCKS_PLUGIN if mdl_plugin else METADATA_LOCKS_PS if ps_mdl else None)
 
 
 def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import Failure, HostSample, RawSample, ServerIdentity
 from mysqltop.sources import capabilities as caps_mod
+from mysqltop.sources import locks as locks_src
 from mysqltop.sources import poll_results
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.connection import Link, enable_instruments
@@ -74,7 +75,8 @@ class MySQLSource:
     def _adopted(self, conn: Any, caps: Capabilities) -> None:
         self.capabilities = caps
         # a new connection (maybe a restarted server): all anew
-        self.plan = StatementPlan(caps, getattr(conn, "server_thread_id", (None,))[0])
+        self.plan = StatementPlan(caps, getattr(conn, "server_thread_id", (None,))[0],
+                                  locks_src.has_mdl_plugin(conn, caps.flavor))
 
     @property
     def reconnects(self) -> int:

@@ -48,6 +48,13 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
     for key, sel in ((K_TRANSACTIONS, reads.transactions), (K_LOCK_WAITS, reads.lock_waits)):
         if key in values:
             out[key] = sel.pick(locks_src.fill_threads(sel, locks_src.plain_rows(values[key]), threads))
+    for key, opt in ((locks_src.K_LOCK_SESSIONS, reads.lock_sessions), (locks_src.K_METADATA_LOCKS, reads.metadata_locks)):
+        if key in values and opt is not None:
+            out[key] = opt.pick(locks_src.plain_rows(values[key]))
+    if not reads.ps and threads is not None and K_TRANSACTIONS in values and K_SESSIONS in values:
+        # no performance_schema: every session is in SHOW PROCESSLIST's rows already
+        rows, _ = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
+        out[locks_src.K_LOCK_SESSIONS] = locks_src.lock_sessions_from(rows, out.get(K_TRANSACTIONS))
     return out
 
 

@@ -131,7 +131,7 @@ class StatementPlan:
     """Which statements a poll of one connection sends, and what the server refused for good.
     Made anew for every new connection (maybe a restarted, upgraded server)."""
 
-    def __init__(self, caps: Capabilities, own_thread_id: int | None = None) -> None:
+    def __init__(self, caps: Capabilities, own_thread_id: int | None = None, mdl_plugin: bool = False) -> None:
         self.caps = caps
         self.own_thread_id = own_thread_id       # our connection: left out of SHOW PROCESSLIST's rows
         self.disabled: dict[str, str] = {}       # statement key → permanent error text
@@ -139,7 +139,7 @@ class StatementPlan:
         self.mutex_asked_at = float("-inf")
         self.variables_at: float | None = None
         self.multi = True                        # the server takes multi-statements
-        self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema)
+        self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema, mdl_plugin)
 
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
@@ -192,6 +192,11 @@ class StatementPlan:
             out.append((K_LOCK_WAITS, self.locks.lock_waits.sql))
         elif K_LOCK_WAITS not in self.disabled:
             poll.none_waiting = True
+        # who holds what they wait for: every session (idle ones too), and the metadata locks
+        if (waiting or others) and self.locks.lock_sessions is not None:
+            out.append((locks_src.K_LOCK_SESSIONS, self.locks.lock_sessions.sql))
+        if others and self.locks.metadata_locks is not None:
+            out.append((locks_src.K_METADATA_LOCKS, self.locks.metadata_locks.sql))
         return [(k, s) for k, s in out if k not in self.disabled]
 
     def variables_due(self, mono: float) -> bool:

@@ -1,13 +1,13 @@
 """ReplaySource: the samples of a recording, in order, as a SampleSource.
 
     src = ReplaySource("incident.mtrec", start="-10m", end=None)
-    src.prime(pipeline)                         # optional: rates and advice window on frame one
-    while (raw := src.read()) is not None: frame = pipeline.push(raw)
+    while (raw := src.read()) is not None: ...  # the samples in range, in order
+    for frame, raw in src.frames(): ...         # … with the frame the timeline cursor gives each
 
 `start`/`end` are WHEN strings (core/when.py; naive times in the local time zone) or epoch
-seconds. `prime` pushes the samples before the range (the replay cursor's warm-up), so a replay
-that starts mid-recording has rates and the advice window on its first frame, as live had; they
-are not returned by read(). `primer` is the sample just before the range. Damaged samples are
+seconds. Frames of a range that starts mid-recording have rates and charts from the samples
+before it (the cursor's warm-up); the rules judge only the range. `primer` is the sample just
+before the range. Damaged samples are
 skipped; each damaged range is reported once through `on_damage` (default: one line on
 stderr) and kept in `damaged`.
 """
@@ -23,7 +23,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
-from mysqltop.recording.cursor import Pipeline, Cursor
+from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
@@ -74,10 +74,6 @@ class ReplaySource:
         self.cursor.floor = lo
         self.primer: RawSample | None = r.pair(lo)[0] if self.cursor.readable(lo) else None
 
-    def prime(self, pipeline: Pipeline) -> int:
-        """Warm `pipeline` up on the samples before the range (see Cursor.prime)."""
-        return self.cursor.prime(pipeline, self.first)
-
     @staticmethod
     def _when(flag: str, value: str | float | None, first: float, last: float,
               tz: tzinfo | None) -> float | None:
@@ -127,32 +123,21 @@ class ReplaySource:
         return out
 
     def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
-        """(frame, sample) at the indexes of `points(stride)`, each derived from the
-        point before: counters are cumulative, so every rate is the exact time-weighted average
-        over its span; gauges (pending IO, history length, lock trees) are as at the point. The
-        rules judge max(RECENT_S, ADVICE_POINTS points), so they still see enough frames."""
-        from mysqltop.core.pipeline import FramePipeline
+        """(frame, sample) at the indexes of `points(stride)`, derived by the cursor each from the
+        point before (see Cursor.strided); damaged points are reported and left out."""
         from mysqltop.core.rules.base import RECENT_S
 
-        plan = self.points(stride)
         interval = (self.reader.meta.interval or 1.0)
-        pipe = FramePipeline(advice_span_s=max(RECENT_S, ADVICE_POINTS * stride * interval))
-        if self.primer is not None:
-            pipe.push(self.primer, advise=False)
-        prev = self.first - 1 if self.primer is not None else None
-        for i in plan:
-            raw = self.cursor.sample(i)
+        span = max(RECENT_S, ADVICE_POINTS * stride * interval)
+        for i, frame, raw in self.cursor.strided(self.points(stride), span, self.primer_index()):
             if raw is None:
                 self._pending = i
                 self._report(i)
                 continue
-            if self.reader.is_segment_start(i):
-                pipe.forget_previous()
-                prev = None
-            polls = 1 if prev is None else i - prev
-            yield pipe.push(raw, polls=polls), raw
-            if raw.error is None:       # a stale sample carries no counters: the next spans it
-                prev = i
+            yield frame, raw
+
+    def primer_index(self) -> int | None:
+        return self.first - 1 if self.primer is not None else None
 
     def unreadable(self) -> UserError:
         """The one line for a range none of whose samples could be read: how many, and why the

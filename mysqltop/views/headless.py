@@ -135,7 +135,9 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
         out.append("  (none measured)")
 
     t = f.throughput
-    out.append(_wrap("THROUGHPUT  " + _kv([("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
+    # committed transactions lead: tps counts COMMIT/ROLLBACK statements only (autocommit reads 0)
+    out.append(_wrap("THROUGHPUT  " + _kv([("committed trx/s", fmt_num(t.committed_per_s)),
+                                     ("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
                                      ("commits/s", fmt_num(t.commits_per_s)),
                                      ("rollbacks/s", fmt_num(t.rollbacks_per_s)),
                                      ("write trx/s", fmt_num(t.write_trx_per_s)),
@@ -147,7 +149,9 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
                                      ("wait ms/s", fmt_num(lk.row_lock_wait_ms_per_s)),
                                      ("waiting now", fmt_num(lk.row_lock_current_waits)),
                                      ("longest wait", fmt_seconds(lk.longest_lock_wait_s)),
-                                     ("deadlocks/s", fmt_num(lk.deadlocks_per_s))]), width))
+                                     ("deadlocks/s", fmt_num(lk.deadlocks_per_s)),
+                                     ("waiting on any lock", fmt_num(lk.waiting_sessions)),
+                                     ("longest", fmt_seconds(lk.longest_wait_s))]), width))
     out += locks_text.text_lines(f, listed)
     m = f.semaphores
     out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),

@@ -42,15 +42,22 @@ def secs(s: float | None) -> str:
 
 
 def kill_line(frame: Frame) -> str | None:
-    """The hottest blocker as a ready-to-copy statement, or None. mysqltop never runs it."""
-    top = next((b for b in frame.blocking if b.kill), None)
+    """The root of the worst stall (else the hottest row-lock blocker) as a ready-to-copy
+    statement, or None. mysqltop never runs it."""
+    root = next((s.root for s in frame.stalls if s.is_stall and s.root is not None and s.root.kill), None)
+    if root is not None:
+        return f"{root.kill};"
+    top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
     return f"{top.kill};" if top is not None else None
 
 
 def blocker_line(b: Blocker) -> str:
-    idle = " (idle in transaction)" if (b.command or "") == "Sleep" else ""
+    idle = ""
+    if (b.command or "") == "Sleep":
+        idle = " (idle in transaction)" if b.trx_age_s is not None else " (idle)"
+    trx = f"trx {secs(b.trx_age_s)} " if b.trx_age_s is not None or b.trx_id else ""
     head = (f"thread {b.thread_id if b.thread_id is not None else '?'} {who(b.user, b.host)} "
-            f"trx {secs(b.trx_age_s)} {_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
+            f"{trx}{_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
             f"blocks {b.blocked} (longest wait {secs(b.longest_wait_s)}")
     head += f", chain {b.depth} deep)" if b.depth > 1 else ")"
     if b.statement:
@@ -59,7 +66,10 @@ def blocker_line(b: Blocker) -> str:
 
 
 def waiter_line(w: LockWaiter) -> str:
-    lock = " ".join(x for x in (_t(w.lock_mode, 24), _t(w.lock_index, 40), _t(w.lock_table, 60)) if x)
+    if not w.trx_id and w.lock_mode:          # a metadata-lock tree: lock_mode holds the wait state
+        lock = _t(w.lock_mode, 40)
+    else:
+        lock = " ".join(x for x in (_t(w.lock_mode, 24), _t(w.lock_index, 40), _t(w.lock_table, 60)) if x)
     line = (f"thread {w.thread_id if w.thread_id is not None else '?'} {who(w.user, w.host)} "
             f"waits {secs(w.waiting_s)}" + (f" for {lock}" if lock else ""))
     if w.statement:
@@ -67,10 +77,13 @@ def waiter_line(w: LockWaiter) -> str:
     return line
 
 
-def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAITERS) -> list[str]:
-    """The blocking trees, indented: root blocker, then who waits behind it."""
+def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAITERS,
+                   trees: list[Blocker] | None = None) -> list[str]:
+    """The blocking trees, indented: root blocker, then who waits behind it (`trees`: these
+    instead of the row-lock trees, e.g. frame.metadata_blocking)."""
     out: list[str] = []
-    for b in frame.blocking[:top]:
+    roots = frame.blocking if trees is None else trees
+    for b in roots[:top]:
         out.append(blocker_line(b))
         shown = 0
 
@@ -85,9 +98,37 @@ def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAI
         walk(b.waiters, 1)
         if b.blocked > shown:
             out.append(f"    … {b.blocked - shown} more waiting")
-    if len(frame.blocking) > top:
-        out.append(f"… {len(frame.blocking) - top} more blockers")
+    if len(roots) > top:
+        out.append(f"… {len(roots) - top} more blockers")
     return out
+
+
+def stall_lines(frame: Frame) -> list[str]:
+    """One line per pile of sessions on a lock: what they wait on, for how long, the root and
+    where it comes from; the holder not visible: what to enable."""
+    out: list[str] = []
+    for st in frame.stalls:
+        n = f"{st.waiting} waiting on {_t(st.on, 80)} for up to {secs(st.longest_wait_s)}"
+        if st.root is not None:
+            r = st.root
+            how = {"inferred": " (inferred)", "none": ""}.get(st.source, "")
+            idle = f"idle {secs(r.time_s)}" if (r.command or "") == "Sleep" else \
+                f"{_t(r.command, 16)} {secs(r.time_s)}"
+            out.append(f"{n}: root thread {r.thread_id if r.thread_id is not None else '?'} "
+                       f"{who(r.user, r.host)} {idle}{how} — {_t(st.action, 160)}")
+        else:
+            out.append(f"{n}: {_t(st.action, 100)}" + (f"; holder not visible: {_t(st.hint, 200)}" if st.hint else ""))
+        if st.root is not None and st.source == "inferred" and st.hint:
+            out.append(f"  to know for sure: {_t(st.hint, 200)}")
+    return out
+
+
+def blocked_count(frame: Frame) -> float | None:
+    """Sessions waiting on any lock (row, metadata, global, table, user), else the row-lock figures."""
+    lk = frame.locks
+    if lk.waiting_sessions is not None:
+        return lk.waiting_sessions
+    return lk.blocked_sessions if lk.blocked_sessions is not None else lk.row_lock_current_waits
 
 
 def transaction_line(t: Transaction) -> str:
@@ -142,12 +183,19 @@ def text_lines(frame: Frame, top: int = TOP_TRANSACTIONS) -> list[str]:
     not asked, e.g. an old recording)."""
     out: list[str] = []
     lk = frame.locks
+    if frame.stalls:
+        out.append(f"STALLS      {len(frame.stalls)} pile(s) of sessions on a lock; release first: {kill_line(frame)}")
+        out += ["  " + line for line in stall_lines(frame)]
+        if frame.metadata_blocking:
+            out += ["  " + line for line in blocking_lines(frame, trees=frame.metadata_blocking)]
     if lk.blocked_sessions is not None or not_read(frame, "lock_waits"):
         if frame.blocking:
             out.append(f"LOCK WAITS  {lk.blocked_sessions} session(s) blocked; hottest blocker: {kill_line(frame)}")
             out += ["  " + line for line in blocking_lines(frame)]
         elif (why := not_read(frame, "lock_waits")) is not None:
             out.append(f"LOCK WAITS  not read: {why}")
+        elif blocked_count(frame):
+            out.append("LOCK WAITS  no row-lock waits (the waits above are on server-level locks)")
         else:
             out.append("LOCK WAITS  none")
     if frame.transactions or not_read(frame, "transactions"):
@@ -202,3 +250,26 @@ def report_blocks(r: Report, block: type) -> list:
                 b.lines.append(f"  {_t(t.statement, SQL_SHOWN)}")
         out.append(b)
     return out
+
+
+def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
+    """`report`: every stall of the window, biggest first: from–to, what they waited on, the root
+    and what to do, committed trx/s before, during and after."""
+    b = block("Stalls (sessions piled up on a lock)")
+    for ep in r.stalls:
+        end = f"still stalled at {_when(ep.end)}" if ep.open else _when(ep.end)
+        b.lines.append(f"{_when(ep.start)}–{end} UTC: {ep.max_waiting} waiting on {_t(ep.on, 80)}, longest "
+                       f"{secs(ep.longest_wait_s)} ({ep.kind})")
+        if ep.root_thread_id is not None:
+            b.lines.append(f"  root thread {ep.root_thread_id} {who(ep.root_user, ep.root_host)} "
+                           f"{_t(ep.root_command, 16)}{' (inferred)' if ep.source == 'inferred' else ''}: "
+                           f"{_t(ep.action, 160)}")
+            if ep.root_statement:
+                b.lines.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
+        else:
+            b.lines.append(f"  holder not visible: {_t(ep.action, 160)}")
+        figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
+                                                   ("after", ep.tps_after)) if v is not None]
+        if figs:
+            b.lines.append("  committed trx/s " + " → ".join(figs))
+    return b

@@ -89,12 +89,16 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
             f"resolution: one point per {u.duration(r.resolution_s or 0.0)} (every {r.stride}th sample, "
             f"{r.frames} points): rates and averages are exact over each span; peaks of gauges, lock "
             "trees and advice are as at the points")
+    if r.headline:
+        head.lines.insert(0, visible(r.headline))
     if not r.live_frames:
         head.lines.append("no frames with rates in this window: nothing to summarise")
         return [head]
     tp = r.throughput
     thr = Block("Throughput", [
-        f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)}",
+        *([f"committed trx/s {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
+           "(autocommit statements included)"] if tp.get("committed_per_s") and tp["committed_per_s"].samples else []),
+        f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)} (COMMIT/ROLLBACK statements)",
         f"QPS {_avg_max(tp['qps'])}, min {u.num(tp['qps'].min)}",
         f"Threads_running {_avg_max(tp['threads_running'])}",
     ])
@@ -109,6 +113,9 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
                         f"(−{d.depth_pct:.0f} %)" for d in r.drops]
     else:
         drops.lines.append("none (no fall below 50 % of the TPS of the 30 s before while sessions kept running)")
+    if r.start is not None and any(ep.start < r.start for ep in r.stalls):
+        drops.lines.append("the window starts inside a stall (see the STALL line above): there is no TPS before "
+                           "it to fall from")
     hot = Block("Top hotspots (share of all waiting in the window, within each source)",
                 header=["#", "name", "share", "waits/s", "wait ms/s", "peak waits/s", "seen", "source"])
     hot.rows = [[str(i), h.name + (f" ({h.site})" if h.site and h.site not in h.name else ""), u.share(h.share),
@@ -156,6 +163,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         adv.lines.append("no rule fired in this window")
     blocks = [head, thr, *report_charts.blocks(r, Block), drops, hot, peaks, *locks_text.report_blocks(r, Block),
               host, adv]
+    if r.stalls:                       # the story first: right under the window line
+        blocks.insert(1, locks_text.stall_block(r, Block))
     if r.bookmarks:
         blocks.insert(3, Block("Bookmarks", [
             f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"

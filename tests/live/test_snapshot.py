@@ -127,10 +127,11 @@ def test_openmetrics_is_a_valid_exposition(loaded) -> None:
     ok_lines(res)
     types, samples = parse_om(res.stdout)
     vals = {(n, labels): v for n, labels, v in samples}
-    assert vals[("mysqltop_throughput_tps", "")] > 0
-    assert vals[("mysqltop_stale", "")] == 0
-    spots = [(labels, v) for (n, labels), v in vals.items() if n == "mysqltop_hotspot_waits_per_s"]
-    assert spots and all('source="performance_schema"' in labels for labels, _ in spots)
+    server = f'server="127.0.0.1:{loaded.port}"'
+    assert vals[("mysqltop_transactions_total", "{" + server + "}")] > 0      # the server's own counter
+    assert vals[("mysqltop_stale", "{" + server + "}")] == 0
+    spots = [(labels, v) for (n, labels), v in vals.items() if n == "mysqltop_latch_waits_total"]
+    assert spots and all('source="performance_schema"' in labels and server in labels for labels, _ in spots)
     assert 'flavor="mariadb"' in next(labels for (n, labels) in vals if n == "mysqltop_server_info")
 
 

@@ -42,6 +42,7 @@ def sample(i: int, *, start: float = T0, interval: float = 1.0, error: str | Non
     status["Questions"] = str(int(float(GLOBAL.get("Questions", 0)) + q))
     status["Com_commit"] = str(int(float(GLOBAL.get("Com_commit", 0)) + c))
     status["Com_rollback"] = GLOBAL.get("Com_rollback", "0")
+    status["Handler_commit"] = str(int(float(GLOBAL.get("Handler_commit", 0)) + 3 * c))   # + autocommit ones
     status["Threads_running"] = str(5 + i % 3)
     ps = [[r[0], int(r[1]) + 50 * i * (n + 1), int(r[2]) + 10**9 * i * (n + 1), *r[3:]] for n, r in enumerate(PS)]
     host = HostSample(cpus=8, cpu_times={"user": 100.0 + 4 * i, "system": 50.0 + 2 * i, "idle": 800.0 + i,

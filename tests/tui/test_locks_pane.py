@@ -64,3 +64,25 @@ async def test_k_shows_the_kill_line_of_the_hottest_blocker() -> None:
         assert app.clipboard == "KILL 42;"
         await p.press("7")
         await wait_for(p, lambda: "hottest blocker: KILL 42;" in screen_text(app))
+
+
+def test_pane_counts_metadata_lock_waiters_and_names_the_root() -> None:
+    """Nine sessions in "Waiting for table metadata lock" are nine blocked, with the server's
+    seconds, the idle root and its KILL line — never "blocked 0 / no session waits"."""
+    from mysqltop.core.derive import derive
+    from mysqltop.core.parsed import parse_sample
+    from mysqltop.core.sample import RawSample, ServerIdentity
+
+    mdl = "Waiting for table metadata lock"
+    rows = [[10 + i, "app", "h:1", "db", "Query", mdl, 49 - i, f"SELECT {i}", None, None, None, None]
+            for i in range(9)] + [[6, "batch", "h:2", "db", "Sleep", "", 50, None, 51, "RUNNING", None, None]]
+    sessions_rows = [[10 + i, "app", "h:1", "db", "Query", mdl, 0, f"SELECT {i}"] for i in range(9)]
+    server = ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306")
+    prev = RawSample(wall=99.0, mono=9.0, server=server, lock_waits=[], session_states=[])
+    raw = RawSample(wall=100.0, mono=10.0, server=server, lock_waits=[], lock_sessions=rows, sessions=sessions_rows,
+                    session_states=[["Query", mdl, 9, 49], ["Sleep", "", 1, 50]])
+    f = derive(parse_sample(prev), parse_sample(raw))
+    text = LocksPane(7).body(f, [], 200).plain
+    assert "blocked 9" in text and "no session waits" not in text and "blocked 0" not in text
+    assert "release first: KILL 6;" in text and "root thread 6 batch@h" in text and "(inferred)" in text
+    assert max(s.time_s or 0 for s in f.sessions) == 49        # the server's seconds, not 0

@@ -6,10 +6,14 @@ stay O(len(window)): `advise` runs them all on every live frame.
 
 from __future__ import annotations
 
-from mysqltop.core.rules import instruments, io, latches, load
+from mysqltop.core.rules import instruments, io, latches, load, stalls
 from mysqltop.core.rules.base import Rule
 
-RULES: tuple[Rule, ...] = (*latches.RULES, *io.RULES, *load.RULES, *instruments.RULES)
+# Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
+# Rules that judge the last frame alone (durations the server measured): they run from the first
+# frame with rates, where the others need rules.base.MIN_FRAMES.
+LAST_FRAME_RULES: tuple[Rule, ...] = stalls.RULES
+RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *instruments.RULES)
 
 # The server variables the rules read or name: the report shows them, and a comparison of two
 # windows says which of them changed in between (a before/after of a tuning change).

@@ -249,7 +249,8 @@ class MysqltopApp(App[None]):
         gap = self.position.gap_s
         interval = (self.replay.interval if self.replay is not None else self.position.interval) or 1.0
         if gap is not None and gap > STALE_AFTER * interval:
-            return f"STALE: {units.duration(gap)} gap in the recording"
+            held = "recording" if self.mode is ViewMode.REPLAY else "history"
+            return f"STALE: {units.duration(gap)} gap in the {held}"
         if frame is not None and frame.stale:
             return f"{ALERT_WORDS.get(frame.failure or '', 'STALE')} (recorded)"
         return None

@@ -22,6 +22,7 @@ from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
 from mysqltop.views.tui.position import Position, ViewMode
 
 TREND = 300                   # frames kept for charts and sparklines
+DAMAGE_CHECK = 120           # a move up to this far says which damaged samples it stepped over
 FINDING_SCAN = 3600           # samples looked through for the next finding before giving up
 
 
@@ -57,7 +58,7 @@ class Browser:
         """Show the cursor's sample; say so when the move stepped over damaged samples."""
         i = self.cursor.index
         lo, hi = sorted((came_from, i))
-        if hi - lo > 1:
+        if 1 < hi - lo <= DAMAGE_CHECK:
             bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
             if bad:
                 self.post(Notice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "

@@ -20,6 +20,7 @@ class Key:
     mode: ViewMode | None = None   # the timeline it applies to (None: both)
     footer: bool = False
     label: str = ""    # short footer text (defaults to the help text)
+    priority: bool = False   # before the focused pane's own binding of the key (a pane scrolls on end)
 
 
 KEYS: tuple[Key, ...] = (
@@ -44,7 +45,7 @@ KEYS: tuple[Key, ...] = (
     Key("left_curly_bracket,shift+left", "{", "jump(-60)", "jump a minute back (shift+← too)"),
     Key("right_curly_bracket,shift+right", "}", "jump(60)", "jump a minute forward (shift+→ too)"),
     Key("g", "g", "goto", "go to a time (14:05, -10m, +5m, ISO)"),
-    Key("end", "end", "to_end", "live: back to live; replay: the last sample"),
+    Key("end", "end", "to_end", "live: back to live; replay: the last sample", priority=True),
     Key("less_than_sign", "<", "speed(-1)", "play slower", REPLAY),
     Key("greater_than_sign", ">", "speed(1)", "play faster", REPLAY),
     Key("b", "b", "bookmark", "next bookmark", REPLAY, footer=True, label="mark"),
@@ -57,7 +58,7 @@ def bindings() -> list[BindingType]:
         if k.action == "app.focus_next":
             continue  # Textual's own tab / shift+tab focus chain; listed for the help screen only
         out.append(Binding(k.keys, k.action, k.label or k.help, show=k.footer,
-                           key_display=k.show.split()[0]))
+                           key_display=k.show.split()[0], priority=k.priority))
     return out
 
 

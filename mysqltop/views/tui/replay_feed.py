@@ -35,11 +35,12 @@ class ReplayFeed(Feed):
     name = "replay"
 
     def __init__(self, open_reader: Callable[[], Any], new_pipeline: Callable[[], Pipeline], *,
-                 start: int = 0, speed: float = 1.0, playing: bool = True) -> None:
+                 start: int = 0, floor: int = 0, speed: float = 1.0, playing: bool = True) -> None:
         super().__init__()
         self.open_reader = open_reader      # called in the feed thread: SQLite objects stay there
         self.new_pipeline = new_pipeline
         self.start_at = start
+        self.floor = floor                  # judged from here on, as report and snapshot judge a range
         self.speed = speed
         self.playing = playing
         self.reader: Any = None
@@ -51,7 +52,7 @@ class ReplayFeed(Feed):
     # -- thread body ------------------------------------------------------------------------
     def run(self) -> None:
         self.reader = self.open_reader()
-        cur = Cursor(self.reader, self.new_pipeline)
+        cur = Cursor(self.reader, self.new_pipeline, floor=self.floor)
         count = len(cur)
         if count == 0:
             self._post(Notice("the recording holds no samples", "error"))

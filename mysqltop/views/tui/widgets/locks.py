@@ -43,8 +43,7 @@ class LocksPane(Pane):
                                             [f.locks.row_lock_waits_per_s for f in trend], p.warm)),
             ("wait ms/s", with_trend(lk.row_lock_wait_ms_per_s,
                                      [f.locks.row_lock_wait_ms_per_s for f in trend], p.hot)),
-            ("blocked", units.num(lk.blocked_sessions if lk.blocked_sessions is not None
-                                  else lk.row_lock_current_waits)),
+            ("blocked", units.num(lt.blocked_count(frame))),
             ("oldest trx", lt.secs(lk.longest_transaction_s)),
             ("deadlocks/s", units.num(lk.deadlocks_per_s)),
         ], width)
@@ -52,13 +51,18 @@ class LocksPane(Pane):
             lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         kill = lt.kill_line(frame)
         if kill:
-            lines.append(Text.assemble(("hottest blocker: ", p.header), (kill, p.hot),
+            label = "release first: " if any(s.is_stall for s in frame.stalls) else "hottest blocker: "
+            lines.append(Text.assemble((label, p.header), (kill, p.hot),
                                        ("  (k: copy; mysqltop never kills)", p.dim)))
-            tree = lt.blocking_lines(frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many)
-            lines += [_fit(line, width) for line in tree]
+        lines += [_fit(line, width, p.hot) for line in lt.stall_lines(frame)]
+        if frame.blocking or frame.metadata_blocking:
+            for trees in (frame.metadata_blocking, frame.blocking):
+                if trees:
+                    lines += [_fit(line, width) for line in lt.blocking_lines(
+                        frame, top=lt.TOP_BLOCKERS * many, waiters=lt.TOP_WAITERS * many, trees=trees)]
         elif (why := lt.not_read(frame, "lock_waits")) is not None:
             lines.append(_fit(f"lock waits not read: {why}", width, p.note))
-        elif lk.blocked_sessions is not None:
+        elif lk.blocked_sessions is not None and not lt.blocked_count(frame):
             lines.append(Text("no session waits for a lock", style=p.dim))
         if (why := lt.not_read(frame, "sessions")) is not None:
             lines.append(_fit(f"sessions not read: {why}", width, p.note))
@@ -87,4 +91,5 @@ def copy_kill_line(app: object, frame: Frame | None) -> None:
         getattr(app, "copy_to_clipboard")(line)
     except Exception:  # noqa: BLE001 - a terminal without OSC 52 still shows the line
         pass
-    notify(f"{line}   (copied; mysqltop never kills)", title="hottest blocker", timeout=15, markup=False)
+    title = "release first" if frame is not None and any(s.is_stall for s in frame.stalls) else "hottest blocker"
+    notify(f"{line}   (copied; mysqltop never kills)", title=title, timeout=15, markup=False)

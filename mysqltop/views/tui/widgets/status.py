@@ -78,7 +78,7 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
             out.append((10, Text(badge, style=_badge(WARM))))
             if p is not None and p.index is not None and p.count is not None:
                 held = p.count - p.first
-                out.append((9, Text(f"{p.index - p.first + 1}/{held} held, end: live", style=DIM)))
+                out.append((3, Text(f"{p.index - p.first + 1}/{held} held, end: live", style=DIM)))
         elif not s.alert:                   # with no fresh data the alert is the badge, never LIVE
             out.append((10, Text("LIVE", style=_badge(OK))))
     else:

@@ -40,6 +40,7 @@ class ThroughputPane(Pane):
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         t, p = frame.throughput, self.palette
         pairs: list[tuple[str, str | Text]] = [
+            ("trx/s", units.num(t.committed_per_s)),   # committed, autocommit included: the headline
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
             ("wtrx/s", units.num(t.write_trx_per_s)), ("rb/s", units.num(t.rollbacks_per_s)),
             ("rows r/s", units.num(t.rows_read_per_s)), ("rows w/s", units.num(t.rows_changed_per_s)),
@@ -48,8 +49,13 @@ class ThroughputPane(Pane):
             # The first poll's gauges are on screen at once; rates need the next sample.
             pairs.insert(0, ("rates in", Text(units.duration(self.first_gap), style=p.warm)))
         lines: list[Text | str] = list(kv_lines(pairs, width, palette=p))
+        # the first chart is committed transactions where the server counts them (autocommit
+        # included), else COMMIT/ROLLBACK statements: an autocommit load never charts as an outage
+        committed = [f.throughput.committed_per_s for f in trend]
+        first_name, first = ("trx/s", committed) if any(v is not None for v in committed) else \
+            ("tps", [f.throughput.tps for f in trend])
         if self.zoomed:
-            series = [Series("tps", [f.throughput.tps for f in trend]), Series("qps", [f.throughput.qps for f in trend])]
+            series = [Series(first_name, first), Series("qps", [f.throughput.qps for f in trend])]
             lines += self.zoom_chart(trend, series, "TPS / QPS", self.chart_room(len(lines)))
             return Rows(lines)
         lines = lines[: max(1, self.rows // 3)] if self.rows < 8 else lines
@@ -57,8 +63,8 @@ class ThroughputPane(Pane):
         n = max(0, width - GUTTER)
         if room >= 2:
             tps_h = (room + 1) // 2
-            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, tps_h, p.ok, p.dim)
+            lines += chart(first_name, first[-n:], width, tps_h, p.ok, p.dim)
             lines += chart("qps", [f.throughput.qps for f in trend][-n:], width, room - tps_h, p.warm, p.dim)
         elif room == 1:
-            lines += chart("tps", [f.throughput.tps for f in trend][-n:], width, 1, p.ok, p.dim)
+            lines += chart(first_name, first[-n:], width, 1, p.ok, p.dim)
         return Rows(lines)

@@ -1,0 +1,126 @@
+"""Stalls: sessions piled up on a lock are the first finding, naming the session to release.
+
+A stall is judged on the last frame: the waits it counts are the server's own durations (a
+session waiting 40 s has waited 40 s, not one sample's worth), so no sustain fraction is needed,
+and a stall that ends clears at once. core/stalls.py finds the piles and their roots.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.rules.base import Vars, Window, advice, clock, num
+from mysqltop.core.safe_text import visible
+from mysqltop.core.stalls import STALL_MIN_WAIT_S, Stall, StallRoot
+
+SQL_SHOWN = 160
+WAITERS_SHOWN = 8
+
+_KIND_WORDS = {
+    "row_lock": "a row lock", "metadata_lock": "a metadata lock", "table_lock": "a table lock (LOCK TABLES)",
+    "global_read_lock": "the global read / backup lock", "user_lock": "a user lock (GET_LOCK)",
+    "innodb_queue": "InnoDB's concurrency queue", "running_ddl": "a running DDL statement's metadata lock",
+}
+
+
+def committed(f: Frame) -> float | None:
+    """Committed transactions per second (autocommit included), else COMMIT/ROLLBACK statements."""
+    t = f.throughput
+    return t.committed_per_s if t.committed_per_s is not None else t.tps
+
+
+def _t(text: str | None, limit: int = 60) -> str:
+    s = visible(" ".join((text or "").split()))
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def root_words(r: StallRoot) -> str:
+    """"thread 6 app@10.0.0.5 (Sleep: idle 79 s in a transaction open 81 s)"."""
+    who = f"{_t(r.user, 24) or '?'}@{_t((r.host or '').rsplit(':', 1)[0], 32) or '?'}"
+    cmd = _t(r.command, 16) or "?"
+    if cmd == "Sleep":
+        doing = f"Sleep: idle {num(r.time_s)} s" if r.time_s is not None else "Sleep: idle"
+    else:
+        doing = f"{cmd} {num(r.time_s)} s" if r.time_s is not None else cmd
+        if r.state:
+            doing += f", {_t(r.state, 40)}"
+    if r.trx_age_s is not None:
+        doing += f"{' in' if cmd == 'Sleep' else ';'} a transaction open {num(r.trx_age_s)} s"
+    return f"thread {r.thread_id if r.thread_id is not None else '?'} {who} ({doing})"
+
+
+def _throughput(w: Window, st: Stall) -> str:
+    if st.started is None:
+        return ""
+    before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None]
+    during = [x for f in w.history if f.time >= st.started and (x := committed(f)) is not None]
+    label = "committed trx/s" if w.last.throughput.committed_per_s is not None else "tps"
+    if not during:
+        return ""
+    now = sum(during[-3:]) / len(during[-3:])
+    if before:
+        return f"; {label} {num(sum(before[-10:]) / len(before[-10:]))} before → {num(now)} during"
+    return f"; {label} {num(now)} during (the window starts inside the stall)"
+
+
+def stall_advice(w: Window, st: Stall) -> Advice:
+    wait = f"{num(st.longest_wait_s)} s"
+    n = f"{st.waiting} session{'s' if st.waiting != 1 else ''}"
+    if st.root is not None:
+        inferred = " (inferred: the server lists no lock holders)" if st.source == "inferred" else ""
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}; the root is {root_words(st.root)}{inferred} — "
+               f"{st.action}")
+    elif st.kind == "innodb_queue":
+        msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
+    else:
+        msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; the holder is not visible: {st.hint or st.action}"
+    ids = ", ".join(str(i) for i in st.waiter_ids[:WAITERS_SHOWN]) + (" …" if len(st.waiter_ids) > WAITERS_SHOWN else "")
+    ev = [f"{n} waiting on {_KIND_WORDS.get(st.kind, st.kind)} (threads {ids or '?'}), the longest for {wait}"
+          + (f" (since {clock(st.started)})" if st.started is not None else "")]
+    if st.root is not None:
+        if st.root.statement:
+            ev.append(f"root's statement: {_t(st.root.statement, SQL_SHOWN)}")
+        else:
+            ev.append("root's last statement: not kept by the server (performance_schema keeps it with the "
+                      "events_statements_current consumer)")
+        if st.root.lock_mode:
+            ev.append(f"it holds {_t(st.root.lock_mode, 40)} ({st.source})")
+        elif st.source == "lock tables":
+            ev.append("holder from the server's lock tables")
+        if st.source == "inferred" and st.hint:
+            ev.append(f"to know for sure: {st.hint}")
+    text = "; ".join(ev) + _throughput(w, st)
+    return advice(f"stall_{st.kind}", "critical", msg, text)
+
+
+# Throughput "collapsed": committed trx/s now at most this share of what it was before the first
+# wait began (from at least COLLAPSE_MIN_BEFORE trx/s): then one session waiting STALL_MIN_WAIT_S
+# is a stall too, not only a pile.
+COLLAPSE_SHARE = 0.1
+COLLAPSE_MIN_BEFORE = 10.0
+
+
+def collapsed(w: Window, st: Stall) -> bool:
+    if st.started is None:
+        return False
+    before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None][-10:]
+    now = [x for f in w.history[-2:] if f.time >= st.started and (x := committed(f)) is not None]
+    if len(before) < 3 or not now:
+        return False
+    was = sum(before) / len(before)
+    return was >= COLLAPSE_MIN_BEFORE and sum(now) / len(now) <= COLLAPSE_SHARE * was
+
+
+def stalls(w: Window, v: Vars) -> Iterator[Advice]:
+    seen: set[str] = set()
+    for st in w.last.stalls:
+        if st.kind in seen:
+            continue
+        if not st.is_stall and not ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st)):
+            continue
+        seen.add(st.kind)
+        yield stall_advice(w, st)
+
+
+RULES = (stalls,)
