@@ -48,7 +48,8 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
 )
 # INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
-METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks")
+METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks",
+                                  *(f"buffer_flush_{k}_total_pages" for k in ("background", "adaptive", "sync")))
 # Variables derive reads (redo capacity when the server prints no max checkpoint age).
 VARIABLE_NAMES: tuple[str, ...] = ("innodb_log_file_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
                                    "innodb_read_io_threads", "innodb_write_io_threads")
@@ -450,6 +451,13 @@ def _add(a: Number | None, b: Number | None) -> Number | None:
     return None if a is None else a + (b or 0)
 
 
+def _free_pct(free: Number | None, lru: Number | None) -> float | None:
+    """Free-list pages as % of the pool's usable pages (free + LRU)."""
+    if free is None or lru is None or free < 0 or lru < 0 or free + lru == 0:
+        return None
+    return 100.0 * free / (free + lru)
+
+
 def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Flush:
     fl = Flush()
     inno = cur.innodb
@@ -462,10 +470,12 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     if bp is not None and bp.modified_pages is not None:
         fl.dirty_pages = bp.modified_pages
         fl.dirty_pct = dirty_pct(bp.modified_pages, bp.database_pages, bp.free_pages)
+        fl.free_pct = _free_pct(bp.free_pages, bp.database_pages)
     else:
         fl.dirty_pages = cur.stat("Innodb_buffer_pool_pages_dirty")
         fl.dirty_pct = dirty_pct(fl.dirty_pages, cur.stat("Innodb_buffer_pool_pages_data"),
                                  cur.stat("Innodb_buffer_pool_pages_free"))
+        fl.free_pct = _free_pct(cur.stat("Innodb_buffer_pool_pages_free"), cur.stat("Innodb_buffer_pool_pages_data"))
     lsn, ckpt = _get(inno, "log.lsn"), _get(inno, "log.checkpoint_lsn")
     age: Number | None = lsn - ckpt if lsn is not None and ckpt is not None and lsn >= ckpt else None
     if age is None:
@@ -478,6 +488,15 @@ def _flush(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Fl
     fl.log_bytes_per_s = first_rate([_innodb_pair(prev, cur, "log.lsn"),
                                      _stat_pair(prev, cur, "Innodb_lsn_current"),
                                      _stat_pair(prev, cur, "Innodb_os_log_written")], dt)
+    # The page cleaner's paced flushing (held to innodb_io_capacity / _max) apart from the flushing
+    # a full redo log forces; INNODB_METRICS counts them where module_buffer is enabled (off by default).
+    m0 = (prev.raw.innodb_metrics or {}) if prev is not None else {}
+    m1 = cur.raw.innodb_metrics or {}
+    paced = [(m0.get(f"buffer_flush_{k}_total_pages"), m1.get(f"buffer_flush_{k}_total_pages"))
+             for k in ("background", "adaptive")]
+    if all(a is not None and b is not None for a, b in paced):
+        fl.paced_flushed_per_s = rate(sum(a or 0 for a, _ in paced), sum(b or 0 for _, b in paced), dt)
+    fl.sync_flushed_per_s = rate(m0.get("buffer_flush_sync_total_pages"), m1.get("buffer_flush_sync_total_pages"), dt)
     fl.history_list_length = _first(cur.stat("Innodb_history_list_length"),      # not printed by statements
                                      _metric(cur, "trx_rseg_history_len"),
                                      _get(inno, "transactions.history_list_length"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mysqltop.core.frame import Advice, Frame, Hotspot, severity_rank
+from mysqltop.core.hotspots import is_own
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ def hottest_latch(frame: Frame | None, totals: list[LatchTotal] | None = None) -
     if frame is None or frame.stale:
         return None
     totals = latch_totals(frame.hotspots) if totals is None else totals
+    totals = [t for t in totals if not is_own(t.name)]      # mysqltop's own reads: not the server's
     return totals[0] if totals and any(totals[0].heat) else None
 
 

@@ -61,6 +61,9 @@ class Hotspot:
     # semaphores only (a wait-array snapshot has no rate): threads waiting there now, longest wait
     waiting_threads: Num = None
     longest_wait_s: Num = None
+    # Taken by mysqltop's own reads (INNODB_TRX, SHOW ENGINE INNODB STATUS): listed last, labelled,
+    # with no share, and never a finding's cause (core/hotspots.py OWN_LATCHES).
+    own: bool = False
 
 
 @dataclass
@@ -117,6 +120,13 @@ class Flush:
     # Beyond the contract: change buffer size in pages (InnoDB status "Ibuf: size N", or
     # Innodb_ibuf_size where sane); the change_buffer rule compares it to the buffer pool.
     ibuf_size_pages: Num = None
+    # Beyond the contract: INNODB_METRICS buffer_flush_* where enabled — the page cleaner's paced
+    # flushing (background + adaptive, held to innodb_io_capacity/_max) and the sync flushing a
+    # full redo log forces.
+    paced_flushed_per_s: Num = None
+    # Beyond the contract: buffer pool pages on the free list, % of its usable pages (free + LRU).
+    free_pct: Num = None
+    sync_flushed_per_s: Num = None
 
 
 @dataclass

@@ -32,6 +32,16 @@ _SOURCE_RANK = {"performance_schema": 0, "innodb_mutex": 1, "semaphores": 2}
 SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}   # column labels
 _PS_KINDS = {"mutex": "mutex", "rwlock": "rwlock", "prlock": "rwlock", "sxlock": "sxlock", "cond": "cond"}
 _GENERIC_MUTEX_NAMES = {"mutex", "rwlock", "rw_lock", "sxlock"}
+# Latches only a monitor's reads take: the INNODB_TRX/INNODB_LOCKS cache (information_schema
+# reads fill it under trx_i_s_cache_lock) and SHOW ENGINE INNODB STATUS (srv_innodb_monitor_mutex,
+# srv_monitor_file_mutex). Waits on them are mysqltop's footprint, not the server's problem.
+OWN_LATCHES = frozenset({"trx_i_s_cache_lock", "srv_innodb_monitor_mutex", "srv_monitor_file_mutex"})
+OWN_LABEL = "mysqltop's own reads"
+
+
+def is_own(name: str) -> bool:
+    """The latch (short name, or a 5.x "file:line" site) is one mysqltop's own reads take."""
+    return name in OWN_LATCHES or name.split("::")[-1] in OWN_LATCHES
 
 
 def ps_hotspots(prev: Mapping[str, WaitRow], cur: Mapping[str, WaitRow], dt: float) -> list[Hotspot] | None:
@@ -51,9 +61,10 @@ def ps_hotspots(prev: Mapping[str, WaitRow], cur: Mapping[str, WaitRow], dt: flo
         if d_count <= 0 and d_sum <= 0:
             continue
         timed = c.sum_timer_wait > 0   # TIMED='NO' instruments count but keep SUM at 0
-        out.append(Hotspot(name=ps_short_name(name), kind=ps_kind(name), source="performance_schema",
+        short = ps_short_name(name)
+        out.append(Hotspot(name=short, kind=ps_kind(name), source="performance_schema",
                            waits_per_s=d_count / dt,
-                           wait_ms_per_s=d_sum / PS_PICO_PER_MS / dt if timed else None))
+                           wait_ms_per_s=d_sum / PS_PICO_PER_MS / dt if timed else None, own=is_own(short)))
     _set_shares(out)
     return out
 
@@ -69,8 +80,9 @@ def mutex_hotspots(prev: Mapping[tuple[str, str | None], MutexRow],
         before = _mutex_metric(p) if p is not None else 0
         if now is None or before is None or now <= before:
             continue
-        out.append(Hotspot(name=mutex_short_name(c.name, c.site), kind=_mutex_row_kind(c),
-                           source="innodb_mutex", waits_per_s=(now - before) / dt, site=c.site))
+        short = mutex_short_name(c.name, c.site)
+        out.append(Hotspot(name=short, kind=_mutex_row_kind(c),
+                           source="innodb_mutex", waits_per_s=(now - before) / dt, site=c.site, own=is_own(short)))
     _set_shares(out)
     return out
 
@@ -93,29 +105,35 @@ def semaphore_hotspots(waits: list[SemaphoreWait]) -> list[Hotspot]:
         h = groups.get((kind, name))
         if h is None:
             h = groups[(kind, name)] = Hotspot(name=name, kind=kind, source="semaphores",
-                                               site=w.created_at, waiting_threads=0, longest_wait_s=0.0)
+                                               site=w.created_at, waiting_threads=0, longest_wait_s=0.0,
+                                               own=is_own(name))
         h.waiting_threads = (h.waiting_threads or 0) + 1
         h.longest_wait_s = max(h.longest_wait_s or 0.0, w.seconds or 0.0)
     out = list(groups.values())
-    total = sum(h.waiting_threads or 0 for h in out)
+    total = sum(h.waiting_threads or 0 for h in out if not h.own)
     for h in out:
-        h.share = (h.waiting_threads or 0) / total if total else None
+        h.share = (h.waiting_threads or 0) / total if total and not h.own else None
     return out
 
 
 def rank(*groups: list[Hotspot], limit: int = MAX_HOTSPOTS) -> list[Hotspot]:
     merged = [h for g in groups for h in g]
-    merged.sort(key=lambda h: (-(h.share or 0.0), _SOURCE_RANK.get(h.source, 9),
+    merged.sort(key=lambda h: (h.own, -(h.share or 0.0), _SOURCE_RANK.get(h.source, 9),
                                -(h.wait_ms_per_s or 0.0), -(h.waits_per_s or 0.0), h.name))
     return merged[:limit]
 
 
 def _set_shares(hs: list[Hotspot]) -> None:
-    by_time = bool(hs) and all(h.wait_ms_per_s is not None for h in hs)
-    values = [(h.wait_ms_per_s if by_time else h.waits_per_s) or 0.0 for h in hs]
+    """Shares of the server's own waiting: mysqltop's footprint has none and counts in no total."""
+    server = [h for h in hs if not h.own]
+    by_time = bool(server) and all(h.wait_ms_per_s is not None for h in server)
+    values = [(h.wait_ms_per_s if by_time else h.waits_per_s) or 0.0 for h in server]
     total = sum(values)
-    for h, v in zip(hs, values):
+    for h, v in zip(server, values):
         h.share = v / total if total > 0 else None
+    for h in hs:
+        if h.own:
+            h.share = None
 
 
 def _mutex_row_kind(row: MutexRow) -> str:

@@ -15,6 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mysqltop.core import read_views
+
 SQL_CHARS = 300         # the source cuts on the server; old or foreign recordings are cut here
 MAX_TREE_DEPTH = 8      # chains deeper than this are cut (a cycle is a deadlock InnoDB resolves)
 TOP_TRANSACTIONS = 20
@@ -69,6 +71,7 @@ class Transaction:
     lock_structs: float | None = None
     isolation: str | None = None
     read_view: bool | None = None     # holds a read view (TRANSACTIONS "Trx read view"); None: unknown
+    confirmed: bool = False           # thread and trx from the server's INNODB_TRX row, not status text
     command: str | None = None
     statement: str | None = None
     waiting_s: float | None = None
@@ -235,20 +238,30 @@ _ENTRY_RE = re.compile(r"---TRANSACTION (\([^)]*\)|[0-9A-Fa-f]+(?: \d+)?), (ACTI
 _THREAD_RE = re.compile(r"(?:MySQL|MariaDB) thread id (\d+)")
 _LOCKS_RE = re.compile(r"(?:LOCK WAIT )?(\d+) lock struct\(s\), heap size \d+, (\d+) row lock\(s\)"
                        r"(?:, undo log entries (\d+))?")
-READ_VIEW_MARK = "Trx read view will not see"
+
+
+def _transactions_body(innodb_status: str | None) -> str | None:
+    """The TRANSACTIONS section's text, None when absent or when a statement printed its title
+    so that the text alone cannot tell where the server's list starts."""
+    if not innodb_status:
+        return None
+    from mysqltop.core.innodb import envelope  # the status parser package: loaded when first needed
+
+    env = envelope.split(innodb_status)
+    if "TRANSACTIONS" in env.doubtful:
+        return None
+    return next((b for t, b in env.sections if t == "TRANSACTIONS"), None)
 
 
 def status_transactions(innodb_status: str | None) -> list[Transaction]:
-    """Active transactions as the TRANSACTIONS section lists them (every server prints it).
+    """Active transactions as the TRANSACTIONS section lists them (every server prints it), for
+    the panes where INNODB_TRX was not read.
 
     The section also holds statement text, so a statement could print lines that look like an
     entry: a thread id listed twice is dropped, and only lines before an entry's thread-id line
-    (which precedes the statement) set its numbers."""
-    if not innodb_status:
-        return []
-    from mysqltop.core.innodb import envelope  # the status parser package: loaded when first needed
-
-    body = next((b for t, b in envelope.split(innodb_status).sections if t == "TRANSACTIONS"), None)
+    (which precedes the statement) set its numbers. Without the server's rows nothing fences the
+    statements off, so these are never `confirmed` and their read view is unknown."""
+    body = _transactions_body(innodb_status)
     if body is None:
         return []
     out: list[Transaction] = []
@@ -276,30 +289,29 @@ def status_transactions(innodb_status: str | None) -> list[Transaction]:
                 cur.thread_id = int(m3[1])
                 threads_seen[cur.thread_id] = threads_seen.get(cur.thread_id, 0) + 1
                 header_done = True
-        elif line.startswith(READ_VIEW_MARK):
-            cur.read_view = True
     twice = {t for t, n in threads_seen.items() if n > 1}
     return [t for t in out if t.thread_id not in twice]
 
 
 def transactions(rows: list[list[Any]] | None, innodb_status: str | None) -> list[Transaction]:
     """Longest-running first. INNODB_TRX rows where read, the TRANSACTIONS section otherwise; the
-    section adds which transactions hold a read view."""
-    from_text = status_transactions(innodb_status)
+    section adds which transactions hold a read view, read only where the rows fence the other
+    sessions' statement text off (core/read_views.py)."""
     if rows is None:
-        out = from_text
+        out = status_transactions(innodb_status)
     else:
-        views: dict[int | None, bool | None] = {t.thread_id: t.read_view for t in from_text if t.thread_id is not None}
+        good = [r for r in (_row(raw, 13) for raw in rows) if r is not None and r[0] is not None]
+        fence = [read_views.TrxRow(str(r[0]), t, None if r[11] is None else str(r[11]), _s(r[2]))
+                 for r in good if (t := _id(r[1])) is not None]
+        body = _transactions_body(innodb_status)
+        views = read_views.read_views(body, fence) if body is not None else {}
         out = []
-        for raw in rows:
-            r = _row(raw, 13)
-            if r is None or r[0] is None:
-                continue
+        for r in good:
             thread = _id(r[1])
             out.append(Transaction(
                 trx_id=str(r[0]), thread_id=thread, user=_s(r[2]), host=_s(r[3]), state=_s(r[4]), age_s=_n(r[5]),
                 rows_locked=_n(r[6]), rows_modified=_n(r[7]), lock_structs=_n(r[8]), isolation=_s(r[9]),
-                read_view=bool(thread is not None and views.get(thread)) if from_text else None,
+                read_view=views.get(thread) if thread is not None else None, confirmed=True,
                 command=_s(r[10]),
                 statement=_sql(r[11]), waiting_s=_n(r[12])))
     out.sort(key=lambda t: -(t.age_s or 0))

@@ -267,6 +267,8 @@ class ReportBuilder:
     def _hotspots(self, f: Frame) -> None:
         dt = f.elapsed or 0.0
         for h in f.hotspots:
+            if h.own:
+                continue          # mysqltop's own footprint: not the server's hotspot
             a = self.hot.get((h.source, h.name))
             if a is None:
                 a = self.hot[(h.source, h.name)] = _HotAcc(h)

@@ -14,15 +14,22 @@ import json
 import math
 import re
 
-# C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators and bidi overrides
-# that can reorder or break what a terminal shows.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_KEEP_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Characters that draw nothing: every Unicode format character (category Cf: soft hyphen,
+# zero-width space/joiners, word joiner, BOM, bidi marks and overrides, tags …) and the blank
+# fillers that are letters by category. In an identifier they make `t\u200b` look like `t`.
+_INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+              "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0"
+              "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+              "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# C0 controls, DEL, C1 controls, the Unicode line/paragraph separators, and the invisible ones
+# (bidi overrides among them) that can hide, reorder or break what a terminal shows.
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
+_CONTROL_KEEP_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 
 
 def _escape(m: re.Match[str]) -> str:
-    c = m.group()
-    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}"
 
 
 def visible(text: object) -> str:
@@ -38,7 +45,7 @@ def visible_block(text: object) -> str:
 
 
 # What json.dumps(ensure_ascii=False) leaves raw although a terminal may act on it.
-_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW = re.compile(f"[\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 
 
 def _finite(o: object) -> object:
@@ -55,4 +62,12 @@ def json_text(obj: object, **kw: object) -> str:
     """Strict JSON safe on a terminal: NaN/Infinity become null (never emitted: allow_nan=False),
     every control character is a \\u escape, other text stays readable UTF-8."""
     s = json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False, **kw)  # type: ignore[arg-type]
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    return _JSON_RAW.sub(_json_escape, s)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000                  # JSON spells a character beyond the BMP as a surrogate pair
+    return f"\\u{0xd800 + (c >> 10):04x}\\u{0xdc00 + (c & 0x3ff):04x}"

@@ -57,6 +57,9 @@ MAX_STATES = 30
 MAX_LOCK_SESSIONS = 200
 MAX_METADATA_LOCKS = 300
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
+# A transaction's statement as far as SHOW ENGINE INNODB STATUS prints it (600 bytes): core
+# fences each entry's statement off the status text with it (core/read_views.py).
+STATUS_SQL_CHARS = 600
 # Rows one read may return (a server with 5,000 sessions costs the wire what one with 1,000 does);
 # the kept rows are chosen from these client-side.
 ROWS_READ = 1000
@@ -156,7 +159,7 @@ def _transactions(ps: bool) -> Select:
     return Select(
         ("t.trx_id", "t.trx_mysql_thread_id", user, host, "t.trx_state",
          "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_rows_locked", "t.trx_rows_modified",
-         "t.trx_lock_structs", "t.trx_isolation_level", command, _sql("t.trx_query"),
+         "t.trx_lock_structs", "t.trx_isolation_level", command, f"LEFT(t.trx_query, {STATUS_SQL_CHARS})",
          "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())"),
         f"FROM {_TRX} t" + _join("p", "t.trx_mysql_thread_id", ps),
         MAX_TRANSACTIONS, lambda r: (_desc(r[5]), _text(r[0])),                 # oldest first

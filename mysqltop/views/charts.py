@@ -73,6 +73,9 @@ def chart(spec: ChartSpec, width: int, height: int, color: bool = True) -> str:
         drawn = True
     lo = times[0] - t0
     top = max((v for s in spec.series for v in s.values if v is not None), default=0.0)
+    bottom = min((v for s in spec.series for v in s.values if v is not None), default=0.0)
+    if drawn and top == bottom == 0:
+        plt.ylim(0, 1)            # a flat zero sits on the axis floor, not mid-way down a −1..1 axis
     shown = [t - t0 for t, _ in spec.marks if times[0] <= t <= t0]
     if shown and drawn:           # bookmarks: a ▼ on top of the chart (reads without colour)
         plt.scatter(shown, [top] * len(shown), marker=MARK_GLYPH, color=MARK_COLOR)

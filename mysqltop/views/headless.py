@@ -19,7 +19,7 @@ from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
 from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 from mysqltop.core.fleet import latch_totals
-from mysqltop.core.hotspots import SOURCE_SHORT, TOP_HOTSPOTS
+from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
 FORMATS = ("text", "json", "csv", "openmetrics")
 
@@ -117,7 +117,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
     if f.hotspots:
         rows = [("name", "src", "waits/s", "ms/s", "share", "site")]
         for h in f.hotspots[:top]:
-            rows.append((h.name, SOURCE_SHORT[h.source].upper() if h.source in SOURCE_SHORT else h.source, fmt_num(h.waits_per_s),
+            rows.append((h.name + (f" ({OWN_LABEL})" if h.own else ""), SOURCE_SHORT[h.source].upper() if h.source in SOURCE_SHORT else h.source, fmt_num(h.waits_per_s),
                          fmt_num(h.wait_ms_per_s), fmt_pct(h.share, share=True), h.site or ""))
         out += _table(rows)
         if len(f.hotspots) > top:

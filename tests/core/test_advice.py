@@ -209,6 +209,38 @@ def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None
     assert a.severity == "warning" and "single buffer pool" in a.message
 
 
+def test_a_pool_with_plenty_free_is_never_told_to_grow() -> None:
+    # the held-out run: 55 % of the pool free, and the finding advised a larger pool
+    frames = _bp_frames(0.3)
+    for f in frames:
+        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+        f.flush.free_pct = 55.0
+    a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
+    assert "not a larger innodb_buffer_pool_size: 55 % of the pool is free" in a.message
+    assert "a larger innodb_buffer_pool_size =" not in a.message
+    for f in frames:
+        f.flush.free_pct = 2.0                     # a full pool: growing it is the remedy again
+    b = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
+    assert "a larger innodb_buffer_pool_size = 1073741824 (1 GiB)" in b.message
+    mysql = _bp_frames(0.55)
+    for f in mysql:
+        f.flush.free_pct = 55.0
+    c = one(advise(mysql, {"innodb_buffer_pool_instances": "16", "innodb_buffer_pool_size": str(32 * 2**30)}),
+            "buffer_pool_mutex")
+    assert "already at its useful maximum" in c.message and "not a larger innodb_buffer_pool_size" in c.message
+
+
+@needs_innodb_parser
+def test_pending_reads_with_a_free_pool_do_not_ask_for_a_larger_one() -> None:
+    frames = status_window("mysql-5.0or5.1__percona-toolkit__innodb-status.004.txt")
+    assert "a larger innodb_buffer_pool_size means fewer reads" in one(
+        advise(frames, {"innodb_read_io_threads": "4"}), "pending_aio_reads").message
+    for f in frames:
+        f.flush.free_pct = 55.0
+    a = one(advise(frames, {"innodb_read_io_threads": "4"}), "pending_aio_reads")
+    assert "the pool is not short of memory (55 % free)" in a.message and "means fewer reads" not in a.message
+
+
 def test_buffer_pool_quiet_share_is_silent() -> None:
     assert advise(_bp_frames(0.1), {"innodb_buffer_pool_instances": "1"}) == []
 
@@ -248,6 +280,55 @@ def test_checkpoint_age_from_a_real_status_at_86_percent() -> None:
     assert a.severity == "warning"
     assert "innodb_log_file_size = 512 MiB × 2 files" in a.message and "innodb_io_capacity_max = 2000" in a.message
     assert "checkpoint age avg 86 %" in a.evidence
+
+
+def _checkpoint_frames(flushed: float, paced: float | None = None, forced: float | None = None) -> list[Frame]:
+    frames = status_window("percona-5.1__pmp-cacti__innodb-002.txt")
+    for f in frames:
+        f.flush.log_bytes_per_s = 5 * 2**20
+        f.flush.pages_flushed_per_s, f.flush.paced_flushed_per_s, f.flush.sync_flushed_per_s = flushed, paced, forced
+    return frames
+
+
+REDO_96M = {"innodb_log_file_size": str(96 * 2**20)}
+
+
+@needs_innodb_parser
+def test_flushing_held_to_io_capacity_names_it_before_the_redo_log() -> None:
+    # MariaDB 10.11 measured: io_capacity 100 / max 200, 96 MB redo: 65 pages/s, age pinned at 88 %
+    a = one(advise(_checkpoint_frames(65.0), {**REDO_96M, "innodb_io_capacity": "100",
+                                               "innodb_io_capacity_max": "200"}), "checkpoint_age")
+    assert a.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100 — raise")
+    assert "innodb_io_capacity_max = 200" in a.message and "innodb_log_file_size" not in a.message
+    assert a.evidence.startswith("65 pages flushed/s against innodb_io_capacity = 100")
+    assert "the redo log holds 162 s of writes" in a.evidence
+    # the held-out run: paced flushing at the cap (~107/s), the rest forced by the full redo log
+    b = one(advise(_checkpoint_frames(420.0, 107.0, 313.0), {**REDO_96M, "innodb_io_capacity": "100",
+                                                              "innodb_io_capacity_max": "200"}), "checkpoint_age")
+    assert b.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100")
+    assert "(107 paced by the page cleaner, 313 forced by the full redo log)" in b.evidence
+
+
+@needs_innodb_parser
+def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> None:
+    # MariaDB 10.11 measured: 8 MB redo at io_capacity 200 / max 2000: 375 pages/s, bursts to 2,400
+    v = {"innodb_log_file_size": str(8 * 2**20), "innodb_io_capacity": "200", "innodb_io_capacity_max": "2000"}
+    a = one(advise(_checkpoint_frames(375.0), v), "checkpoint_age")
+    assert a.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    b = one(advise(_checkpoint_frames(375.0, 230.0, 145.0), v), "checkpoint_age")
+    assert b.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    # flushing at its capacity, but the redo log holds only ~14 s of writes: the log is what is small
+    fast = _checkpoint_frames(65.0)
+    for f in fast:
+        f.flush.log_bytes_per_s = 60 * 2**20
+    d = one(advise(fast, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
+    assert d.message.startswith("Checkpoint age near its maximum: the redo log is too small")
+    # saturated storage: more IO capacity would not be written either
+    frames = _checkpoint_frames(65.0)
+    for f in frames:
+        f.host = Host(cpu_iowait_pct=60.0)
+    c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
+    assert c.message.startswith("Checkpoint age near its maximum")
 
 
 @needs_innodb_parser
@@ -336,7 +417,7 @@ def _purge_frames(hll_step: int, drops: tuple[int, ...], holder: object = None, 
 def _holder(age: float, read_view: bool | None = True):
     from mysqltop.core.locks import Transaction
     return Transaction(trx_id="421", thread_id=1234, user="app", host="10.0.0.5", state="RUNNING", age_s=age,
-                       read_view=read_view, statement="SELECT COUNT(*) FROM orders")
+                       read_view=read_view, statement="SELECT COUNT(*) FROM orders", confirmed=True)
 
 
 def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> None:

@@ -146,6 +146,7 @@ def test_lab_throughput_io_flush_from_status(lab_frame) -> None:
     assert io.fsyncs_per_s == pytest.approx(2992 / 18)
     # InnoDB's own ratio: modified / (database pages + free buffers), 10670 / (12490 + 3734)
     assert fl.dirty_pages == 10670 and fl.dirty_pct == pytest.approx(10670 / (12490 + 3734) * 100)
+    assert fl.free_pct == pytest.approx(3734 / (12490 + 3734) * 100)                     # Free buffers
     assert fl.checkpoint_age_bytes == 282464134 - 271370747
     assert fl.checkpoint_age_pct == pytest.approx((282464134 - 271370747) / 107998618 * 100)
     assert fl.log_bytes_per_s == pytest.approx(282785742 / 18)              # Innodb_lsn_current

@@ -104,17 +104,27 @@ def test_transactions_from_the_status_text_alone() -> None:
     # thread 10 is listed twice (the second one inside a statement): neither is trusted
     assert [(t.thread_id, t.age_s) for t in trx] == [(11, 7), (9, 95), (12, 3)]
     assert trx[0].state == "LOCK WAIT" and trx[0].rows_locked == 1
-    assert trx[1].read_view is True and trx[1].rows_modified == 0
+    # without the server's rows nothing fences the statements off: no read view is believed
+    assert trx[1].read_view is None and trx[1].rows_modified == 0 and not trx[1].confirmed
     assert locks.status_transactions(None) == [] and locks.status_transactions("garbage") == []
 
 
 def test_innodb_trx_rows_win_and_take_the_read_view_from_the_text() -> None:
-    rows = [[24, 11, "root", "localhost", "LOCK WAIT", 7, 1, 0, 2, "REPEATABLE READ", "Query", "update …", 7],
-            [0, 9, "root", "localhost", "RUNNING", 95, 0, 0, 0, "REPEATABLE READ", "Sleep", None, None]]
+    rows = [[24, 11, "root", "localhost", "LOCK WAIT", 7, 1, 0, 2, "REPEATABLE READ", "Query",
+             "update t set v=v+1 where id=1", 7],
+            [0, 9, "root", "localhost", "RUNNING", 95, 0, 0, 0, "REPEATABLE READ", "Sleep", None, None],
+            [23, 10, "root", "localhost", "RUNNING", 1, 1, 1, 2, "REPEATABLE READ", "Sleep", None, None],
+            [26, 12, "root", "localhost", "RUNNING", 3, 0, 0, 0, "REPEATABLE READ", "Query",
+             STATUS.split("query id 22 localhost root\n")[2].split("\n---TRANSACTION 421")[0], None]]
     trx = locks.transactions(rows, STATUS)
-    assert [t.thread_id for t in trx] == [9, 11]          # oldest first
-    assert trx[0].read_view is True and trx[0].command == "Sleep" and trx[0].age_s == 95
+    assert [t.thread_id for t in trx] == [9, 11, 12, 10]          # oldest first
+    assert trx[0].read_view is True and trx[0].command == "Sleep" and trx[0].age_s == 95 and trx[0].confirmed
     assert trx[1].read_view is False and trx[1].waiting_s == 7
+    # thread 12's statement prints an entry for thread 10: fenced off by its row, it changes nothing
+    assert trx[2].read_view is False and trx[3].read_view is False
+    # a row whose statement the text does not show: its entry and what it may cover are unknown
+    rows[0][11] = "update …"
+    assert [t.read_view for t in locks.transactions(rows, STATUS)] == [None, None, None, None]
     assert locks.transactions(rows, None)[0].read_view is None      # unknown, not "no"
 
 

@@ -285,6 +285,16 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("hot row", [], _spec(mode="hot", threads=8, hold_ms=20), "row_lock_waits"),
     Scenario("small pool scans", ["--innodb-buffer-pool-size=6M"], _spec(mode="scan", threads=4, rows=30_000),
              "buffer_pool_mutex"),
+    # random updates over 100k rows in a pool that holds them: the redo log drives flushing
+    Scenario("io capacity capped", ["--innodb-io-capacity=100", "--innodb-io-capacity-max=200",
+                                    "--innodb-log-file-size=96M", "--innodb-buffer-pool-size=256M"],
+             _spec(mode="update", threads=4, rows=100_000), "checkpoint_age",
+             "SET GLOBAL innodb_io_capacity_max = 2000, GLOBAL innodb_io_capacity = 1000",
+             "checkpoint age % of max", warmup_s=75, observe=20, after=12),
+    Scenario("small redo", ["--innodb-log-file-size=8M", "--innodb-buffer-pool-size=256M"],
+             _spec(mode="update", threads=4, rows=100_000), "checkpoint_age",
+             "SET GLOBAL innodb_log_file_size = 268435456", "checkpoint age % of max", warmup_s=20, observe=20,
+             after=12),
     Scenario("calm control", [], _spec(mode="oltp", threads=2, rate=5), None, observe=10),
     Scenario("busy-but-healthy control", [], _spec(mode="oltp", threads=4, rate=60), None, observe=12),
 )}

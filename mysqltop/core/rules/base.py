@@ -247,7 +247,7 @@ def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
         return hit
     by_source: dict[str, list[Hotspot]] = {}
     for h in f.hotspots:
-        if family.matches(h):
+        if family.matches(h) and not h.own:
             by_source.setdefault(h.source, []).append(h)
     best = max(by_source.values(), key=lambda hs: sum(h.share or 0.0 for h in hs), default=[])
     wait_ms = _total(h.wait_ms_per_s for h in best)
@@ -365,3 +365,13 @@ def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
 
 
 Rule = Callable[[Window, Vars], Iterable[Advice]]
+
+
+# A pool with this share of its pages free is not short of memory: growing it cannot help.
+POOL_FREE_PLENTY_PCT = 20.0
+
+
+def pool_has_room(w: Window) -> float | None:
+    """The buffer pool's average free share (%) when free pages are plentiful, else None."""
+    free = w.avg(lambda f: f.flush.free_pct)
+    return free if free is not None and free >= POOL_FREE_PLENTY_PCT else None

@@ -11,7 +11,8 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, running_sessions, time_severity,
+    SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
+    time_severity,
 )
 from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
 
@@ -86,7 +87,8 @@ def _window_share(w: Window, family: LatchFamily) -> float:
         ps_ms = memo.get("ps_wait_ms")
         if ps_ms is None:
             ps_ms = memo["ps_wait_ms"] = sum(h.wait_ms_per_s for h in f.hotspots
-                                             if h.source == "performance_schema" and h.wait_ms_per_s is not None)
+                                             if h.source == "performance_schema" and h.wait_ms_per_s is not None
+                                             and not h.own)
         total += ps_ms * dt
         fam += sum(h.wait_ms_per_s for h in w.frame_family(f, family).by_source.get("performance_schema", ())
                    if h.wait_ms_per_s is not None) * dt
@@ -173,10 +175,16 @@ def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
     size = v.int("innodb_buffer_pool_size")
     on_cpus = f" on {num(cpus)} CPUs" if cpus else ""
     title = f"Buffer pool latch waits ({_title_name(s)})"
+    room = pool_has_room(w)
+    if room is not None:
+        grow = (f"not a larger innodb_buffer_pool_size: {pct(room / 100)} of the pool is free — the churn comes "
+                "from pages read and dropped (scans), so cut the scans (indexes) or speed LRU flushing "
+                "(innodb_lru_scan_depth)")
+    else:
+        grow = f"a larger {v.show('innodb_buffer_pool_size')}, or faster LRU flushing (innodb_lru_scan_depth)"
     if n is None and is_mariadb_at_least(w.last.server, (10, 5)):
         msg = (f"{title}: MariaDB 10.5+ has a single buffer pool "
-               "(innodb_buffer_pool_instances was removed) — cut page churn instead: a larger "
-               f"{v.show('innodb_buffer_pool_size')}, or faster LRU flushing (innodb_lru_scan_depth)")
+               f"(innodb_buffer_pool_instances was removed) — cut page churn instead: {grow}")
     elif n is None:
         msg = (f"{title}, and innodb_buffer_pool_instances is unknown here: "
                "split the pool into instances toward the core count (needs a restart)")
@@ -190,8 +198,7 @@ def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
                    f"innodb_buffer_pool_size per instance)")
         else:
             msg = (f"{title} with innodb_buffer_pool_instances = {n}{on_cpus} "
-                   "already at its useful maximum — reduce churn: larger innodb_buffer_pool_size, "
-                   "faster LRU flushing (innodb_lru_scan_depth)")
+                   f"already at its useful maximum — reduce churn: {grow}")
     yield advice("buffer_pool_mutex", _severity(w, s, held), msg, _evidence(w, s, held))
 
 

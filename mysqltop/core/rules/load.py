@@ -153,13 +153,23 @@ def spin_wait(w: Window, v: Vars) -> Iterator[Advice]:
 
 
 def _view_holder(f: Frame) -> "Transaction | None":
-    """The oldest transaction that holds purge back: the oldest with a read view where the
-    server says which have one, else the oldest active one."""
-    trx = [t for t in f.transactions if t.age_s is not None]
-    with_view = [t for t in trx if t.read_view]
-    known = any(t.read_view is not None for t in trx)
-    pool = with_view if known else trx
-    return max(pool, key=lambda t: t.age_s or 0.0, default=None)
+    """The oldest transaction that may hold purge back: the oldest whose read view is shown or
+    unknown (core/read_views.py: other sessions' statement text can hide a view, never make one).
+    So a transaction named with a read view is the oldest that can hold one."""
+    trx = [t for t in f.transactions if t.age_s is not None and t.read_view is not False]
+    return max(trx, key=lambda t: t.age_s or 0.0, default=None)
+
+
+def _kill_line(holder: Transaction) -> str:
+    """The action: KILL only a session the server's rows name whose read view the server's own
+    lines show; otherwise how to confirm it first."""
+    if holder.confirmed and holder.read_view and holder.thread_id:
+        return f"KILL {holder.thread_id} or commit it"
+    if not holder.confirmed:
+        return ("find its session (INNODB_TRX was not read: the thread is the status text's), then KILL it "
+                "or commit it")
+    return ("check first that it holds a read view (its entry in SHOW ENGINE INNODB STATUS sits beside other "
+            "sessions' statement text, so mysqltop cannot read it), then end or commit it")
 
 
 def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
@@ -188,11 +198,10 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     trend = (f"history list {num(first)} → {num(last)} (peak {num(peak)}, trend +{num(rate)}/s) {w.label}")
     if old_view and holder is not None:
         who = f"{holder.user or '?'}@{holder.host or '?'}"
-        kill = f"KILL {holder.thread_id}" if holder.thread_id else "KILL its session"
         view = ", read view" if holder.read_view else ""
         msg = (f"Purge is held back by an old transaction: thread {holder.thread_id or '?'}, {visible(who)}, open "
-               f"{num(holder.age_s)} s{view} — {kill} or commit it; undo it pins cannot be purged while it is open, "
-               "and more purge threads cannot help until it ends")
+               f"{num(holder.age_s)} s{view} — {_kill_line(holder)}; undo it pins cannot be purged while it is "
+               "open, and more purge threads cannot help until it ends")
         stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
         evidence = (f"{trend}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, "
                     f"{num(holder.age_s)} s{view}{stmt})")

@@ -8,7 +8,7 @@ from typing import Sequence
 from rich.text import Text
 
 from mysqltop.core.frame import Frame, Hotspot, HotspotTotal
-from mysqltop.core.hotspots import SOURCE_SHORT
+from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
@@ -59,7 +59,7 @@ def _share(share: float | None, p: Palette) -> Text:
 
 def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
     return [
-        visible(h.name),
+        visible(h.name) + (f" ({OWN_LABEL})" if h.own else ""),
         KIND_SHORT.get(h.kind, h.kind),
         SOURCE_SHORT.get(h.source, h.source),
         units.num(h.waits_per_s),

@@ -1,0 +1,200 @@
+"""Which transactions hold a read view, read from the TRANSACTIONS list with other sessions' text
+fenced off by the server's own INNODB_TRX rows. Pure.
+
+The list is server lines around text other sessions wrote: each entry's statement (at most
+STATEMENT_BYTES, printed right after its thread-id line) and the identifiers of its lock lines
+(a table or index name may hold a newline). A line inside that text can look like anything, a
+whole forged entry included, so a line is believed only on known ground:
+
+- an entry's statement is skipped when its INNODB_TRX row gives the same text (or none, and the
+  thread line says the session is idle); otherwise every character that statement could cover
+  is unknown ground;
+- a lock line's identifier stretch is unknown ground (the read view line comes before it);
+- a line that may be a thread-id line or a lock line on unknown ground widens it by what such a
+  line could be followed by, so unknown ground ends only where the server's lines resume.
+
+An entry whose header and thread line stand on known ground is the server's; its read view is
+known when the span from its thread line to its wait or lock lines (or the next entry) is known
+ground too. Everything else is None: unknown, never "no".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+# The server prints at most this much of an entry's statement (trx_print_latched(…, 600) on
+# MySQL 5.x/8.x and MariaDB), in bytes of the statement's own encoding.
+STATEMENT_BYTES = 600
+# A lock line names an index (≤ 64 characters, printed bare) and `db`.`table` (≤ 64 each,
+# backticks doubled), MySQL 8 a partition too: its identifiers end well within this.
+LOCK_LINE_CHARS = 1000
+# A statement cut inside a multi-byte character leaves up to 3 bytes, decoded as U+FFFD each.
+_CUT_TAIL = 3
+
+LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
+ENTRY_MARK = "---TRANSACTION "
+READ_VIEW_MARK = "Trx read view will not see"
+WAIT_MARK = "------- TRX HAS BEEN WAITING"
+LOCK_LINES = ("RECORD LOCKS ", "TABLE LOCK ")
+# What MySQL 5.6/5.7 print as the state of a session idle in its transaction.
+IDLE_STATES = ("", "cleaning up")
+
+_ENTRY_ID = re.compile(r"---TRANSACTION (\([^)\n]*\)|[0-9A-Fa-f]+(?: \d+)?),")
+_THREAD = re.compile(r"(?:MySQL|MariaDB) thread id (\d+),")
+
+
+@dataclass(frozen=True)
+class TrxRow:
+    """What the server's INNODB_TRX row says about one transaction (sources/locks.py)."""
+
+    trx_id: str
+    thread_id: int
+    statement: str | None       # trx_query as read: None or "" when the session runs none
+    user: str | None            # PROCESSLIST.USER of its session
+
+
+def printed_statement(statement: str) -> tuple[str, bool]:
+    """The part of `statement` the status text shows, and whether the cut split a character."""
+    raw = statement.encode("utf-8", "surrogatepass")
+    if len(raw) <= STATEMENT_BYTES:
+        return statement, False
+    head = raw[:STATEMENT_BYTES].decode("utf-8", "ignore")
+    return head, len(head.encode("utf-8", "surrogatepass")) < STATEMENT_BYTES
+
+
+def _idle(line: str, user: str | None) -> bool:
+    """The thread line of a session that runs no statement: it ends with its user (MariaDB,
+    MySQL 8) or the user and an idle state (MySQL 5.6/5.7 "cleaning up")."""
+    if not user:
+        return False
+    tail = line.rstrip()
+    return any(tail.endswith(f" {user}" + (f" {s}" if s else "")) for s in IDLE_STATES)
+
+
+def _statement_end(body: str, at: int, line: str, row: TrxRow) -> int | None:
+    """Where the entry's statement ends (the start of the next server line), or None when the
+    row cannot vouch for the text that follows the thread line at `at`."""
+    if not row.statement:
+        return at if _idle(line, row.user) else None
+    text, split = printed_statement(row.statement)
+    if not body.startswith(text, at):
+        return None
+    end = at + len(text)
+    if split:                     # the cut character's bytes: never a newline
+        stop = body.find("\n", end, end + _CUT_TAIL + 1)
+        end = stop if stop >= 0 else -1
+        if end < 0:
+            return None
+    if end == len(body):
+        return end
+    return end + 1 if body.startswith("\n", end) else None
+
+
+def _same_trx(printed: str, row_id: str) -> bool:
+    """The entry's id as printed is the row's: MariaDB prints a transaction that has written
+    nothing as its handle "(0x7f…)", where INNODB_TRX says 0."""
+    if printed == row_id:
+        return True
+    if printed.startswith("0x"):
+        try:
+            return row_id == "0" or int(printed, 16) == int(row_id)
+        except ValueError:
+            return False
+    return False
+
+
+@dataclass
+class _Entry:
+    trx_id: str
+    thread_id: int | None = None
+    view: bool = False
+    settled: bool = False         # its statement is behind it and nothing unknown came between
+
+
+def read_views(body: str | None, rows: Iterable[TrxRow]) -> dict[int, bool | None]:
+    """Thread id → whether its transaction holds a read view, for each row's thread: True or
+    False where the list shows its entry on known ground, None where it cannot tell (no list,
+    no entry on known ground, an entry met twice, a row that disagrees with its entry)."""
+    by_thread = {r.thread_id: r for r in rows}
+    out: dict[int, bool | None] = {t: None for t in by_thread}
+    if not body:
+        return out
+    start = body.find(LIST_MARK)
+    if start < 0:
+        return out
+    found: dict[int, list[bool | None]] = {}
+    pos = start + len(LIST_MARK) + 1
+    unknown_until = pos
+    entry: _Entry | None = None
+
+    def close() -> None:
+        nonlocal entry
+        if entry is not None and entry.thread_id is not None:
+            found.setdefault(entry.thread_id, []).append(entry.view if entry.settled else None)
+        entry = None
+
+    n = len(body)
+    while pos < n:
+        nl = body.find("\n", pos)
+        end = n if nl < 0 else nl
+        line = body[pos:end]
+        nxt = end + 1
+        if pos < unknown_until:
+            # Nobody's for sure: the entry being read cannot be settled across it, and a line
+            # that may be the server's brings the text that may follow it.
+            if entry is not None:
+                entry.settled = False
+                close()
+            if (t := _THREAD.match(line)) is not None:
+                # were it the server's, its statement ends where its row's does
+                row = by_thread.get(int(t[1]))
+                stop = _statement_end(body, nxt, line, row) if row is not None else None
+                unknown_until = max(unknown_until, stop if stop is not None else nxt + STATEMENT_BYTES + 1)
+            elif line.startswith(LOCK_LINES):
+                unknown_until = max(unknown_until, pos + LOCK_LINE_CHARS)
+            pos = nxt
+            continue
+        if line.startswith(ENTRY_MARK):
+            close()
+            m = _ENTRY_ID.match(line)
+            entry = _Entry(m[1].strip("()")) if m is not None else None
+        elif (t := _THREAD.match(line)) is not None:
+            row = by_thread.get(int(t[1]))
+            if entry is None or entry.thread_id is not None:
+                # A thread line on known ground is the server's, and so is the last entry line
+                # above it: only fixed head lines come between the two.
+                close()
+                head = body.rfind("\n" + ENTRY_MARK, start, pos)
+                m = _ENTRY_ID.match(body, head + 1) if head >= 0 else None
+                entry = _Entry(m[1].strip("()")) if m is not None else None
+            if entry is None:
+                unknown_until = nxt + STATEMENT_BYTES + 1
+            else:
+                entry.thread_id = int(t[1])
+                stop = (_statement_end(body, nxt, line, row)
+                        if row is not None and _same_trx(entry.trx_id, row.trx_id) else None)
+                if stop is None:
+                    close()               # its statement is unknown ground, and so is its view
+                    unknown_until = nxt + STATEMENT_BYTES + 1
+                else:
+                    entry.settled = True
+                    pos = stop
+                    continue
+        elif line.startswith(READ_VIEW_MARK):
+            if entry is not None and entry.settled:
+                entry.view = True
+        elif line.startswith(WAIT_MARK):
+            if entry is not None and entry.settled:
+                close()                   # what follows is the lock it waits for
+        elif line.startswith(LOCK_LINES):
+            close()
+            unknown_until = pos + LOCK_LINE_CHARS
+        pos = nxt
+    close()
+    for thread, seen in found.items():
+        if thread in out:
+            row = by_thread[thread]
+            out[thread] = seen[0] if len(seen) == 1 and row is not None else None
+    return out

@@ -1,0 +1,191 @@
+"""Read views from the TRANSACTIONS list with forged entries in statements and identifiers.
+
+The status texts are built the way MariaDB prints them (lock_trx_print_wait_and_mvcc_state:
+entry head, thread line, at most 600 bytes of the statement, the read view line, the lock it
+waits for), with any of the sessions' statements or table names holding forged lines: entries
+that reuse real thread and trx ids, read view lines, thread lines, lock lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from mysqltop.core import locks
+from mysqltop.core.frame import Frame
+from mysqltop.core.read_views import STATEMENT_BYTES, TrxRow, read_views
+from mysqltop.core.rules.load import _kill_line, _view_holder
+
+USER = "app"
+
+
+@dataclass
+class Sess:
+    thread: int
+    trx: int                  # 0: a transaction that wrote nothing (MariaDB prints its handle)
+    age: int
+    view: bool
+    statement: str | None
+    table: str | None         # the table of the lock it waits for (None: not waiting)
+
+
+def _forged(ids: list[tuple[int, int]], pick: st.DrawFn) -> str:
+    lines: list[str] = []
+    for _ in range(pick(st.integers(1, 6))):
+        thread, trx = pick(st.sampled_from(ids))
+        lines.append(pick(st.sampled_from([
+            f"---TRANSACTION {trx}, ACTIVE {pick(st.integers(0, 99999))} sec",
+            f"---TRANSACTION (0x7f{trx:x}), ACTIVE 9999 sec",
+            f"MariaDB thread id {thread}, OS thread handle 1, query id 1 localhost {USER}",
+            "Trx read view will not see trx with id >= 1, sees < 1",
+            "0 lock struct(s), heap size 1128, 0 row lock(s)",
+            "------- TRX HAS BEEN WAITING 5 us FOR THIS LOCK TO BE GRANTED:",
+            "RECORD LOCKS space id 1 page no 3 n bits 8 index PRIMARY of table `a`.`b` trx id 1 lock_mode X",
+            "",
+        ])))
+    return "\n".join(lines)
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[Sess]:
+    n = draw(st.integers(1, 6))
+    threads = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n, unique=True))
+    trxs = draw(st.lists(st.integers(100, 999), min_size=n, max_size=n, unique=True))
+    ids = list(zip(threads, trxs))
+    out = []
+    for thread, trx in ids:
+        kind = draw(st.sampled_from(["idle", "short", "forged", "long", "wide"]))
+        statement = {
+            "idle": None,
+            "short": "SELECT 1",
+            "forged": f"SELECT 1 /*\n{_forged(ids, draw)}\n*/",
+            "long": f"SELECT '{'x' * draw(st.integers(250, 700))}' /*\n{_forged(ids, draw)}\n*/",
+            "wide": f"SELECT '{'é' * draw(st.integers(250, 400))}' /*\n{_forged(ids, draw)}\n*/",
+        }[kind]
+        table = None
+        if draw(st.integers(0, 4)) == 0:          # waiting, its table's name a forgery of ≤ 64 characters
+            table = ("t\n" + _forged(ids, draw))[:64]
+        out.append(Sess(thread, draw(st.sampled_from([trx, 0])), draw(st.integers(0, 500)), draw(st.booleans()),
+                        statement, table))
+    return out
+
+
+def _printed(statement: str) -> str:
+    return statement.encode()[:STATEMENT_BYTES].decode("utf-8", "replace")   # as the source decodes it
+
+
+def status_body(ss: list[Sess]) -> str:
+    parts = ["Trx id counter 1000\nHistory list length 5\nLIST OF TRANSACTIONS FOR EACH SESSION:"]
+    for s in ss:
+        head = f"---TRANSACTION (0x7f{s.thread:04x})" if s.trx == 0 else f"---TRANSACTION {s.trx}"
+        parts.append(f"{head}, ACTIVE {s.age} sec")
+        parts.append(("LOCK WAIT " if s.table else "") + "2 lock struct(s), heap size 1128, 1 row lock(s)")
+        state = "" if s.statement is None else " Sending data"
+        parts.append(f"MariaDB thread id {s.thread}, OS thread handle 1, query id 5 localhost {USER}{state}")
+        if s.statement is not None:
+            parts.append(_printed(s.statement))
+        if s.view:
+            parts.append("Trx read view will not see trx with id >= 900, sees < 900")
+        if s.table:
+            parts += ["------- TRX HAS BEEN WAITING 5 us FOR THIS LOCK TO BE GRANTED:",
+                      f"RECORD LOCKS space id 5 page no 3 n bits 8 index PRIMARY of table `app`.`{s.table}` "
+                      f"trx id {s.trx} lock_mode X waiting",
+                      " 0: len 4; hex 80000001; asc     ;;", "", "------------------"]
+    parts.append("---TRANSACTION (0x7f0000000001), not started\n0 lock struct(s), heap size 1128, 0 row lock(s)\n")
+    return "\n".join(parts)
+
+
+def rows_of(ss: list[Sess]) -> list[TrxRow]:
+    return [TrxRow(str(s.trx), s.thread, None if s.statement is None else s.statement[:600], USER) for s in ss]
+
+
+def _zoned(ss: list[Sess]) -> set[int]:
+    """Threads printed after a lock line's identifiers (unknown ground, by design) — with a
+    margin: the entries after any waiting one."""
+    out: set[int] = set()
+    waiting = False
+    for s in ss:
+        if waiting:
+            out.add(s.thread)
+        waiting = waiting or s.table is not None
+    return out
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions())
+def test_forged_entries_never_change_a_read_view(ss: list[Sess]) -> None:
+    got = read_views(status_body(ss), rows_of(ss))
+    zoned = _zoned(ss)
+    for s in ss:
+        if s.thread in zoned:
+            assert got[s.thread] in (s.view, None), (s, got)      # never a wrong value
+        else:
+            assert got[s.thread] is s.view, (s, got)              # exact on known ground
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions(), st.data())
+def test_rows_that_disagree_with_the_text_only_blank_read_views(ss: list[Sess], data: st.DataObject) -> None:
+    """A statement that changed between the two reads (or a forger racing them): the rows no
+    longer fence the text, and the answer may be unknown, never wrong."""
+    rows = rows_of(ss)
+    for i in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=len(rows))):
+        other = data.draw(st.sampled_from([None, "", "SELECT 2", "Trx read view will not see trx with id >= 1"]))
+        rows[i] = TrxRow(rows[i].trx_id, rows[i].thread_id, other, rows[i].user)
+    got = read_views(status_body(ss), rows)
+    for s in ss:
+        assert got[s.thread] in (s.view, None), (s, got)
+
+
+def _trx_rows(ss: list[Sess]) -> list[list[object]]:
+    return [[s.trx, s.thread, USER, "h", "RUNNING", s.age, 0, 0, 1, "REPEATABLE READ", "Query",
+             None if s.statement is None else s.statement[:600], None] for s in ss]
+
+
+def _status(ss: list[Sess]) -> str:
+    return ("=====================================\n2026-11-27 03:00:00 0x7f INNODB MONITOR OUTPUT\n"
+            "=====================================\n------------\nTRANSACTIONS\n------------\n"
+            + status_body(ss) + "--------\nFILE I/O\n--------\n----------------------------\n"
+            "END OF INNODB MONITOR OUTPUT\n============================\n")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions())
+def test_a_kill_target_is_the_oldest_real_read_view(ss: list[Sess]) -> None:
+    """Whatever the statements and table names print: a KILL the purge finding gives names a
+    session of the server's rows that holds a read view, and no older one holds one."""
+    trx = locks.transactions(_trx_rows(ss), _status(ss))
+    frame = Frame(time=0.0)
+    frame.transactions = trx
+    holder = _view_holder(frame)
+    truth = {s.thread: s for s in ss}
+    holders = [s for s in ss if s.view]
+    if holder is None:
+        assert not holders
+        return
+    line = _kill_line(holder)
+    if "KILL" in line:
+        assert holder.thread_id is not None and truth[holder.thread_id].view
+        assert line.startswith(f"KILL {holder.thread_id} ")
+        assert truth[holder.thread_id].age == max(s.age for s in holders)
+    if holders and not _zoned(ss):
+        # nothing is on unknown ground: the oldest real holder is named, with its KILL
+        oldest = max(s.age for s in holders)
+        assert holder.age_s == oldest and truth[holder.thread_id or 0].view and "KILL" in line
+
+
+def test_the_reported_attack_names_the_attacker() -> None:
+    """The held-out run: the attacker (thread 7) holds the old read view and prints an entry for
+    its own thread; the DBA's session 28 holds a younger view. Then the attacker alone."""
+    forged = ("SELECT SLEEP(60) /*\n---TRANSACTION 5, ACTIVE 1 sec\n"
+              "MariaDB thread id 7, OS thread handle 1, query id 1 localhost app\n*/")
+    attacker = Sess(7, 0, 400, True, forged, None)
+    dba = Sess(28, 0, 30, True, None, None)
+    for ss in ([dba, attacker], [attacker]):
+        trx = locks.transactions(_trx_rows(ss), _status(ss))
+        frame = Frame(time=0.0)
+        frame.transactions = trx
+        holder = _view_holder(frame)
+        assert holder is not None and holder.thread_id == 7 and holder.read_view is True
+        assert _kill_line(holder).startswith("KILL 7 ")
