@@ -45,13 +45,15 @@ def test_transactions_and_lock_waits_only_when_one_waits_or_is_old() -> None:
 
     assert second("0", status.format(1)) == ([], True)
     assert second("0", status.format(OLD_TRANSACTION_S)) == (["transactions"], True)
-    assert second("2", status.format(1)) == (["transactions", "lock_waits"], False)
-    assert second(None, status.format(1)) == (["transactions", "lock_waits"], False)   # cannot tell: ask
+    # while a transaction waits: the lock waits, and every session to find who holds the lock
+    assert second("2", status.format(1)) == (["transactions", "lock_waits", "lock_sessions"], False)
+    assert second(None, status.format(1)) == (["transactions", "lock_waits", "lock_sessions"], False)  # cannot tell
     assert second("0", None) == (["transactions"], True)
     # a session waiting for a metadata lock: its holder may be an idle transaction
     p = Poll(values={"global_status": [("Innodb_row_lock_current_waits", "0")],
                      "sessions": [(7, "a", "h", "db", "Query", "Waiting for table metadata lock", 3, "ALTER")]})
-    assert [k for k, _ in plan.second_trip(p)] == ["transactions"] and p.none_waiting
+    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks"]
+    assert p.none_waiting
     assert oldest_active_s("no transactions here") is None
     # statement text imitating a transaction line can only make the poll read more
     assert oldest_active_s("---TRANSACTION 1, ACTIVE 0 sec\nUPDATE t /*\n---TRANSACTION 9, ACTIVE 999 sec */") == 999

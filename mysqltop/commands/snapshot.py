@@ -47,8 +47,8 @@ def _check(args: argparse.Namespace) -> None:
     from mysqltop.errors import UserError
 
     check_answer_timeout(args.answer_timeout)
-    if args.count is not None and args.count < 1:
-        raise UserError("--count must be 1 or more", 2)
+    if args.count is not None and not 1 <= args.count <= sys.maxsize:
+        raise UserError(f"--count must be between 1 and {sys.maxsize}", 2)
     if args.interval is not None:
         check_interval(args.interval)
     if args.replay:

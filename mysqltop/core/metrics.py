@@ -175,7 +175,10 @@ def number(v: object) -> float | None:
     """A finite number, or None (JSON null, NaN, a bool, text)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    f = float(v)
+    try:
+        f = float(v)
+    except OverflowError:                  # an integer past a float's range: a forged counter
+        return None
     return f if math.isfinite(f) else None
 
 

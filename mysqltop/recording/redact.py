@@ -172,6 +172,9 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     transactions = _rows(raw.transactions, {2: user, 3: host, 11: sql})
     lock_waits = _rows(raw.lock_waits, {2: user, 3: host, 5: sql, 8: user, 9: host, 13: sql,
                                         14: names.lock_table, 15: names.index})
+    table = lambda v: names.of("table", v)                # noqa: E731
+    lock_sessions = _rows(raw.lock_sessions, {1: user, 2: host, 3: schema, 7: sql, 11: sql})
+    metadata_locks = _rows(raw.metadata_locks, {3: schema, 4: table})   # a table's or a user lock's name
     server = raw.server
     if not names.keep_server_host:
         server = dataclasses.replace(server, hostname=str(names.of("server", server.hostname)) if server.hostname else None,
@@ -185,6 +188,7 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
         variables[k] = str(names.of("server", variables[k])) if k == "hostname" else "(redacted)"
     status = redact_status(raw.innodb_status) if raw.innodb_status else raw.innodb_status
     out = dataclasses.replace(raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
+                              lock_sessions=lock_sessions, metadata_locks=metadata_locks,
                               variables=variables, innodb_status=status)
     return dataclasses.replace(
         out,

@@ -114,7 +114,7 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
 
 def _coarse(key: tuple[int, float]) -> tuple[int, float]:
     """Wait times in quarter-decade steps (×1.8): rows keep their place while a latch's wait
-    jitters from poll to poll, and move when it really grows."""
+    jitters between one poll and the next, and move when it really grows."""
     rank, wait_ms = key
     return rank, math.floor(math.log10(wait_ms) * 4) if wait_ms > 0.01 else -9
 

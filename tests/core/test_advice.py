@@ -222,6 +222,10 @@ def test_a_pool_with_plenty_free_is_never_told_to_grow() -> None:
         f.flush.free_pct = 2.0                     # a full pool: growing it is the remedy again
     b = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
     assert "a larger innodb_buffer_pool_size = 1073741824 (1 GiB)" in b.message
+    for f in frames:
+        f.flush.free_pct = 40.0                    # a 6 MB pool: 150 free pages are the cleaner's reserve
+    d = one(advise(frames, {"innodb_buffer_pool_size": str(6 * 2**20)}), "buffer_pool_mutex")
+    assert "a larger innodb_buffer_pool_size = 6291456 (6 MiB)" in d.message
     mysql = _bp_frames(0.55)
     for f in mysql:
         f.flush.free_pct = 55.0

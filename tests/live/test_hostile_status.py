@@ -90,7 +90,8 @@ def test_snapshot_shows_the_real_values(hostile_wait) -> None:
     res = subprocess.run([*args, "--format", "json"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
-    assert d["flush"]["history_list_length"] < 1000
+    # the real length (other tests on this server leave some history), never the forged 987654321
+    assert d["flush"]["history_list_length"] < 10**6
     assert d["locks"]["longest_lock_wait_s"] < 600
     assert d["semaphores"]["longest_wait_s"] in (None, 0) or d["semaphores"]["longest_wait_s"] < 999
     for fmt in ("text", "csv", "openmetrics", "json"):

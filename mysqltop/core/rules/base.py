@@ -371,7 +371,18 @@ Rule = Callable[[Window, Vars], Iterable[Advice]]
 POOL_FREE_PLENTY_PCT = 20.0
 
 
-def pool_has_room(w: Window) -> float | None:
-    """The buffer pool's average free share (%) when free pages are plentiful, else None."""
+def pool_has_room(w: Window, v: Vars) -> float | None:
+    """The buffer pool's average free share (%) when free pages are plentiful, else None.
+
+    The page cleaner evicts to keep up to innodb_lru_scan_depth free pages per instance: a free
+    list no larger than that reserve is eviction at work, not room (a 6 MB pool under scans is
+    ~40 % free that way), so the free pages must exceed it."""
     free = w.avg(lambda f: f.flush.free_pct)
-    return free if free is not None and free >= POOL_FREE_PLENTY_PCT else None
+    if free is None or free < POOL_FREE_PLENTY_PCT:
+        return None
+    size, page = v.int("innodb_buffer_pool_size"), v.int("innodb_page_size") or 16384
+    depth = v.int("innodb_lru_scan_depth") or 1024
+    reserve = depth * (v.int("innodb_buffer_pool_instances") or 1)
+    if size is not None and free / 100 * size / page <= reserve:
+        return None
+    return free

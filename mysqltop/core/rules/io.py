@@ -40,7 +40,7 @@ def _iowait_note(w: Window) -> tuple[str, bool]:
 
 def pending_aio(w: Window, v: Vars) -> Iterator[Advice]:
     iow_text, storage_bound = _iowait_note(w)
-    room = pool_has_room(w)
+    room = pool_has_room(w, v)
     pool = (f"; the pool is not short of memory ({pct(room / 100)} free), so a larger one would not cut them"
             if room is not None else "; a larger innodb_buffer_pool_size means fewer reads")
     storage = (" — but iowait is high, so the storage itself is saturated: more threads help only if "

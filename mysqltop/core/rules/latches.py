@@ -175,7 +175,7 @@ def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
     size = v.int("innodb_buffer_pool_size")
     on_cpus = f" on {num(cpus)} CPUs" if cpus else ""
     title = f"Buffer pool latch waits ({_title_name(s)})"
-    room = pool_has_room(w)
+    room = pool_has_room(w, v)
     if room is not None:
         grow = (f"not a larger innodb_buffer_pool_size: {pct(room / 100)} of the pool is free — the churn comes "
                 "from pages read and dropped (scans), so cut the scans (indexes) or speed LRU flushing "

@@ -35,7 +35,7 @@ from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
 from mysqltop.views.tui.feed_events import TimelineInfo
 from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.heap import Collections
-from mysqltop.views.tui.keys import KEYS, applies, bindings, keys_for
+from mysqltop.views.tui.keymap import KEYS, applies, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick, to_message
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen

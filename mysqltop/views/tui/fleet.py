@@ -25,7 +25,7 @@ from mysqltop.fleet import FleetPoller, ServerState
 from mysqltop.views.fleet_rows import DENIED, LATE, LIVE, NOT_ANSWERING, FleetRow, fleet_row, fleet_rows
 from mysqltop.views.tui.app import GRID_ORDER, PANES
 from mysqltop.core.pacing import FIRST_GAP
-from mysqltop.views.tui.keys import fleet_drill_keys
+from mysqltop.views.tui.keymap import fleet_drill_keys
 from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.position import Position, ViewMode

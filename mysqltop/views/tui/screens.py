@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from mysqltop.views.tui.keys import Key
+from mysqltop.views.tui.keymap import Key
 
 
 def help_table(panes: Sequence[str], keys: Sequence[Key]) -> Table:
