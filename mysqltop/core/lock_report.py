@@ -67,7 +67,7 @@ class StallEpisode:
     source: str
     action: str
     frames: int
-    tps_before: float | None = None    # committed trx/s (else tps) in the 30 s before, while, after
+    tps_before: float | None = None    # engine commits/s (else tps) in the 30 s before, while, after
     tps_during: float | None = None
     tps_after: float | None = None
 

@@ -199,7 +199,7 @@ class ReportBuilder:
         self._sample_max = max(2, advice_sample_max)
         self._stride = 1
         self.lock_window = LockWindow()
-        self.committed: list[tuple[float, float]] = []     # (time, committed trx/s, else tps)
+        self.committed: list[tuple[float, float]] = []     # (time, engine commits/s, else tps)
         self._elapsed = 0.0
         self._series = _SeriesAcc()
         self.outages: list[Outage] = []
@@ -409,7 +409,7 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
                                                         ("after", ep.tps_after)) if x is not None)
     more = f" (+{len(stalls) - 1} more stall(s))" if len(stalls) > 1 else ""
     return (f"STALL {when}: {ep.max_waiting} session(s) blocked on {ep.on}, the longest for "
-            f"{num(ep.longest_wait_s)} s; {who} committed trx/s {tps or 'n/a'}{more}")
+            f"{num(ep.longest_wait_s)} s; {who} engine commits/s {tps or 'n/a'}{more}")
 
 
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,

@@ -136,7 +136,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
 
     t = f.throughput
     # committed transactions lead: tps counts COMMIT/ROLLBACK statements only (autocommit reads 0)
-    out.append(_wrap("THROUGHPUT  " + _kv([("committed trx/s", fmt_num(t.committed_per_s)),
+    out.append(_wrap("THROUGHPUT  " + _kv([("engine commits/s", fmt_num(t.committed_per_s)),
                                      ("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
                                      ("commits/s", fmt_num(t.commits_per_s)),
                                      ("rollbacks/s", fmt_num(t.rollbacks_per_s)),

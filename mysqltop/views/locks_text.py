@@ -254,7 +254,7 @@ def report_blocks(r: Report, block: type) -> list:
 
 def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
     """`report`: every stall of the window, biggest first: from–to, what they waited on, the root
-    and what to do, committed trx/s before, during and after."""
+    and what to do, engine commits/s before, during and after."""
     b = block("Stalls (sessions piled up on a lock)")
     for ep in r.stalls:
         end = f"still stalled at {_when(ep.end)}" if ep.open else _when(ep.end)
@@ -271,5 +271,5 @@ def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
         figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
                                                    ("after", ep.tps_after)) if v is not None]
         if figs:
-            b.lines.append("  committed trx/s " + " → ".join(figs))
+            b.lines.append("  engine commits/s " + " → ".join(figs))
     return b

@@ -96,8 +96,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         return [head]
     tp = r.throughput
     thr = Block("Throughput", [
-        *([f"committed trx/s {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
-           "(autocommit statements included)"] if tp.get("committed_per_s") and tp["committed_per_s"].samples else []),
+        *([f"engine commits/s {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
+           "(Handler_commit: each autocommit statement, each statement of a transaction and its COMMIT)"] if tp.get("committed_per_s") and tp["committed_per_s"].samples else []),
         f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)} (COMMIT/ROLLBACK statements)",
         f"QPS {_avg_max(tp['qps'])}, min {u.num(tp['qps'].min)}",
         f"Threads_running {_avg_max(tp['threads_running'])}",

@@ -55,7 +55,7 @@ def _throughput(w: Window, st: Stall) -> str:
         return ""
     before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None]
     during = [x for f in w.history if f.time >= st.started and (x := committed(f)) is not None]
-    label = "committed trx/s" if w.last.throughput.committed_per_s is not None else "tps"
+    label = "engine commits/s" if w.last.throughput.committed_per_s is not None else "tps"
     if not during:
         return ""
     now = sum(during[-3:]) / len(during[-3:])
@@ -94,7 +94,7 @@ def stall_advice(w: Window, st: Stall) -> Advice:
     return advice(f"stall_{st.kind}", "critical", msg, text)
 
 
-# Throughput "collapsed": committed trx/s now at most this share of what it was before the first
+# Throughput "collapsed": engine commits/s now at most this share of what it was before the first
 # wait began (from at least COLLAPSE_MIN_BEFORE trx/s): then one session waiting STALL_MIN_WAIT_S
 # is a stall too, not only a pile.
 COLLAPSE_SHARE = 0.1

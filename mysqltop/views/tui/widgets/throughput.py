@@ -40,7 +40,7 @@ class ThroughputPane(Pane):
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         t, p = frame.throughput, self.palette
         pairs: list[tuple[str, str | Text]] = [
-            ("trx/s", units.num(t.committed_per_s)),   # committed, autocommit included: the headline
+            ("engine commits/s", units.num(t.committed_per_s)),   # Handler_commit, autocommit included: the headline
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
             ("wtrx/s", units.num(t.write_trx_per_s)), ("rb/s", units.num(t.rollbacks_per_s)),
             ("rows r/s", units.num(t.rows_read_per_s)), ("rows w/s", units.num(t.rows_changed_per_s)),
@@ -52,7 +52,7 @@ class ThroughputPane(Pane):
         # the first chart is committed transactions where the server counts them (autocommit
         # included), else COMMIT/ROLLBACK statements: an autocommit load never charts as an outage
         committed = [f.throughput.committed_per_s for f in trend]
-        first_name, first = ("trx/s", committed) if any(v is not None for v in committed) else \
+        first_name, first = ("commits/s", committed) if any(v is not None for v in committed) else \
             ("tps", [f.throughput.tps for f in trend])
         if self.zoomed:
             series = [Series(first_name, first), Series("qps", [f.throughput.qps for f in trend])]
