@@ -274,25 +274,20 @@ class Absolutes:
     def feed(self, sample: dict[str, str]) -> list[dict[str, str]]:
         if self.relative is None:
             self.held.append(sample)
-            if len(self.held) < 4:
-                return []
-            self.relative = self._decide()
-            out = []
-            for s in self.held:
-                out += self._emit(s)
-            self.held = []
-            return out
+            return self._release() if len(self.held) >= 4 else []
         return self._emit(sample)
 
     def finish(self) -> list[dict[str, str]]:
-        if self.relative is None:
-            self.relative = self._decide()
-            out = []
-            for s in self.held:
-                out += self._emit(s)
-            self.held = []
-            return out
-        return []
+        return self._release() if self.relative is None else []
+
+    def _release(self) -> list[dict[str, str]]:
+        """Decide the form from the samples held, then emit them all."""
+        self.relative = self._decide()
+        out = []
+        for s in self.held:
+            out += self._emit(s)
+        self.held = []
+        return out
 
     def _decide(self) -> bool:
         ups = [uptime(s) for s in self.held]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mysqltop.core.locks import Blocker, LockWaiter, SessionState
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
 
 # Processlist states of sessions waiting on a server-level lock besides "Waiting for … lock"
 # (sources/locks.py asks for the holders while one of these waits).
@@ -69,17 +69,9 @@ def wait_kind(state: str | None) -> str | None:
 
 
 @dataclass
-class LockSession:
-    """One row of `lock_sessions`."""
+class LockSession(Session):
+    """One row of `lock_sessions`: a session, with its transaction when it has one."""
 
-    thread_id: int | None
-    user: str | None = None
-    host: str | None = None
-    db: str | None = None
-    command: str | None = None
-    state: str | None = None
-    time_s: float | None = None
-    statement: str | None = None
     trx_age_s: float | None = None
     trx_state: str | None = None
     trx_wait_s: float | None = None
