@@ -94,15 +94,7 @@ def _start_waiter(kw: Mapping[str, Any], sql: tuple[str, ...]) -> tuple[int, Any
 def _waiting(kw: Mapping[str, Any], ids: list[int]) -> Callable[[], bool]:
     """All of `ids` wait (on a server lock state, or in an InnoDB lock wait)."""
     def check() -> bool:
-        conn = _connect(kw)
-        try:
-            with conn.cursor() as c:
-                c.execute("SELECT p.ID FROM information_schema.PROCESSLIST p LEFT JOIN information_schema.INNODB_TRX t "
-                          "ON t.trx_mysql_thread_id = p.ID WHERE p.STATE LIKE 'Waiting for %lock' "
-                          "OR p.STATE = 'User lock' OR t.trx_state = 'LOCK WAIT'")
-                return set(ids) <= {int(r[0]) for r in c.fetchall()}
-        finally:
-            conn.close()
+        return set(ids) <= set(waiting_now(kw))
     return check
 
 
