@@ -1,9 +1,10 @@
 """Cursor: the one way to move through a store of samples and get frames out of it.
 
-A store is a recording file (RecordingReader) or the live session's recent samples in memory
-(history.SampleRing): both hand out RawSamples by index. The live TUI paused in its history, the
-replay TUI, `snapshot --replay` and `report` all go through a Cursor, so a moment gives the same
-frame — numbers *and* advice — however it was reached (live is the newest index):
+A store is a recording file (RecordingReader) or the live session's samples (session_store: the
+recent ones in memory, history.SampleRing, then the older ones the session recorded): both hand
+out RawSamples by index. The live TUI paused in its history, the replay TUI, `snapshot --replay`
+and `report` all go through a Cursor, so a moment gives the same frame — numbers *and* advice —
+however it was reached (live is the newest index):
 
 - `frame_at(i)` derives sample i with the pipeline warmed up on the `window` samples before it
   (the frames the advice rules judge), so after any seek, step or bookmark jump the advice is

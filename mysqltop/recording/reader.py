@@ -319,6 +319,11 @@ class RecordingReader:
         return raw
 
     @_locked
+    def mono_shift(self, i: int) -> float:
+        """What sample(i).mono adds to the monotonic time recorded (segments made continuous)."""
+        return self._offset(i)
+
+    @_locked
     def keyframes(self, lo: int, hi: int) -> list[int]:
         """Indexes of the keyframes in [lo, hi]: each decodes without its predecessors."""
         try:
