@@ -20,6 +20,7 @@ from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
 from mysqltop.recording.cursor import Cursor
+from mysqltop.recording.history import KEYFRAME_EVERY, SampleRing
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.live import open_live_source
@@ -30,7 +31,7 @@ from mysqltop.views.tui.position import ViewMode
 from mysqltop.views.tui.replay_app import replay_app
 from tests.support.load import LoadGenerator, LoadSpec
 
-from .conftest import pilot, screen_text, wait_for
+from .conftest import Toasts, pilot, screen_text, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 INCIDENT = ROOT / "mysqltop" / "data" / "incident.mtrec"
@@ -137,6 +138,77 @@ def test_live_pause_step_seek_and_back_to_live(live_walk) -> None:  # type: igno
     assert len(shown) == 4 and shown[1][0] == shown[0][0] - BACK
     assert json.loads(shown[1][2])["throughput"]["tps"] > 0        # really under load
     frames_of_the_recording(path, shown)
+
+
+@pytest.fixture(scope="module")
+def deep_walk(loaded, tmp_path_factory) -> tuple[Path, Shown, list[str]]:  # type: ignore[no-untyped-def]
+    """The live TUI recording with the smallest ring (20–40 samples in memory): stepping back goes
+    past what memory holds, into the recording, seamlessly."""
+    path = tmp_path_factory.mktemp("timeline") / "deep.mtrec"
+    args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", str(INTERVAL)])
+    source, _caps = open_live_source(live_options(args))
+    ring = SampleRing(capacity=2 * KEYFRAME_EVERY)
+    feed = LiveFeed(Engine(source, FramePipeline(), history=ring), INTERVAL, record_path=str(path),
+                    open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
+    app = MysqltopApp(feed, ViewMode.LIVE, address="test", parse_when=parse_when)
+    shown: Shown = []
+    toasts = Toasts()
+
+    def moment() -> None:
+        p, frame = app.position, app.frame
+        assert p.index is not None and p.sample_time is not None and frame is not None
+        assert frame.time == p.sample_time and not frame.stale
+        assert p.first == 0 and p.history_recorded and p.behind_s is not None and p.behind_s > 0
+        assert p.index < ring.first                          # not in memory: read from the recording
+        shown.append((p.index, p.sample_time, json_frame(frame)))
+
+    @pilot
+    async def run() -> None:
+        async with app.run_test(size=(120, 40), message_hook=toasts) as p:
+            await wait_for(p, lambda: ring.first >= KEYFRAME_EVERY, timeout=120)     # memory dropped some
+            await p.press("p")
+            await wait_for(p, lambda: app.position.index is not None and not app.position.playing)
+            top = app.position.index
+            assert top is not None
+            back = top - ring.first + 2                      # ← across the seam, two samples past it
+            for _ in range(back):
+                await p.press("left")
+            await wait_for(p, lambda: app.position.index == top - back)
+            moment()
+            assert "PAUSED" in screen_text(app).splitlines()[0]
+            with RecordingReader(path) as times:             # g: a time only the recording holds
+                t0, t8 = times.time_at(0), times.time_at(8)
+                typed = datetime.fromtimestamp(t8).strftime("%H:%M:%S")
+                want = max(i for i in range(9) if times.time_at(i) <= parse_when(typed, t8 - 3600, t8 + 3600))
+            await p.press("g")
+            await p.press(*typed, "enter")
+            await wait_for(p, lambda: app.position.index == want)
+            moment()
+            await p.press("left")
+            await wait_for(p, lambda: app.position.index == max(0, want - 1))
+            moment()
+            await p.press("right", "right")
+            await wait_for(p, lambda: app.position.index == max(0, want - 1) + 2)
+            moment()
+            before = "@%d" % (t0 - 600)                       # before the session: its first sample
+            await p.press("g", *before, "enter")
+            await wait_for(p, lambda: app.position.index == 0)
+            moment()
+            await wait_for(p, lambda: any(t.startswith(f"{before} is before the history in memory and the "
+                                                       "recording") for t in toasts.texts))
+            await p.press("end")
+            await wait_for(p, lambda: app.position.live and app.position.index is None)
+    run()
+    return path, shown, toasts.texts
+
+
+@pytest.mark.live
+def test_live_steps_back_past_memory_into_the_recording(deep_walk) -> None:  # type: ignore[no-untyped-def]
+    path, shown, notices = deep_walk
+    assert len(shown) == 5 and shown[-1][0] == 0
+    assert not any("damaged" in n for n in notices)
+    frames_of_the_recording(path, shown)
+    assert not Path(f"{path}-wal").exists()               # the session's readers closed before the file
 
 
 @pytest.mark.live

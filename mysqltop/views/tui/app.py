@@ -344,7 +344,9 @@ class MysqltopApp(App[None]):
             self.say(f"cannot go to {text!r}: {getattr(exc, 'message', exc)}", "warning", 5)
             return
         interval = (self.replay.interval if self.replay is not None else self.position.interval) or 1.0
-        outside = _outside(t, start, end, interval, "recording" if self.mode is ViewMode.REPLAY else "history")
+        held = ("recording" if self.mode is ViewMode.REPLAY else "history in memory and the recording"
+                if self.position.history_recorded else "history held in memory")
+        outside = _outside(t, start, end, interval, held)
         if outside:
             self.say(f"{text} is {outside}", "warning", 5)
         self.feed.send(SeekTime(t))

@@ -12,10 +12,11 @@ The live feed starts before the App (`begin`), so its first poll overlaps Textua
 first frame can be drawn as text at once (views.first_look). The events it posts meanwhile are
 kept and handed over when the App `start`s it.
 
-Live, the engine keeps every sample in the session's history (recording/history.SampleRing). `p`
-or a moving key pauses in it: a Browser over a cursor on that history takes over what is shown
-(the same one a replay uses), while polling — and recording — go on; `p` again or `end` follows
-live again and drops the cursor with its frame cache.
+Live, the engine keeps every sample in the session's history (recording/history.SampleRing), and
+what the session records reaches further back (recording/session_store.SessionStore: the ring,
+then the recording). `p` or a moving key pauses in it: a Browser over a cursor on that store takes
+over what is shown (the same one a replay uses), while polling — and recording — go on; `p` again
+or `end` follows live again and drops the cursor with its frame cache.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.engine import Recorder
 from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.history import SampleRing, capacity_for
+from mysqltop.recording.session_store import SessionStore
 from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.browse import TREND, Browser
 from mysqltop.views.tui.feed_commands import FeedCommand, Play, SetInterval, Stop, ToEnd, ToggleRecord
@@ -165,6 +167,7 @@ class LiveFeed(Feed):
         if engine.history is None:
             engine.history = SampleRing(capacity_for(interval))
         self.history: SampleRing = engine.history
+        self.timeline = SessionStore(self.history)    # the ring, then what the session recorded
         self.open_recorder = open_recorder
         self.record_path: str | None = None
         self._initial_record = record_path
@@ -185,12 +188,13 @@ class LiveFeed(Feed):
         behind = (newest - p.sample_time if newest is not None and p.sample_time is not None and not p.playing
                   else None)
         return replace(p, interval=self.interval, recording=self.record_path, behind_s=behind,
-                       recording_stopped=stopped.reason if stopped is not None else None)
+                       recording_stopped=stopped.reason if stopped is not None else None,
+                       history_recorded=self.timeline.recorded)
 
     def position(self) -> Position:
         if self.browser is not None:
             return self.browser.position()
-        h = self.history
+        h = self.timeline
         span = (h.time_or_none(h.first), h.time_or_none(len(h) - 1))
         return self._live_fields(Position(
             mode=ViewMode.LIVE, count=len(h), first=h.first, ended=True,
@@ -213,6 +217,7 @@ class LiveFeed(Feed):
         self.trend.append(frame)
         if self.record_path and self.engine.recorder is None:
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
+            self.timeline.recording_ended(len(self.history) - 1)     # the failed sample is not in it
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
         if self.browser is None:
@@ -238,7 +243,7 @@ class LiveFeed(Feed):
         """Pause on the newest sample of the history (the cursor takes over); False if empty."""
         if self.browser is not None:
             return True
-        h = self.history
+        h = self.timeline
         if len(h) == 0:
             self._notice("no samples yet to go back to", "warning")
             return False
@@ -252,6 +257,7 @@ class LiveFeed(Feed):
         if self.browser is None:
             return
         self.browser = None                     # drops the cursor and its frame cache
+        self.timeline.release()                 # and the recording it read (opened again when needed)
         if self.trend:
             self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position()))
 
@@ -259,6 +265,7 @@ class LiveFeed(Feed):
         """Start recording to `path` (or a file named by the time), or stop if recording."""
         if self.record_path is not None:
             done, self.record_path = self.record_path, None
+            self.timeline.recording_ended(len(self.history))    # before the recorder closes the file
             self.engine.stop_recording()
             self._notice(f"recording saved to {done}")
             return
@@ -271,8 +278,10 @@ class LiveFeed(Feed):
         except Exception as exc:
             self._notice(f"cannot record to {target}: {exc}", "error")
             return
+        self.timeline.recording_started(target)
         self.record_path = target
         self._notice(f"recording to {target}")
 
     def close(self) -> None:
+        self.timeline.release()                 # before the recorder closes the file
         self.engine.close()
