@@ -17,12 +17,14 @@ import binascii
 import gzip
 import socket
 import ssl
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
+from mysqltop.core.safe_text import visible
 from mysqltop.views.web_config import WebConfig
 
 BACKLOG = 1024
@@ -174,6 +176,18 @@ class Endpoint(ThreadingHTTPServer):
                 except OSError:
                     pass
 
+    def handle_error_text(self, client_address: Any, exc: BaseException) -> None:
+        print(f"mysqltop serve: a request from {client_address[0]} failed: "
+              f"{type(exc).__name__}: {visible(exc)[:200]}", file=sys.stderr, flush=True)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed costs that request only. A client that went away or was too slow
+        (reset, broken pipe, time-out, TLS refused) is the network's normal wear: nothing said.
+        Anything else is one line on stderr, never socketserver's traceback in an operator's log."""
+        exc = sys.exc_info()[1]
+        if exc is not None and not isinstance(exc, (OSError, ssl.SSLError)):
+            self.handle_error_text(client_address, exc)
+
     def shutdown_request(self, request: Any) -> None:
         try:
             super().shutdown_request(request)
@@ -255,7 +269,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _metrics(self, key: str, render: Render) -> None:
         openmetrics = "application/openmetrics-text" in self.headers.get("Accept", "")
         content_type = OPENMETRICS if openmetrics else TEXT
-        body = self.server.cache.get((key, content_type), lambda: render(openmetrics))
+        try:
+            body = self.server.cache.get((key, content_type), lambda: render(openmetrics))
+        except Exception as exc:            # a bug in rendering: this scrape fails, serve goes on
+            self.server.handle_error_text(self.client_address, exc)
+            self._send(500, b"rendering the metrics failed; see serve's stderr\n")
+            return
         extra = {}
         if "gzip" in self.headers.get("Accept-Encoding", "") and len(body) > 1024:
             body = gzip.compress(body, compresslevel=1)

@@ -190,3 +190,36 @@ def test_a_web_config_that_is_not_what_it_claims_is_one_line(tmp_path: Path, tex
     with pytest.raises(UserError) as e:
         load_web_config(str(cfg))
     assert says in e.value.message and "\n" not in e.value.message
+
+
+def test_clients_that_go_away_or_a_failing_render_leave_no_traceback(capfd: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scraper that resets mid-answer, and a render that fails, cost that request only: no
+    traceback on serve's stderr (an operator's log), at most one line, and the next scrape answers."""
+    big = b"# TYPE mysqltop_up gauge\n" + b"mysqltop_up 1.0\n" * 400_000
+    calls = {"n": 0}
+
+    def render(openmetrics: bool) -> bytes:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("render failed\x1b[2J")
+        return big
+
+    ep = Endpoint(("127.0.0.1", 0), render, lambda name: render)
+    monkeypatch.setattr(http_endpoint, "CACHE_S", 0.0)
+    serve_forever_in_thread(ep)
+    try:
+        assert _get(f"http://127.0.0.1:{ep.server_address[1]}/metrics")[0] == 500
+        for _ in range(20):
+            with socket.create_connection(ep.server_address[:2], timeout=10) as s:
+                s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                s.recv(10)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        status, body = _get(f"http://127.0.0.1:{ep.server_address[1]}/metrics")
+        assert status == 200 and len(body) == len(big)
+    finally:
+        ep.shutdown()
+        ep.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "\x1b" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) <= 1, err
