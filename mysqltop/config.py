@@ -1,5 +1,9 @@
 """Connection options from flags, MYSQL_PWD and my.cnf, following the mysql client.
 
+The flags arrive typed (ConnectionFlags, LiveFlags, FleetFlags: what the user gave, read once off
+the command line by mysqltop.arguments) and leave resolved (ConnectionOptions, LiveOptions,
+FleetOptions: what the sources connect with); no argparse below the commands.
+
 Precedence: flags > MYSQL_PWD (password only) > the option file (`--defaults-file`, else
 ~/.my.cnf; section [mysqltop] over [client]; `!include`/`!includedir` followed) > defaults.
 `-p` without a value (or `password` without a value in the file) prompts without echo.
@@ -9,7 +13,6 @@ the first of COMMON_SOCKETS that exists, else TCP 127.0.0.1.
 
 from __future__ import annotations
 
-import argparse
 import configparser
 import getpass
 import os
@@ -17,42 +20,34 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
+from mysqltop.core.pacing import DEFAULT_INTERVAL
 from mysqltop.errors import UserError
-
-PROMPT = object()  # sentinel: -p given without a value → prompt without echo
-
-
-def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("connection (as the mysql client; also ~/.my.cnf [client] and [mysqltop])")
-    g.add_argument("-h", "--host", help="server host (default: localhost)")
-    g.add_argument("-P", "--port", type=int, help="TCP port (default: 3306)")
-    g.add_argument("-u", "--user", help="user name (default: your login name)")
-    g.add_argument("-p", "--password", nargs="?", const=PROMPT, default=None,
-                   help="password; prompts when given without a value (also MYSQL_PWD)")
-    g.add_argument("-S", "--socket", help="unix socket path")
-    g.add_argument("--defaults-file", help="read only this option file")
-    g.add_argument("--ssl-ca", help="CA certificate file")
-    g.add_argument("--ssl-cert", help="client certificate file")
-    g.add_argument("--ssl-key", help="client key file")
-    g.add_argument("--connect-timeout", type=float, default=5.0, help="seconds (default 5)")
-    g.add_argument("--enable-instruments", action="store_true",
-                   help="first turn on the performance_schema wait/synch instruments (changes a server "
-                        "setting until restart; says what it changed)")
-
-
-def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hosts-file", metavar="FILE",
-                        help="servers to watch, one host[:port] per line (also -h db1,db2:3307 "
-                             "or hosts= in the [mysqltop] option-file section)")
-
 
 # ---- resolution: flags > MYSQL_PWD > option file ([mysqltop] over [client]) > defaults ----------
 # Where the mysql client looks when host is localhost and no socket is named.
 COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 DEFAULT_PORT = 3306
+DEFAULT_CONNECT_TIMEOUT = 5.0
 _KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key")
+
+
+@dataclass(frozen=True)
+class ConnectionFlags:
+    """The connection flags as the user gave them, None where not given (mysqltop.arguments reads
+    them off the command line); resolve_connection completes them into ConnectionOptions."""
+
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)   # never printed, never recorded
+    ask_password: bool = False          # -p without a value: prompt without echo
+    socket: str | None = None
+    defaults_file: str | None = None
+    ssl_ca: str | None = None
+    ssl_cert: str | None = None
+    ssl_key: str | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -65,7 +60,7 @@ class ConnectionOptions:
     ssl_ca: str | None = None
     ssl_cert: str | None = None
     ssl_key: str | None = None
-    connect_timeout: float = 5.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
 
     @property
     def address(self) -> str:
@@ -131,8 +126,9 @@ def read_option_file(path: Path) -> dict[str, str | None]:
     return opts
 
 
-def _option_file(args: argparse.Namespace) -> dict[str, str | None]:
-    explicit = getattr(args, "defaults_file", None)
+def option_file_values(flags: ConnectionFlags) -> dict[str, str | None]:
+    """Every key of the option file's [client] and [mysqltop] sections (e.g. `hosts` for a fleet)."""
+    explicit = flags.defaults_file
     if explicit:
         p = Path(explicit).expanduser()
         if not p.is_file():
@@ -141,11 +137,6 @@ def _option_file(args: argparse.Namespace) -> dict[str, str | None]:
     home = Path(os.environ.get("HOME") or Path.home())
     p = home / ".my.cnf"
     return read_option_file(p) if p.is_file() else {}
-
-
-def option_file_values(args: argparse.Namespace) -> dict[str, str | None]:
-    """Every key of the option file's [client] and [mysqltop] sections (e.g. `hosts` for a fleet)."""
-    return _option_file(args)
 
 
 def _prompt_password(user: str) -> str:
@@ -164,35 +155,45 @@ def _prompt_password(user: str) -> str:
 
 
 @dataclass(frozen=True)
+class LiveFlags:
+    """The flags of a command that watches one server, as given."""
+
+    connection: ConnectionFlags
+    interval: float = DEFAULT_INTERVAL
+    enable_instruments: bool = False
+    answer_timeout: float | None = None
+
+
+@dataclass(frozen=True)
 class LiveOptions:
     """What a live source needs from the command line, resolved once (so -p prompts once)."""
 
     connection: ConnectionOptions
-    interval: float = 1.0
+    interval: float = DEFAULT_INTERVAL
     enable_instruments: bool = False     # --enable-instruments: turn wait/synch on before polling
     answer_timeout: float | None = None  # --answer-timeout: seconds before a poll is "not answering"
 
 
-def live_options(args: argparse.Namespace) -> LiveOptions:
-    return LiveOptions(resolve_connection(args), float(getattr(args, "interval", None) or 1.0),
-                       bool(getattr(args, "enable_instruments", False)), getattr(args, "answer_timeout", None))
+def live_options(flags: LiveFlags) -> LiveOptions:
+    return LiveOptions(resolve_connection(flags.connection), flags.interval, flags.enable_instruments,
+                       flags.answer_timeout)
 
 
-def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> ConnectionOptions:
+def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = None) -> ConnectionOptions:
     """Connection options as the mysql client would resolve them (see the module docstring)."""
     env = os.environ if env is None else env
-    cnf = {k: v for k, v in _option_file(args).items() if k in _KEYS}
+    cnf = {k: v for k, v in option_file_values(flags).items() if k in _KEYS}
 
-    def pick(name: str, flag: Any) -> str | None:
+    def pick(name: str, flag: str | None) -> str | None:
         return flag if flag is not None else cnf.get(name)
 
-    many = pick("host", getattr(args, "host", None))
+    many = pick("host", flags.host)
     if many and "," in many:
         # else "cannot connect to db1,db2:3306 (Name or service not known)"
         raise UserError(f"-h {many} names several servers; this command takes one — the live "
                         "fleet view (`mysqltop -h db1,db2`) and `mysqltop serve` take several", 2)
-    user = pick("user", getattr(args, "user", None)) or _login_name()
-    port_raw = pick("port", getattr(args, "port", None))
+    user = pick("user", flags.user) or _login_name()
+    port_raw = flags.port if flags.port is not None else cnf.get("port")
     try:
         port = int(port_raw) if port_raw not in (None, "") else DEFAULT_PORT
     except ValueError:
@@ -202,11 +203,10 @@ def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None =
         raise UserError(f"port {port} is not a TCP port: give -P/--port (or port= in the option file) "
                         "between 1 and 65535")
 
-    flag_pw = getattr(args, "password", None)
-    if flag_pw is PROMPT:
+    if flags.ask_password:
         password: str | None = _prompt_password(user)
-    elif flag_pw is not None:
-        password = flag_pw
+    elif flags.password is not None:
+        password = flags.password
     elif "MYSQL_PWD" in env:
         password = env["MYSQL_PWD"]
     elif "password" in cnf:
@@ -215,8 +215,8 @@ def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None =
     else:
         password = None
 
-    host = pick("host", getattr(args, "host", None))
-    socket_path = pick("socket", getattr(args, "socket", None))
+    host = many
+    socket_path = pick("socket", flags.socket)
     if host in (None, "", "localhost"):
         # localhost means the unix socket in the mysql client, even when a port is given.
         socket_path = socket_path or next((s for s in COMMON_SOCKETS if os.path.exists(s)), None)
@@ -224,14 +224,15 @@ def resolve_connection(args: argparse.Namespace, env: Mapping[str, str] | None =
     else:
         socket_path = None
 
-    ssl = {k: pick(k, getattr(args, k.replace("-", "_"), None)) for k in ("ssl-ca", "ssl-cert", "ssl-key")}
+    ssl = {"ssl-ca": pick("ssl-ca", flags.ssl_ca), "ssl-cert": pick("ssl-cert", flags.ssl_cert),
+           "ssl-key": pick("ssl-key", flags.ssl_key)}
     for k, v in ssl.items():
         if v and not os.access(os.path.expanduser(v), os.R_OK):
             raise UserError(f"--{k} {v}: file not readable")
     return ConnectionOptions(
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
-        connect_timeout=float(getattr(args, "connect_timeout", None) or 5.0))
+        connect_timeout=flags.connect_timeout)
 
 
 def _login_name() -> str:
@@ -285,15 +286,26 @@ def parse_host(item: str, where: str) -> Host:
     return host, int(port_text)
 
 
-def host_list(args: argparse.Namespace, *, listing: bool = False) -> list[Host] | None:
+@dataclass(frozen=True)
+class FleetFlags:
+    """The flags of a command that watches several servers, as given: the host list comes from
+    `connection.host` (with a comma), `hosts_file`, or hosts= in the option file."""
+
+    connection: ConnectionFlags
+    hosts_file: str | None = None
+    interval: float = DEFAULT_INTERVAL
+    enable_instruments: bool = False
+
+
+def host_list(flags: FleetFlags, *, listing: bool = False) -> list[Host] | None:
     """The servers named for a fleet view, or None when a single server was meant.
 
     `listing` (serve): -h is always a list, so `-h db1:3307` names one server on port 3307.
     """
-    host = getattr(args, "host", None)
+    host = flags.connection.host
     if host and ("," in host or listing):
         return parse_host_list(host, "-h")
-    hosts_file = getattr(args, "hosts_file", None)
+    hosts_file = flags.hosts_file
     if hosts_file:
         try:
             text = Path(hosts_file).expanduser().read_text(errors="replace")
@@ -304,7 +316,7 @@ def host_list(args: argparse.Namespace, *, listing: bool = False) -> list[Host] 
             raise UserError(f"--hosts-file {hosts_file}: no host[:port] in it")
         return hosts
     if not host:
-        listed = option_file_values(args).get("hosts")
+        listed = option_file_values(flags.connection).get("hosts")
         if listed:
             return parse_host_list(listed, "hosts= in the option file")
     return None
@@ -317,7 +329,7 @@ class FleetOptions:
 
     shared: ConnectionOptions
     members: tuple[ConnectionOptions, ...]
-    interval: float = 1.0
+    interval: float = DEFAULT_INTERVAL
     enable_instruments: bool = False
 
     def member(self, host: str, port: int | None) -> ConnectionOptions:
@@ -329,23 +341,13 @@ class FleetOptions:
         return replace(base, host="127.0.0.1" if host == "localhost" else host, port=port or base.port, socket=None)
 
 
-def fleet_options(args: argparse.Namespace, hosts: list[Host] | None) -> FleetOptions:
-    """Every member's options from the command line; no list: the one server CONN names."""
-    interval = float(getattr(args, "interval", None) or 1.0)
-    instruments = bool(getattr(args, "enable_instruments", False))
+def fleet_options(flags: FleetFlags, hosts: list[Host] | None) -> FleetOptions:
+    """Every member's options from the flags; no list: the one server the connection flags name."""
+    connection = flags.connection
     if not hosts:
-        one = resolve_connection(args)
-        return FleetOptions(one, (one,), interval, instruments)
-    if getattr(args, "host", None):
-        # resolve the shared options without the list as a host
-        args = argparse.Namespace(**{**vars(args), "host": None})
-    shared = resolve_connection(args)
-    fleet = FleetOptions(shared, (), interval, instruments)
+        one = resolve_connection(connection)
+        return FleetOptions(one, (one,), flags.interval, flags.enable_instruments)
+    if connection.host:
+        connection = replace(connection, host=None)     # the list given as -h is no host of its own
+    fleet = FleetOptions(resolve_connection(connection), (), flags.interval, flags.enable_instruments)
     return replace(fleet, members=tuple(fleet.member(h, p) for h, p in hosts))
-
-
-def add_answer_timeout(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--answer-timeout", type=float, metavar="S",
-                   help="seconds a poll is waited for before the server counts as not answering "
-                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
-                        "gets no 'Aborted connection' while it is merely busy)")

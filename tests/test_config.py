@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from mysqltop import config
-from mysqltop.config import ConnectionOptions, add_connection_arguments, resolve_connection
+from mysqltop.arguments import add_connection_arguments, connection_flags
+from mysqltop.config import ConnectionFlags, ConnectionOptions, resolve_connection
 from mysqltop.errors import UserError
 
 
-def parse(*argv: str) -> argparse.Namespace:
+def parse(*argv: str) -> ConnectionFlags:
     p = argparse.ArgumentParser(add_help=False)
     add_connection_arguments(p)
-    return p.parse_args(list(argv))
+    return connection_flags(p.parse_args(list(argv)))
 
 
 @pytest.fixture
@@ -197,3 +198,20 @@ def test_a_host_list_for_a_one_server_command_says_which_commands_take_several(h
     with pytest.raises(UserError) as e:
         resolve_connection(parse("-h", "db1,db2:3307"))
     assert e.value.message.startswith("-h db1,db2:3307 names several servers; this command takes one")
+
+
+def test_flags_are_read_once_into_typed_flags() -> None:
+    """-p without a value is a request to prompt, not a password; a password given never shows in a
+    repr; --replay's refusal names the first flag that names a server."""
+    from mysqltop.arguments import server_flag_given
+
+    asked = parse("-p", "-u", "mon")
+    assert (asked.ask_password, asked.password, asked.user) == (True, None, "mon")
+    given = parse("--password=topsecret", "-P", "3307")
+    assert (given.ask_password, given.password, given.port) == (False, "topsecret", 3307)
+    assert "topsecret" not in repr(given)
+    assert parse().connect_timeout == 5.0 and parse("--connect-timeout", "2.5").connect_timeout == 2.5
+    p = argparse.ArgumentParser(add_help=False)
+    add_connection_arguments(p)
+    assert server_flag_given(p.parse_args(["--enable-instruments"])) is None
+    assert server_flag_given(p.parse_args(["--ssl-key", "k.pem", "-p"])) == "--password"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.config import add_answer_timeout, add_connection_arguments, add_fleet_arguments
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, add_fleet_arguments, fleet_flags, live_flags
+from mysqltop.config import FleetFlags, Host
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "live TUI against a server (the default command)"
@@ -63,9 +64,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from mysqltop.config import host_list
 
-    hosts = host_list(args)           # -h db1,db2 / --hosts-file / hosts=: the fleet overview
+    fleet = fleet_flags(args)
+    hosts = host_list(fleet)          # -h db1,db2 / --hosts-file / hosts=: the fleet overview
     if hosts is not None:
-        return _run_fleet(args, hosts)
+        return _run_fleet(args, fleet, hosts)
     check_interval(args.interval)
     check_answer_timeout(args.answer_timeout)
     if args.record:
@@ -77,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
     # this one loads Textual (~0.35 s of CPU to import, as much to start), and the first poll's
     # values are drawn as text (first_look) the moment they arrive, before the App is up.
     try:
-        source, caps = open_live_source(live_options(args), host_clock=True)   # connects now: no TUI without a server
+        source, caps = open_live_source(live_options(live_flags(args)), host_clock=True)   # connects now: no TUI without a server
     except UserError as exc:
         raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:
@@ -115,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_fleet(args: argparse.Namespace, hosts: list[tuple[str, int | None]]) -> int:
+def _run_fleet(args: argparse.Namespace, flags: FleetFlags, hosts: list[Host]) -> int:
     """`mysqltop -h db1,db2:3307,db3` (or --hosts-file, or hosts= in [mysqltop]): the fleet
     overview; `--record DIR` records each server into DIR/HOST_PORT.mtrec."""
     from mysqltop.core.pacing import check_interval
@@ -127,7 +129,7 @@ def _run_fleet(args: argparse.Namespace, hosts: list[tuple[str, int | None]]) ->
     check_interval(args.interval)
     directory = fleet_record_dir(args.record) if args.record else None
     check_terminal("")
-    fleet = fleet_options(args, hosts)
+    fleet = fleet_options(flags, hosts)
     members = open_fleet(list(fleet.members), fleet.interval, enable_instruments=fleet.enable_instruments)
 
     from mysqltop.recording.writer import RecordingWriter

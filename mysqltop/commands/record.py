@@ -13,8 +13,7 @@ import time
 
 from mysqltop.core.sample import ServerIdentity
 
-from mysqltop.config import add_answer_timeout
-from mysqltop.config import add_connection_arguments
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, live_flags
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.sources.live import open_live_source
 
     check_writable(args.file)
-    source, caps = open_live_source(live_options(args), host_clock=True)
+    source, caps = open_live_source(live_options(live_flags(args)), host_clock=True)
     try:
         check_same_server(args.file, caps.identity())
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from mysqltop.config import add_connection_arguments, add_fleet_arguments
+from mysqltop.arguments import add_connection_arguments, add_fleet_arguments, fleet_flags
 from mysqltop.core.metrics import MAX_LATCH_SERIES
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.views.web_config import load_web_config
     web = load_web_config(args.web_config_file) if args.web_config_file else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
-    fleet = fleet_options(args, host_list(args, listing=True))
+    flags = fleet_flags(args)
+    fleet = fleet_options(flags, host_list(flags, listing=True))
     members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
                          enable_instruments=fleet.enable_instruments)
 

@@ -16,13 +16,10 @@ import itertools
 import os
 import sys
 
-from mysqltop.config import add_answer_timeout
-from mysqltop.config import add_connection_arguments
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, live_flags, server_flag_given
 from mysqltop.core.frame import Frame
 
 HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
-
-_CONN_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "ssl_ca", "ssl_cert", "ssl_key")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,9 +49,8 @@ def _check(args: argparse.Namespace) -> None:
     if args.interval is not None:
         check_interval(args.interval)
     if args.replay:
-        given = [d for d in _CONN_DESTS if getattr(args, d, None) is not None]
-        if given:
-            flag = "--" + given[0].replace("_", "-")
+        flag = server_flag_given(args)
+        if flag:
             raise UserError(f"--replay reads a recording, not a server: drop {flag}", 2)
         if args.enable_instruments:
             raise UserError("--enable-instruments needs a live server, not --replay", 2)
@@ -77,7 +73,7 @@ def _open_source(args: argparse.Namespace):
     from mysqltop.config import live_options
     from mysqltop.sources import live
 
-    source, caps = live.open_live_source(live_options(args))
+    source, caps = live.open_live_source(live_options(live_flags(args)))
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)
     return source, True

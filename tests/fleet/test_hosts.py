@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
+from mysqltop.arguments import fleet_flags
 from mysqltop.cli import build_parser
 from mysqltop.errors import UserError
-from mysqltop.config import fleet_options, host_list, parse_host_list
+from mysqltop.config import FleetFlags, fleet_options, host_list, parse_host_list
 from mysqltop.sources.fleet import recording_file_name
 
 
-def _args(*argv: str) -> argparse.Namespace:
-    return build_parser().parse_args(["serve", *argv])
+def _args(*argv: str) -> FleetFlags:
+    return fleet_flags(build_parser().parse_args(["serve", *argv]))
 
 
 def test_parse_host_list_ports_ipv6_duplicates_comments() -> None:

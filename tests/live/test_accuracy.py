@@ -26,11 +26,12 @@ pytestmark = pytest.mark.live
 
 
 def open_source(db, interval: float = 1.0):
+    from mysqltop.arguments import live_flags
     from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", str(interval)])
-    source, _caps = open_live_source(live_options(args))
+    source, _caps = open_live_source(live_options(live_flags(args)))
     return source
 
 

@@ -183,12 +183,13 @@ def test_wrong_password_is_one_line_exit_2(mariadb) -> None:
 
 def test_replay_derives_exactly_what_live_showed(loaded, tmp_path: Path) -> None:
     from mysqltop.recording.writer import RecordingWriter
+    from mysqltop.arguments import live_flags
     from mysqltop.config import live_options
     from mysqltop.sources.live import open_live_source
 
     path = tmp_path / "live.mtrec"
     args = build_parser().parse_args(["snapshot", *loaded.cli_args(), "--interval", "0.3"])
-    source, _caps = open_live_source(live_options(args))
+    source, _caps = open_live_source(live_options(live_flags(args)))
     live: list[str] = []
     engine = Engine(source, FramePipeline(), RecordingWriter(path, interval=0.3))
     try:

@@ -1,0 +1,76 @@
+"""The flags several commands share, and reading them once into the typed flags of mysqltop.config.
+
+Commands declare these flags with `add_*` and hand `connection_flags` / `live_flags` /
+`fleet_flags` of their parsed arguments down; no argparse.Namespace goes below the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from mysqltop.config import DEFAULT_CONNECT_TIMEOUT, ConnectionFlags, FleetFlags, LiveFlags
+from mysqltop.core.pacing import DEFAULT_INTERVAL
+
+_PROMPT = object()  # sentinel: -p given without a value → prompt without echo
+# The flags that name a server (dest names), in the order a refusal names the first one given.
+_SERVER_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "ssl_ca", "ssl_cert", "ssl_key")
+
+
+def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("connection (as the mysql client; also ~/.my.cnf [client] and [mysqltop])")
+    g.add_argument("-h", "--host", help="server host (default: localhost)")
+    g.add_argument("-P", "--port", type=int, help="TCP port (default: 3306)")
+    g.add_argument("-u", "--user", help="user name (default: your login name)")
+    g.add_argument("-p", "--password", nargs="?", const=_PROMPT, default=None,
+                   help="password; prompts when given without a value (also MYSQL_PWD)")
+    g.add_argument("-S", "--socket", help="unix socket path")
+    g.add_argument("--defaults-file", help="read only this option file")
+    g.add_argument("--ssl-ca", help="CA certificate file")
+    g.add_argument("--ssl-cert", help="client certificate file")
+    g.add_argument("--ssl-key", help="client key file")
+    g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                   help=f"seconds (default {DEFAULT_CONNECT_TIMEOUT:g})")
+    g.add_argument("--enable-instruments", action="store_true",
+                   help="first turn on the performance_schema wait/synch instruments (changes a server "
+                        "setting until restart; says what it changed)")
+
+
+def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hosts-file", metavar="FILE",
+                        help="servers to watch, one host[:port] per line (also -h db1,db2:3307 "
+                             "or hosts= in the [mysqltop] option-file section)")
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--answer-timeout", type=float, metavar="S",
+                   help="seconds a poll is waited for before the server counts as not answering "
+                        "(default max(5, 3 × interval); a slow poll is never cut, so the server's log "
+                        "gets no 'Aborted connection' while it is merely busy)")
+
+
+def server_flag_given(args: argparse.Namespace) -> str | None:
+    """The first flag given that names a server (`--host`, `--ssl-ca`…), or None."""
+    given = next((d for d in _SERVER_DESTS if getattr(args, d) is not None), None)
+    return "--" + given.replace("_", "-") if given else None
+
+
+def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
+    """The connection flags of `add_connection_arguments`, as given."""
+    ask = args.password is _PROMPT
+    return ConnectionFlags(
+        host=args.host, port=args.port, user=args.user, password=None if ask else args.password,
+        ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
+        ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,
+        connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT))
+
+
+def live_flags(args: argparse.Namespace) -> LiveFlags:
+    """One server: the connection flags with --interval, --enable-instruments, --answer-timeout."""
+    return LiveFlags(connection_flags(args), float(args.interval or DEFAULT_INTERVAL),
+                     bool(args.enable_instruments), args.answer_timeout)
+
+
+def fleet_flags(args: argparse.Namespace) -> FleetFlags:
+    """Several servers: the connection flags with --hosts-file, --interval, --enable-instruments."""
+    return FleetFlags(connection_flags(args), args.hosts_file, float(args.interval or DEFAULT_INTERVAL),
+                      bool(args.enable_instruments))
