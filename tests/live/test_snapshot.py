@@ -89,7 +89,7 @@ def test_json_count_3_prints_three_frames_with_rates(loaded) -> None:
     frames = [json.loads(line) for line in lines]
     for d in frames:
         check_frame_shape(d)
-        assert d["stale"] is False and d["elapsed"] == pytest.approx(0.5, abs=0.2)
+        assert d["stale"] is False and d["elapsed"] >= 0.4      # paced: never sooner (a busy box may be later)
         assert d["server"]["flavor"] == "mariadb" and d["server"]["address"].endswith(f":{loaded.port}")
         assert d["server"]["version"].startswith("10.")
         assert d["throughput"]["tps"] == pytest.approx(2 * RATE, rel=0.5)
@@ -98,7 +98,9 @@ def test_json_count_3_prints_three_frames_with_rates(loaded) -> None:
         shares = [h["share"] for h in d["hotspots"]]
         assert shares == sorted(shares, reverse=True)
     times = [parse_iso(d["time"]) for d in frames]
-    assert all(b - a == pytest.approx(0.5, abs=0.2) for a, b in zip(times, times[1:]))
+    assert all(b - a >= 0.4 for a, b in zip(times, times[1:]))
+    # each frame's rates are over the time between its samples
+    assert all(b - a == pytest.approx(d["elapsed"], abs=0.05) for a, b, d in zip(times, times[1:], frames[1:]))
     assert took >= 1.5                         # 4 polls, 0.5 s apart: the baseline is not printed
 
 
@@ -106,7 +108,7 @@ def test_default_is_one_frame_with_rates(loaded) -> None:
     lines = ok_lines(snapshot(*loaded.cli_args(), "--format", "json", "--interval", "0.3"))
     assert len(lines) == 1
     d = json.loads(lines[0])
-    assert d["elapsed"] == pytest.approx(0.3, abs=0.2) and d["throughput"]["tps"] > 0
+    assert d["elapsed"] >= 0.2 and d["throughput"]["tps"] > 0
 
 
 def test_csv_header_then_one_row_per_frame(loaded) -> None:
@@ -116,7 +118,7 @@ def test_csv_header_then_one_row_per_frame(loaded) -> None:
     assert len({len(r) for r in rows}) == 1
     for r in csv.DictReader(io.StringIO("\n".join(lines))):
         parse_iso(r["time"])
-        assert float(r["throughput.tps"]) > 0 and float(r["elapsed"]) == pytest.approx(0.4, abs=0.2)
+        assert float(r["throughput.tps"]) > 0 and float(r["elapsed"]) >= 0.3
         assert r["server.flavor"] == "mariadb" and r["stale"] == "false"
         assert r["hotspot.top.source"] == "performance_schema" and 0 < float(r["hotspot.top.share"]) <= 1
         assert int(r["hotspots"]) >= 1
@@ -199,9 +201,7 @@ def test_replay_derives_exactly_what_live_showed(loaded, tmp_path: Path) -> None
     assert engine.recording_error is None
 
     # the whole recording: the first sample is the baseline, every other frame is identical
-    t0 = time.monotonic()
-    replayed = ok_lines(snapshot("--replay", str(path), "--format", "json"))
-    assert time.monotonic() - t0 < 10            # unpaced: 6 samples at 0.3 s are not replayed in real time
+    replayed = ok_lines(snapshot("--replay", str(path), "--format", "json"))   # unpaced: tests/test_engine.py
     assert replayed == [line.rstrip("\n") for line in live[1:]]
     assert ok_lines(snapshot("--replay", str(path), "--format", "json", "--count", "2")) == replayed[:2]
 
