@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import signal
 import sys
+import threading
 
 from mysqltop.arguments import add_answer_timeout, add_connection_arguments, live_flags, server_flag_given
 from mysqltop.core.frame import Frame
@@ -117,9 +119,23 @@ def run(args: argparse.Namespace) -> int:
 
     engine = None if not is_live else Engine(source, FramePipeline(),
                                              on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
+    interrupted = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    if engine is not None:
+        # Ctrl-C ends a live run between polls (exit 130) rather than as a KeyboardInterrupt raised
+        # wherever the main thread is, which can leave the source unable to close; a second one
+        # does not wait.
+        def on_interrupt(_sig: int, _frame: object) -> None:
+            if interrupted.is_set():
+                raise KeyboardInterrupt
+            interrupted.set()
+
+        signal.signal(signal.SIGINT, on_interrupt)
     try:
         if engine is not None:
-            engine.run(args.interval, count=(args.count or 1) + 1, on_frame=on_frame)
+            engine.run(args.interval, count=(args.count or 1) + 1, on_frame=on_frame, stop_event=interrupted)
+            if interrupted.is_set():
+                return 130
         else:
             # The timeline cursor, as report and the replay TUI see each sample: rates and the
             # advice window from the samples before the range.
@@ -138,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         _silence_stdout()
         return 0
     finally:
+        signal.signal(signal.SIGINT, previous)
         try:
             (engine or source).close()
         except Exception:  # closing a dead connection must not hide the real outcome
