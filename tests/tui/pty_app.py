@@ -15,7 +15,8 @@ import time
 
 # What is kept of the output already searched, for a pattern cut across two reads. A window cut
 # to a fixed size before the search lost a pattern that came early in one large read (a repaint).
-OVERLAP = 256
+OVERLAP = 256           # of text stripped of its escape sequences
+RAW_OVERLAP = 4096      # of output as read (an escape sequence may be cut across reads)
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
@@ -57,14 +58,28 @@ class PtyApp:
         return ANSI.sub(b"", got)
 
     def wait_for(self, pattern: re.Pattern[bytes], timeout: float, raw: bool = False) -> float | None:
-        """Seconds since spawn when `pattern` first shows on screen, or None."""
+        """Seconds since spawn when `pattern` first shows on screen, or None. The output is
+        searched after each read, so the time is that of the read that completed the pattern."""
         end = time.monotonic() + timeout
         tail = b""
-        while time.monotonic() < end:
-            window = tail + self.drain(0.01)
-            if pattern.search(window):
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:                    # the terminal is closed: nothing more will come
+                time.sleep(min(left, 0.01))
+                continue
+            self.bytes += len(chunk)
+            if self.keep:
+                self.raw += chunk
+            window = tail + chunk
+            if pattern.search(ANSI.sub(b"", window)):
                 return time.monotonic() - self.started
-            tail = window[-OVERLAP:]
+            tail = window[-RAW_OVERLAP:]
         return None
 
     def cpu_rss(self, seconds: float) -> tuple[float, int]:

@@ -4,13 +4,16 @@ NO_COLOR."""
 from __future__ import annotations
 
 import pytest
+from rich.console import Console
+from rich.text import Text
+from textual.content import Content
 
 from mysqltop.core.frame import Advice, Flush, Frame, Hotspot, Io, IoThread, Semaphores
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.hotspots import HotspotsPane
 from mysqltop.views.tui.widgets.io import IoPane
-from mysqltop.views.tui.widgets.render import Column, block_chart, fit_columns, sparkline
+from mysqltop.views.tui.widgets.render import Column, block_chart, fit_columns, sparkline, wrap
 
 from .conftest import pilot, replay_app, screen_text, wait_for
 from .samples import samples
@@ -79,6 +82,23 @@ def test_advice_lists_critical_first_with_evidence() -> None:
     assert body[0].startswith("!!") and "Run queue" in body[0]
     assert "run queue 24 on 8 cores" in body[1]
     assert "btr_search_latch: 75% of waits over 60 s" in body[3]
+
+
+@pytest.mark.parametrize("width", [6, 13, 40, 79])
+def test_prose_wraps_as_a_textual_widget_wraps_it(width: int) -> None:
+    """The advice pane wraps its rows itself (a Lines body repaints only the rows that change):
+    at the same places as a Static with text-wrap: wrap and text-overflow: clip, up to the
+    spaces that end a line."""
+    rows = ["!! Run queue 24 on 8 cores: the box is saturated by another process",
+            "   run queue 24 on 8 cores;   load1 31.2, mysqld 12% of all cores",
+            "   btr_search_latch_with_a_name_longer_than_the_pane: 75% of waits over 60 s",
+            "", "日本語のテキスト  wide  characters 日本語", "      "]
+    console = Console()
+    for row in rows:
+        text = Text(row, style="dim")
+        ours = [line.plain.rstrip() for line in wrap(text, width, console)]
+        textual = [line.plain.rstrip() for line in Content.from_rich_text(text).wrap(width, overflow="clip")]
+        assert ours == textual, (row, width)
 
 
 def test_render_helpers() -> None:

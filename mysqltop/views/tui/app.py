@@ -169,8 +169,11 @@ class MysqltopApp(App[None]):
         event = message.event
         if event.position.live:
             self._polled(event.frame)
-        self.position, self.trend = event.position, event.trend
-        self.paused = not event.position.playing
+        # Set quietly: the frame's watcher redraws the status bar once for all three (their own
+        # watchers would redraw it twice more, with the old frame, every frame).
+        self.set_reactive(MysqltopApp.position, event.position)
+        self.set_reactive(MysqltopApp.paused, not event.position.playing)
+        self.trend = event.trend
         self.frame = event.frame
 
     def on_live_tick(self, message: LiveTick) -> None:

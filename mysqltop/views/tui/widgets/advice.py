@@ -18,7 +18,7 @@ class AdvicePane(Pane):
     TITLE = "Advice"
     WRAPS = True
 
-    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text:
+    def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text | Rows:
         p = self.palette
         if not frame.advice:
             return Text("no findings: nothing stands out in this window", style=p.dim)
@@ -29,6 +29,4 @@ class AdvicePane(Pane):
             lines.append(msg)
             if a.evidence:
                 lines.append(Text("   " + visible(a.evidence), style=p.dim))
-        out = Rows(lines).text()
-        out.no_wrap = False   # advice is prose: wrap it rather than cut it
-        return out
+        return Rows(lines)    # prose: the pane wraps each row rather than cut it (WRAPS)

@@ -6,8 +6,10 @@ again on resize. Rendering is the TUI's main cost, so a pane does as little as i
 
 - the body is a `Lines` widget: only rows whose text changed are repainted, and a layout pass
   happens only when its height must change — it fills the pane's viewport and holds a taller
-  height for a while, so a list whose length moves each second does not re-lay out the screen
-  (prose panes that wrap use a Static, and skip an update equal to what is shown);
+  height for a while, so a list whose length moves each second does not re-lay out the screen;
+- prose (advice) is wrapped to the pane's width here, as a Static would wrap it, and shown in
+  the same `Lines`: a finding whose numbers move each second repaints its own rows, where a
+  Static re-wrapped and repainted all of them and re-laid out the whole screen;
 - bodies are plain Rich `Text` built from values, never markup strings, with untrusted text
   (names, states, errors) passed through `core.safe_text.visible` by the panes.
 
@@ -27,20 +29,18 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.geometry import Size
 from textual.reactive import var
-from textual.widgets import Static
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import ChartSpec, Series, chart, episodes
 from mysqltop.views.tui.widgets.lines import Lines
-from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette
+from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE, Palette, wrap
 from mysqltop.views.tui.widgets.themed import component_classes, follow_theme
 
 
 class Rows:
     """A pane body as its lines, one Text each: the Lines body shows them as built, so nothing
-    joins them into one Text every second only to split it again. `text()` joins them for a
-    prose pane (a Static)."""
+    joins them into one Text every second only to split it again."""
 
     def __init__(self, lines: Sequence[Text | str]) -> None:
         self.lines: list[Text] = []
@@ -51,9 +51,6 @@ class Rows:
     @property
     def plain(self) -> str:
         return "\n".join(line.plain for line in self.lines)
-
-    def text(self) -> Text:
-        return Text("\n", no_wrap=True, overflow="crop", end="").join(self.lines)
 
 
 def stale_reason(frame: Frame) -> str:
@@ -85,7 +82,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     # ("server on another host", "collecting…") says instead that this sample has no data, and
     # why. Panes whose charts stay useful across the gap draw it as usual.
     DRAWS_STALE = False
-    WRAPS = False                         # prose: a Static wraps it to the width
+    WRAPS = False                         # prose: its lines are wrapped to the width
 
     zoomed: var[bool] = var(False)        # maximized: the body may show more (charts, detail)
     more: var[bool] = var(False)          # the body runs past the pane: the title says so
@@ -100,13 +97,10 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self.rows = 5                 # visible content rows, for panes that fill the height (charts)
         self.palette = DEFAULT_PALETTE
         self.marks: Sequence[tuple[float, str]] = ()     # bookmarks (replay), drawn on zoomed charts
-        self._shown: Text | None = None
-        self._body: Lines | Static
-        if self.WRAPS:
-            self._body = Static("waiting for data…", classes="body", markup=False)
-        else:
-            self._body = Lines(classes="body")
-            self._body.set_lines([Text("waiting for data…")])
+        self._prose: Sequence[Text] = ()      # a WRAPS pane's rows before wrapping
+        self._wrapped: dict[tuple[object, ...], list[Text]] = {}     # its rows, wrapped
+        self._body = Lines(classes="body")
+        self._body.set_lines([Text("waiting for data…")])
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -137,33 +131,30 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
         self._update(body)
 
     def _update(self, body: RenderableType | Rows) -> None:
-        if isinstance(self._body, Lines):
-            if isinstance(body, Rows):
-                lines = body.lines
-            else:
-                text = body if isinstance(body, Text) else Text(str(body))
-                lines = list(text.split("\n", allow_blank=True))
-            self._body.set_lines(lines,
-                                 viewport=self.scrollable_content_region.height)
-            self._check_more()        # the count may cross the viewport with no layout pass
-            return
-        self._update_prose(body.text() if isinstance(body, Rows) else body)
+        if self.WRAPS:
+            text = body if isinstance(body, (Rows, Text)) else Text(str(body))
+            self._prose = text.lines if isinstance(text, Rows) else list(text.split("\n", allow_blank=True))
+            lines = self._wrap(self._prose)
+        elif isinstance(body, Rows):
+            lines = body.lines
+        else:
+            text = body if isinstance(body, Text) else Text(str(body))
+            lines = list(text.split("\n", allow_blank=True))
+        self._body.set_lines(lines, viewport=self.scrollable_content_region.height)
+        self._check_more()        # the count may cross the viewport with no layout pass
 
-    def _update_prose(self, body: RenderableType) -> None:
-        """A Static body (prose that wraps): skip a picture equal to the one shown."""
-        assert isinstance(self._body, Static)
-        if not isinstance(body, Text):
-            self._shown = None
-            self._body.update(body)
-            return
-        shown = self._shown
-        if shown is not None and body.plain == shown.plain and body.spans == shown.spans \
-                and body.style == shown.style and body.no_wrap == shown.no_wrap:
-            return                                            # the same picture: nothing to do
-        same_height = shown is not None and body.no_wrap and shown.no_wrap \
-            and body.plain.count("\n") == shown.plain.count("\n")
-        self._shown = body
-        self._body.update(body, layout=not same_height)
+    def _wrap(self, rows: Sequence[Text]) -> list[Text]:
+        """Prose rows wrapped to the pane's width; a row shown last time keeps its wrapped lines
+        (a finding's message stays while its evidence's numbers move)."""
+        done: dict[tuple[object, ...], list[Text]] = self._wrapped
+        kept: dict[tuple[object, ...], list[Text]] = {}
+        lines: list[Text] = []
+        for row in rows:
+            key = (row.plain, tuple(row.spans), row.style, self._width)
+            kept[key] = pieces = done.get(key) or wrap(row, self._width, self.app.console)
+            lines += pieces
+        self._wrapped = kept
+        return lines
 
     # -- the title follows the scroll extent --------------------------------------------
     def watch_virtual_size(self, size: Size) -> None:
@@ -178,10 +169,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     def _check_more(self) -> None:
         # Lines hold blank rows below a list that shrank (see Lines): count the lines themselves.
         height = self.scrollable_content_region.height
-        if isinstance(self._body, Lines):
-            self.more = height > 0 and len(self._body.lines) > height
-        else:
-            self.more = self.virtual_size.height > height
+        self.more = height > 0 and len(self._body.lines) > height
 
     def watch_more(self) -> None:
         self._set_title()
@@ -222,10 +210,7 @@ class Pane(ScrollableContainer, can_focus=True, inherit_bindings=False):
     @property
     def text(self) -> str:
         """The title and body as plain text (what the pane shows, scrolled or not)."""
-        if isinstance(self._body, Lines):
-            body = self._body.plain
-        else:
-            body = self._shown.plain if self._shown is not None else ""
+        body = "\n".join(row.plain for row in self._prose) if self.WRAPS else self._body.plain
         return f"{self.border_title}\n{body}"
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> RenderableType | Rows:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
@@ -237,3 +238,16 @@ def kv_lines(pairs: Sequence[tuple[str, str | Text]], width: int, gap: int = 2,
     if len(line):
         lines.append(line)
     return lines
+
+
+def wrap(text: Text, width: int, console: Console) -> list[Text]:
+    """`text` wrapped to `width` cells as a Textual widget with `text-wrap: wrap` and
+    `text-overflow: clip` wraps it: broken between words by Rich's line breaker (Textual's too),
+    the spaces that end a broken line dropped, a word longer than the width cut."""
+    out: list[Text] = []
+    for line in text.split("\n", allow_blank=True):
+        pieces = list(line.wrap(console, max(1, width), justify="default", overflow="crop", no_wrap=False))
+        for piece in pieces[:-1]:
+            piece.rstrip()
+        out += pieces
+    return out
