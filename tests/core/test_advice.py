@@ -311,6 +311,15 @@ def test_flushing_held_to_io_capacity_names_it_before_the_redo_log() -> None:
                                                               "innodb_io_capacity_max": "200"}), "checkpoint_age")
     assert b.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100")
     assert "(107 paced by the page cleaner, 313 forced by the full redo log)" in b.evidence
+    # a starved box: the log fills in ~10 s while flushing sits at innodb_io_capacity_max
+    pinned = _checkpoint_frames(209.0)
+    for f in pinned:
+        f.flush.log_bytes_per_s = 81 * 2**20
+    c = one(advise(pinned, {**REDO_96M, "innodb_io_capacity": "100", "innodb_io_capacity_max": "200"}),
+            "checkpoint_age")
+    assert c.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100")
+    assert c.evidence.startswith("209 pages flushed/s, pinned at innodb_io_capacity_max = 200")
+    assert "the redo log holds 10.0 s of writes" in c.evidence, c.evidence
 
 
 @needs_innodb_parser

@@ -225,6 +225,12 @@ PACED_CAPACITY_SHARE = 1.25
 # seconds is too small whatever the capacity (the 8 MB log above filled in 2–13 s, the 96 MB one in
 # 24–80 s, as the shared host's load let the writers run).
 REDO_ROOMY_S = 18.0
+# Flushing pinned at innodb_io_capacity_max — adaptive flushing's ceiling, which it climbs to when the
+# checkpoint age is high — is held by the configuration too, at a smaller margin of redo: the
+# 96 MB log above filled in 10–12 s on a starved box while the page cleaner flushed 209 pages/s
+# against a max of 200; the 8 MB log at the default 2000 never flushed near its max (375/s).
+MAX_PINNED = (0.8, 1.25)
+REDO_PINNED_S = 5.0
 
 
 def _max_age(f: Frame) -> float | None:
@@ -244,13 +250,20 @@ def _io_capacity_bound(w: Window, v: Vars) -> str | None:
     if _iowait_note(w)[1]:
         return None       # the storage is saturated: more IO capacity would not be written
     max_age, redo = w.avg(_max_age), w.avg(lambda f: f.flush.log_bytes_per_s)
-    if not max_age or not redo or max_age / redo < REDO_ROOMY_S:
+    if not max_age or not redo or max_age / redo < REDO_PINNED_S:
         return None
     flushed = w.avg(lambda f: f.flush.pages_flushed_per_s)
     paced = w.avg(lambda f: f.flush.paced_flushed_per_s)
     forced = w.avg(lambda f: f.flush.sync_flushed_per_s)
     split = (f" ({num(paced)} paced by the page cleaner, {num(forced)} forced by the full redo log)"
              if paced is not None and forced is not None else "")
+    ceiling = v.int("innodb_io_capacity_max")
+    if ceiling and flushed is not None and MAX_PINNED[0] * ceiling <= flushed <= MAX_PINNED[1] * ceiling:
+        return (f"{num(flushed)} pages flushed/s{split}, pinned at {v.show('innodb_io_capacity_max')} (adaptive "
+                f"flushing's ceiling), {v.show('innodb_io_capacity')}; the redo log holds {num(max_age / redo)} s "
+                "of writes")
+    if max_age / redo < REDO_ROOMY_S:
+        return None
     if (flushed is not None and flushed <= IO_CAPACITY_SHARE * cap) or (
             paced is not None and forced is not None and paced <= PACED_CAPACITY_SHARE * cap and forced >= paced):
         return (f"{num(flushed)} pages flushed/s{split} against {v.show('innodb_io_capacity')}, "
