@@ -138,11 +138,11 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
     engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
-    from mysqltop.views.stop_signals import leave_terminal, stop_signals
+    from mysqltop.views.stop_signals import leave_terminal, set_soon, stop_signals
 
     def stopped(sig: int, _frame: object) -> None:
         leave_terminal(sig)
-        stop.set()
+        set_soon(stop)
 
     # Ctrl-C too ends the run through the stop event, between polls: a KeyboardInterrupt raised
     # wherever the main thread happens to be (inside a lock, mid-packet) can leave the source

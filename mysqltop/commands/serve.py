@@ -155,9 +155,11 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
+    from mysqltop.views.stop_signals import set_soon
+
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: done.set())
+        signal.signal(sig, lambda *_: set_soon(done))
     poller.start()
     serve_forever_in_thread(endpoint)
     for m in members:

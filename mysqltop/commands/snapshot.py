@@ -125,10 +125,12 @@ def run(args: argparse.Namespace) -> int:
         # Ctrl-C ends a live run between polls (exit 130) rather than as a KeyboardInterrupt raised
         # wherever the main thread is, which can leave the source unable to close; a second one
         # does not wait.
+        from mysqltop.views.stop_signals import set_soon
+
         def on_interrupt(_sig: int, _frame: object) -> None:
             if interrupted.is_set():
                 raise KeyboardInterrupt
-            interrupted.set()
+            set_soon(interrupted)
 
         signal.signal(signal.SIGINT, on_interrupt)
     try:

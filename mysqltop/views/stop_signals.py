@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import threading
 
 
 def stop_signals() -> list[signal.Signals]:
@@ -33,3 +34,11 @@ def leave_terminal(sig: int) -> None:
                 os.dup2(null, fd)
     finally:
         os.close(null)
+
+
+def set_soon(event: threading.Event) -> None:
+    """Set `event` from a signal handler. The handler runs in the main thread between two
+    bytecodes — possibly inside that event's own wait, holding its lock — and `event.set()` there
+    would wait for that lock forever (a recorder asked to stop lived on for 40 minutes): a thread
+    of its own sets it once the main thread lets go."""
+    threading.Thread(target=event.set, name="mysqltop-stop", daemon=True).start()
