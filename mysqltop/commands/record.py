@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl-C too ends the run through the stop event, between polls: a KeyboardInterrupt raised
     # wherever the main thread happens to be (inside a lock, mid-packet) can leave the source
     # unable to close.
-    previous = {sig: signal.signal(sig, stopped) for sig in (signal.SIGINT, *stop_signals())}
+    previous = {sig: signal.signal(sig, stopped) for sig in stop_signals(interrupt=True)}
     what = f"windows around `{trigger.text}`" if trigger else "every sample"
     until = (f"{_clock(time.time() + duration)} ({args.duration})" if duration is not None
              else _samples(args.count) if args.count else "Ctrl-C")

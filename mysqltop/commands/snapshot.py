@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
                                              on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     interrupted = threading.Event()
     previous = signal.getsignal(signal.SIGINT)
-    if engine is not None:
+    if engine is not None and previous is not signal.SIG_IGN:
         # Ctrl-C ends a live run between polls (exit 130) rather than as a KeyboardInterrupt raised
         # wherever the main thread is, which can leave the source unable to close; a second one
         # does not wait.

@@ -13,8 +13,12 @@ import stat
 import threading
 
 
-def stop_signals() -> list[signal.Signals]:
+def stop_signals(interrupt: bool = False) -> list[signal.Signals]:
+    """SIGTERM and SIGHUP (unless ignored), and with `interrupt` Ctrl-C's SIGINT unless ignored (a
+    background job of a script starts with it ignored, as nohup starts with SIGHUP ignored)."""
     wanted = [signal.SIGTERM]
+    if interrupt and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        wanted.append(signal.SIGINT)
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
         wanted.append(signal.SIGHUP)
     return wanted
