@@ -330,10 +330,10 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     assert a.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     b = one(advise(_checkpoint_frames(375.0, 230.0, 145.0), v), "checkpoint_age")
     assert b.message.startswith("Checkpoint age near its maximum: the redo log is too small")
-    # flushing at its capacity, but the redo log holds only ~14 s of writes: the log is what is small
+    # flushing at its capacity, but the redo log holds only ~7 s of writes: the log is what is small
     fast = _checkpoint_frames(65.0)
     for f in fast:
-        f.flush.log_bytes_per_s = 60 * 2**20
+        f.flush.log_bytes_per_s = 120 * 2**20
     d = one(advise(fast, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert d.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     # saturated storage: more IO capacity would not be written either

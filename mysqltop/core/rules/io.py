@@ -222,9 +222,10 @@ def _age_pct_while_writing(f: Frame) -> float | None:
 IO_CAPACITY_SHARE = 1.25
 PACED_CAPACITY_SHARE = 1.25
 # ... and only while the redo log holds this long of writes at the rate seen: a log that fills in
-# seconds is too small whatever the capacity (the 8 MB log above filled in 2–13 s, the 96 MB one in
-# 24–80 s, as the shared host's load let the writers run).
-REDO_ROOMY_S = 18.0
+# seconds is too small whatever the capacity (the 8 MB log above filled in 2–13 s, flushing far past
+# its capacity; the 96 MB one in 24–80 s on a shared host and in 15 s on a quiet one, flushing at
+# its capacity of 100).
+REDO_ROOMY_S = 10.0
 # Flushing pinned at innodb_io_capacity_max — adaptive flushing's ceiling, which it climbs to when the
 # checkpoint age is high — is held by the configuration too, at a smaller margin of redo: the
 # 96 MB log above filled in 10–12 s on a starved box while the page cleaner flushed 209 pages/s
