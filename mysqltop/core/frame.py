@@ -49,6 +49,16 @@ class Throughput:
     committed_per_s: Num = None
 
 
+# What committed_per_s is called wherever it is shown (Handler_commit counts statements too).
+COMMITTED_LABEL = "engine commits/s"
+
+
+def committed_or_tps(t: Throughput) -> tuple[str, Num]:
+    """The throughput headline and its label: engine commits/s where the server counts them,
+    else tps (COMMIT/ROLLBACK statements)."""
+    return (COMMITTED_LABEL, t.committed_per_s) if t.committed_per_s is not None else ("tps", t.tps)
+
+
 @dataclass
 class Hotspot:
     name: str

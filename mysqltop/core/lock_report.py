@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import COMMITTED_LABEL, Frame
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -70,6 +70,7 @@ class StallEpisode:
     tps_before: float | None = None    # engine commits/s (else tps) in the 30 s before, while, after
     tps_during: float | None = None
     tps_after: float | None = None
+    tps_label: str = COMMITTED_LABEL   # what those figures are (tps where the server has no Handler_commit)
 
 
 # A pile that was gone for more frames than this is a new episode.

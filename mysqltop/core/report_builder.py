@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
-from mysqltop.core.frame import Frame, Hotspot, restarted_between, severity_rank
+from mysqltop.core.frame import COMMITTED_LABEL, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank
 from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.report import (
@@ -20,7 +20,6 @@ from mysqltop.core.report import (
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import clock, cpu_busy_pct, num
-from mysqltop.core.rules.stalls import committed
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -200,6 +199,7 @@ class ReportBuilder:
         self._stride = 1
         self.lock_window = LockWindow()
         self.committed: list[tuple[float, float]] = []     # (time, engine commits/s, else tps)
+        self.committed_label = COMMITTED_LABEL
         self._elapsed = 0.0
         self._series = _SeriesAcc()
         self.outages: list[Outage] = []
@@ -249,8 +249,10 @@ class ReportBuilder:
         if f.throughput.tps is not None:
             self.points.append((f.time, f.throughput.tps, f.throughput.threads_running))
             self.qps.append(f.throughput.qps)
-        if (c := committed(f)) is not None:
+        label, c = committed_or_tps(f.throughput)
+        if c is not None:
             self.committed.append((f.time, c))
+            self.committed_label = label
         self._hotspots(f)
         self._series.add(f)
         if f.host is not None:
@@ -381,6 +383,7 @@ class ReportBuilder:
             ep.tps_before = _mean([c for t, c in pts if ep.start - STALL_CONTEXT_S <= t < ep.start])
             ep.tps_during = _mean([c for t, c in pts if ep.start <= t <= ep.end])
             ep.tps_after = None if ep.open else _mean([c for t, c in pts if ep.end < t <= ep.end + STALL_CONTEXT_S])
+            ep.tps_label = self.committed_label
         return eps
 
 
@@ -409,7 +412,7 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
                                                         ("after", ep.tps_after)) if x is not None)
     more = f" (+{len(stalls) - 1} more stall(s))" if len(stalls) > 1 else ""
     return (f"STALL {when}: {ep.max_waiting} session(s) blocked on {ep.on}, the longest for "
-            f"{num(ep.longest_wait_s)} s; {who} engine commits/s {tps or 'n/a'}{more}")
+            f"{num(ep.longest_wait_s)} s; {who} {ep.tps_label} {tps or 'n/a'}{more}")
 
 
 def build_report(frames: Sequence[Frame], variables: Mapping[str, str] | None = None,

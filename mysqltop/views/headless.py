@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import locks_text
-from mysqltop.core.frame import Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
@@ -136,7 +136,7 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
 
     t = f.throughput
     # committed transactions lead: tps counts COMMIT/ROLLBACK statements only (autocommit reads 0)
-    out.append(_wrap("THROUGHPUT  " + _kv([("engine commits/s", fmt_num(t.committed_per_s)),
+    out.append(_wrap("THROUGHPUT  " + _kv([(COMMITTED_LABEL, fmt_num(t.committed_per_s)),
                                      ("tps", fmt_num(t.tps)), ("qps", fmt_num(t.qps)),
                                      ("commits/s", fmt_num(t.commits_per_s)),
                                      ("rollbacks/s", fmt_num(t.rollbacks_per_s)),

@@ -271,5 +271,5 @@ def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
         figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
                                                    ("after", ep.tps_after)) if v is not None]
         if figs:
-            b.lines.append("  engine commits/s " + " → ".join(figs))
+            b.lines.append(f"  {ep.tps_label} " + " → ".join(figs))
     return b

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from mysqltop.core import units as u
+from mysqltop.core.frame import COMMITTED_LABEL
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.core.report import Comparison, Report, Stat
 from mysqltop.views import locks_text, report_charts
@@ -96,7 +97,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         return [head]
     tp = r.throughput
     thr = Block("Throughput", [
-        *([f"engine commits/s {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
+        *([f"{COMMITTED_LABEL} {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
            "(Handler_commit: each autocommit statement, each statement of a transaction and its COMMIT)"] if tp.get("committed_per_s") and tp["committed_per_s"].samples else []),
         f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)} (COMMIT/ROLLBACK statements)",
         f"QPS {_avg_max(tp['qps'])}, min {u.num(tp['qps'].min)}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.frame import Advice, Frame, committed_or_tps
 from mysqltop.core.rules.base import Vars, Window, advice, clock, num
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import STALL_MIN_WAIT_S, Stall, StallRoot
@@ -25,9 +25,8 @@ _KIND_WORDS = {
 
 
 def committed(f: Frame) -> float | None:
-    """Committed transactions per second (autocommit included), else COMMIT/ROLLBACK statements."""
-    t = f.throughput
-    return t.committed_per_s if t.committed_per_s is not None else t.tps
+    """Engine commits per second (autocommit included), else COMMIT/ROLLBACK statements."""
+    return committed_or_tps(f.throughput)[1]
 
 
 def _t(text: str | None, limit: int = 60) -> str:
@@ -55,7 +54,7 @@ def _throughput(w: Window, st: Stall) -> str:
         return ""
     before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None]
     during = [x for f in w.history if f.time >= st.started and (x := committed(f)) is not None]
-    label = "engine commits/s" if w.last.throughput.committed_per_s is not None else "tps"
+    label = committed_or_tps(w.last.throughput)[0]
     if not during:
         return ""
     now = sum(during[-3:]) / len(during[-3:])

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from rich.text import Text
 
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import COMMITTED_LABEL, Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, Rows
@@ -40,7 +40,7 @@ class ThroughputPane(Pane):
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         t, p = frame.throughput, self.palette
         pairs: list[tuple[str, str | Text]] = [
-            ("engine commits/s", units.num(t.committed_per_s)),   # Handler_commit, autocommit included: the headline
+            (COMMITTED_LABEL, units.num(t.committed_per_s)),   # Handler_commit, autocommit included: the headline
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
             ("wtrx/s", units.num(t.write_trx_per_s)), ("rb/s", units.num(t.rollbacks_per_s)),
             ("rows r/s", units.num(t.rows_read_per_s)), ("rows w/s", units.num(t.rows_changed_per_s)),
