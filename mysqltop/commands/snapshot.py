@@ -119,13 +119,14 @@ def run(args: argparse.Namespace) -> int:
 
     engine = None if not is_live else Engine(source, FramePipeline(),
                                              on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
+    from mysqltop.views.stop_signals import set_soon, stop_signals
+
     interrupted = threading.Event()
     previous = signal.getsignal(signal.SIGINT)
-    if engine is not None and previous is not signal.SIG_IGN:
+    if engine is not None and signal.SIGINT in stop_signals(interrupt=True):
         # Ctrl-C ends a live run between polls (exit 130) rather than as a KeyboardInterrupt raised
         # wherever the main thread is, which can leave the source unable to close; a second one
         # does not wait.
-        from mysqltop.views.stop_signals import set_soon
 
         def on_interrupt(_sig: int, _frame: object) -> None:
             if interrupted.is_set():
