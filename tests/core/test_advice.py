@@ -445,6 +445,29 @@ def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> Non
     assert "trend +3,500/s" in a.evidence and "oldest transaction 421 (RUNNING, 142 s, read view" in a.evidence
 
 
+def _hidden_view_frames(isolation: str, restart_at: int | None = None) -> list[Frame]:
+    """The holder's view shows on the server's own lines early on, then other sessions' text
+    hides its entry (read_view None) from sample 55 on."""
+    from dataclasses import replace
+
+    def trx(k: int) -> list:
+        start = restart_at if restart_at is not None and k >= restart_at else -60
+        return [replace(_holder(k - start, True if k < 55 else None), isolation=isolation)]
+    return frames_of(90, flush=lambda k: Flush(history_list_length=150_000 + 3_500 * k),
+                     throughput=lambda k: Throughput(tps=2_400.0), transactions=trx)
+
+
+def test_purge_lag_keeps_a_repeatable_read_view_seen_earlier_in_the_window() -> None:
+    a = one(advise(_hidden_view_frames("REPEATABLE READ"), {}), "purge_lag")
+    assert "read view — KILL 1234 or commit it" in a.message
+    # a READ COMMITTED view lives for one statement: what it held then says nothing now
+    b = one(advise(_hidden_view_frames("READ COMMITTED"), {}), "purge_lag")
+    assert "KILL" not in b.message and "check first that it holds a read view" in b.message
+    # same thread and id, but a transaction begun since: not the one whose view was seen
+    c = one(advise(_hidden_view_frames("REPEATABLE READ", restart_at=55), {}), "purge_lag")
+    assert "KILL" not in c.message
+
+
 def test_purge_lag_without_an_old_view_names_purge_threads() -> None:
     a = one(advise(_purge_frames(8_000, (20, 21, 50, 80)), {"innodb_purge_threads": "4"}), "purge_lag")
     assert a.severity == "warning" and "no old read view" in a.message and "innodb_purge_threads = 4" in a.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
@@ -152,12 +153,36 @@ def spin_wait(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("spin_wait", "warning", msg, evidence)
 
 
-def _view_holder(f: Frame) -> "Transaction | None":
+# A transaction's start as two frames compute it (frame time − age) differs by the age's rounding
+# and the poll's own spread.
+SAME_START_S = 2.0
+
+
+def _same_trx(a: Transaction, b: Transaction, at_a: float, at_b: float) -> bool:
+    """`a` seen at `at_a` and `b` seen at `at_b` are one transaction: the server's rows give both
+    the same session and id (MariaDB shows 0 for every read-only one) and the same start."""
+    if not (a.confirmed and b.confirmed and a.thread_id is not None and a.thread_id == b.thread_id
+            and a.trx_id == b.trx_id and a.age_s is not None and b.age_s is not None):
+        return False
+    return abs((at_a - a.age_s) - (at_b - b.age_s)) <= SAME_START_S
+
+
+def _view_holder(w: Window) -> "Transaction | None":
     """The oldest transaction that may hold purge back: the oldest whose read view is shown or
     unknown (core/read_views.py: other sessions' statement text can hide a view, never make one).
-    So a transaction named with a read view is the oldest that can hold one."""
-    trx = [t for t in f.transactions if t.age_s is not None and t.read_view is not False]
-    return max(trx, key=lambda t: t.age_s or 0.0, default=None)
+    So a transaction named with a read view is the oldest that can hold one. Where the last
+    frame cannot tell, an earlier frame of the window that showed this very transaction's view
+    on the server's own lines still holds: under REPEATABLE READ InnoDB keeps a transaction's
+    view until it ends."""
+    last = w.last
+    trx = [t for t in last.transactions if t.age_s is not None and t.read_view is not False]
+    holder = max(trx, key=lambda t: t.age_s or 0.0, default=None)
+    if holder is None or holder.read_view is not None or holder.isolation != "REPEATABLE READ":
+        return holder
+    for f in reversed(w.frames):
+        if any(t.read_view and _same_trx(t, holder, f.time, last.time) for t in f.transactions):
+            return replace(holder, read_view=True)
+    return holder
 
 
 def _kill_line(holder: Transaction) -> str:
@@ -190,7 +215,7 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     if rate is None or rate <= 0 or not still_high or growth < HLL_GROWTH_SHARE * max(first, 1):
         return
     span = points[-1][0] - points[0][0]
-    holder = _view_holder(w.last)
+    holder = _view_holder(w)
     old_view = holder is not None and (holder.age_s or 0) >= max(VIEW_MIN_AGE_S, min(span, VIEW_SPAN_AGE_S) * 0.5)
     drops = signals.drops(w.frames)
     if not old_view and len(drops) < DROPS_MIN and peak < HLL_CRITICAL:
