@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from mysqltop.core import locks
 from mysqltop.core.frame import Frame
 from mysqltop.core.read_views import STATEMENT_BYTES, TrxRow, read_views
+from mysqltop.core.rules.base import Window
 from mysqltop.core.rules.load import _kill_line, _view_holder
 
 USER = "app"
@@ -156,9 +157,9 @@ def test_a_kill_target_is_the_oldest_real_read_view(ss: list[Sess]) -> None:
     """Whatever the statements and table names print: a KILL the purge finding gives names a
     session of the server's rows that holds a read view, and no older one holds one."""
     trx = locks.transactions(_trx_rows(ss), _status(ss))
-    frame = Frame(time=0.0)
+    frame = Frame(time=0.0, elapsed=1.0)
     frame.transactions = trx
-    holder = _view_holder(frame)
+    holder = _view_holder(Window.of([frame], None))
     truth = {s.thread: s for s in ss}
     holders = [s for s in ss if s.view]
     if holder is None:
@@ -184,8 +185,8 @@ def test_the_reported_attack_names_the_attacker() -> None:
     dba = Sess(28, 0, 30, True, None, None)
     for ss in ([dba, attacker], [attacker]):
         trx = locks.transactions(_trx_rows(ss), _status(ss))
-        frame = Frame(time=0.0)
+        frame = Frame(time=0.0, elapsed=1.0)
         frame.transactions = trx
-        holder = _view_holder(frame)
+        holder = _view_holder(Window.of([frame], None))
         assert holder is not None and holder.thread_id == 7 and holder.read_view is True
         assert _kill_line(holder).startswith("KILL 7 ")
