@@ -32,6 +32,11 @@ def _explain(r: Result) -> str:
                      + [f"top hotspot {r.top_hotspot}; truth {sorted(r.truth.items(), key=lambda kv: -kv[1][1])[:4]}"])
 
 
+def _timed(r: Result) -> dict[str, float]:
+    """The server's wait ms/s per latch, condition variables left out (their wait is idle time)."""
+    return {k: ms for k, (_, ms) in r.truth.items() if not k.startswith("COND") and "::COND" not in k}
+
+
 def _first(r: Result, finding: str):
     assert r.advice and r.advice[0].id == finding or any(a.id == finding for a in r.advice), _explain(r)
     return next(a for a in r.advice if a.id == finding)
@@ -83,7 +88,13 @@ def test_fsync_bound_commits_name_the_redo_knob_and_relaxing_it_raises_commits(m
 def test_table_cache_misses_name_table_open_cache_and_raising_it_ends_the_misses(mariadb_factory) -> None:
     r = _go(mariadb_factory, "table cache")
     a = _first(r, "table_cache_misses")
-    assert r.top_hotspot in ("LOCK_table_cache", "LOCK_unused_shares", "TABLE_SHARE::tdc.LOCK_table_share"), _explain(r)
+    # The table cache's latches together take the most wait time; which single latch tops the
+    # list follows the server's own figures (every statement also takes THD::LOCK_thd_data, which
+    # a starved 2-core host can lift just above any one of them).
+    table = ("LOCK_table_cache", "LOCK_unused_shares", "TABLE_SHARE::tdc.LOCK_table_share")
+    timed = _timed(r)
+    assert sum(timed.get(n, 0.0) for n in table) >= max(ms for n, ms in timed.items() if n not in table), _explain(r)
+    assert r.top_hotspot in table or r.top_hotspot == max(timed, key=timed.__getitem__), _explain(r)
     assert a.message.startswith("Table cache too small: table_open_cache = 64 — raise it")
     assert "table_open_cache_instances" not in a.message               # MariaDB activates those itself
     _own_figures_match_server(r, TABLE_CACHE, "LOCK_table_cache")
@@ -95,7 +106,7 @@ def test_ahi_latch_leads_with_ahi_off_and_turning_it_off_removes_the_wait(mariad
     # How hot the AHI latch gets depends on how the shared 2-core host schedules 16 sessions: the
     # verdict must follow the server's own figures either way — named when it takes a fifth of
     # the wait time, never named when it does not.
-    timed = {k: ms for k, (_, ms) in r.truth.items() if not k.startswith("COND") and "::COND" not in k}
+    timed = _timed(r)
     ahi_share = timed.get("btr_search_latch", 0.0) / (sum(timed.values()) or 1.0)
     found = any(a.id == "ahi_latch" for a in r.advice)
     if ahi_share >= 0.3:
