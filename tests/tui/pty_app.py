@@ -42,20 +42,28 @@ class PtyApp:
         end = time.monotonic() + seconds
         got = b""
         while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
+            chunk = self._read(left)
+            if chunk is None:
                 break
-            if not chunk:
-                break
-            self.bytes += len(chunk)
             got += chunk
-        if self.keep:
-            self.raw += got
         return ANSI.sub(b"", got)
+
+    def _read(self, timeout: float) -> bytes | None:
+        """What the program wrote within `timeout` (b"": nothing yet), counted and kept; None
+        once the terminal is closed."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        self.bytes += len(chunk)
+        if self.keep:
+            self.raw += chunk
+        return chunk
 
     def wait_for(self, pattern: re.Pattern[bytes], timeout: float, raw: bool = False) -> float | None:
         """Seconds since spawn when `pattern` first shows on screen, or None. The output is
@@ -63,19 +71,12 @@ class PtyApp:
         end = time.monotonic() + timeout
         tail = b""
         while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
-            if not ready:
-                continue
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:                    # the terminal is closed: nothing more will come
+            chunk = self._read(min(left, 0.05))
+            if chunk is None:                # the terminal is closed: nothing more will come
                 time.sleep(min(left, 0.01))
                 continue
-            self.bytes += len(chunk)
-            if self.keep:
-                self.raw += chunk
+            if not chunk:
+                continue
             window = tail + chunk
             if pattern.search(ANSI.sub(b"", window)):
                 return time.monotonic() - self.started
