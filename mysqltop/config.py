@@ -187,10 +187,10 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     def pick(name: str, flag: str | None) -> str | None:
         return flag if flag is not None else cnf.get(name)
 
-    many = pick("host", flags.host)
-    if many and "," in many:
+    host = pick("host", flags.host)
+    if host and "," in host:
         # else "cannot connect to db1,db2:3306 (Name or service not known)"
-        raise UserError(f"-h {many} names several servers; this command takes one — the live "
+        raise UserError(f"-h {host} names several servers; this command takes one — the live "
                         "fleet view (`mysqltop -h db1,db2`) and `mysqltop serve` take several", 2)
     user = pick("user", flags.user) or _login_name()
     port_raw = flags.port if flags.port is not None else cnf.get("port")
@@ -215,7 +215,6 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     else:
         password = None
 
-    host = many
     socket_path = pick("socket", flags.socket)
     if host in (None, "", "localhost"):
         # localhost means the unix socket in the mysql client, even when a port is given.
