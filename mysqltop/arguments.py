@@ -7,9 +7,14 @@ Commands declare these flags with `add_*` and hand `connection_flags` / `live_fl
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mysqltop.config import DEFAULT_CONNECT_TIMEOUT, ConnectionFlags, FleetFlags, LiveFlags
 from mysqltop.core.pacing import DEFAULT_INTERVAL
+
+if TYPE_CHECKING:
+    from mysqltop.sources.capabilities import Capabilities
+    from mysqltop.sources.live import LiveSource
 
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
@@ -68,6 +73,14 @@ def live_flags(args: argparse.Namespace) -> LiveFlags:
     """One server: the connection flags with --interval, --enable-instruments, --answer-timeout."""
     return LiveFlags(connection_flags(args), float(args.interval or DEFAULT_INTERVAL),
                      bool(args.enable_instruments), args.answer_timeout)
+
+
+def open_live(args: argparse.Namespace, *, host_clock: bool = False) -> tuple[LiveSource, Capabilities]:
+    """Connect to the one server the command line names, its flags resolved with my.cnf:
+    what every live command does first (sources.live.open_live_source says what it raises)."""
+    from mysqltop.config import live_options
+    from mysqltop.sources.live import open_live_source
+    return open_live_source(live_options(live_flags(args)), host_clock=host_clock)
 
 
 def fleet_flags(args: argparse.Namespace) -> FleetFlags:

@@ -41,9 +41,7 @@ from mysqltop.core.pipeline import FramePipeline  # noqa: E402
 from mysqltop.core.trigger import parse_trigger  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
-from mysqltop.arguments import live_flags  # noqa: E402
-from mysqltop.config import live_options  # noqa: E402
-from mysqltop.sources.live import open_live_source  # noqa: E402
+from mysqltop.arguments import open_live  # noqa: E402
 from tests.support.load import LoadGenerator, LoadSpec  # noqa: E402
 from tests.support.mariadb import ThrowawayMariaDB  # noqa: E402
 
@@ -152,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         LoadGenerator(db.root_kwargs(), LoadSpec(table="sbtest1", rows=HOT_ROWS)).prepare()
         LoadGenerator(db.root_kwargs(), LoadSpec(table="sbtest2", rows=SCAN_ROWS)).prepare()
         args = build_parser().parse_args(["record", str(tmp), *db.cli_args(), "--interval", "1"])
-        source, _caps = open_live_source(live_options(live_flags(args)))
+        source, _caps = open_live(args)
         writer = RecordingWriter(tmp, interval=1.0, trigger=a.trigger)
         engine = Engine(source, FramePipeline(), recorder=writer)
         stop = threading.Event()

@@ -30,13 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mysqltop.cli import build_parser  # noqa: E402
-from mysqltop.arguments import live_flags  # noqa: E402
-from mysqltop.config import live_options  # noqa: E402
+from mysqltop.arguments import open_live  # noqa: E402
 from mysqltop.core.frame import Frame  # noqa: E402
 from mysqltop.core.pipeline import FramePipeline  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
-from mysqltop.sources.live import open_live_source  # noqa: E402
 from tests.support import slow_sync  # noqa: E402
 from tests.support.load import TEST_DB, LoadGenerator, LoadSpec, ReadViewHolder  # noqa: E402
 from tests.support.mariadb import ThrowawayMariaDB  # noqa: E402
@@ -154,7 +152,7 @@ def record(inc: Incident, out: Path, scale: float, build_dir: Path) -> dict[str,
         for table, rows in inc.tables:
             LoadGenerator(db.root_kwargs(), LoadSpec(table=table, rows=rows)).prepare()
         args = build_parser().parse_args(["record", str(tmp), *db.cli_args(), "--interval", "1"])
-        source, _caps = open_live_source(live_options(live_flags(args)))
+        source, _caps = open_live(args)
         writer = RecordingWriter(tmp, interval=1.0)
         engine = Engine(source, FramePipeline(), recorder=writer)
         stop = threading.Event()

@@ -1,5 +1,6 @@
-"""A bench that builds mysqltop's live flags from its own parser gives every flag they read
-(bench/poll once stopped at start-up: its parser lacked --answer-timeout)."""
+"""A bench that connects as a live command does (arguments.open_live, which reads live_flags) from
+its own parser gives every flag they read (bench/poll once stopped at start-up: its parser lacked
+--answer-timeout)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from mysqltop.arguments import live_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 USERS = [p for p in sorted((ROOT / "bench").iterdir())
-         if p.is_file() and "live_flags(" in p.read_text(errors="replace")]
+         if p.is_file() and any(c in p.read_text(errors="replace") for c in ("live_flags(", "open_live("))]
 
 
 def test_the_benches_that_build_live_flags_are_found() -> None:

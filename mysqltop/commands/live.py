@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mysqltop.arguments import add_answer_timeout, add_connection_arguments, add_fleet_arguments, fleet_flags, live_flags
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, add_fleet_arguments, fleet_flags, open_live
 from mysqltop.config import FleetFlags, Host
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
@@ -72,14 +72,11 @@ def _run(args: argparse.Namespace) -> int:
     check_answer_timeout(args.answer_timeout)
     if args.record:
         check_record_path(args.record)
-    from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
-
     # No TUI without a server: connect first. Then the first poll runs in the feed's thread while
     # this one loads Textual (~0.35 s of CPU to import, as much to start), and the first poll's
     # values are drawn as text (first_look) the moment they arrive, before the App is up.
     try:
-        source, caps = open_live_source(live_options(live_flags(args)), host_clock=True)   # connects now: no TUI without a server
+        source, caps = open_live(args, host_clock=True)
     except UserError as exc:
         raise UserError(_with_demo_hint(exc, exc.message), exc.code) from None
     try:

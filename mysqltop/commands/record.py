@@ -13,7 +13,7 @@ import time
 
 from mysqltop.core.sample import ServerIdentity
 
-from mysqltop.arguments import add_answer_timeout, add_connection_arguments, live_flags
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, open_live
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 HELP = "record raw samples to FILE with no TUI (cron, incident scripts)"
@@ -109,11 +109,9 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.pipeline import FramePipeline
     from mysqltop.engine import Engine, Recorder
     from mysqltop.recording.rotate import RotatingWriter
-    from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
 
     check_writable(args.file)
-    source, caps = open_live_source(live_options(live_flags(args)), host_clock=True)
+    source, caps = open_live(args, host_clock=True)
     try:
         check_same_server(args.file, caps.identity())
         writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,

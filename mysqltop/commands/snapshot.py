@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 
-from mysqltop.arguments import add_answer_timeout, add_connection_arguments, live_flags, server_flag_given
+from mysqltop.arguments import add_answer_timeout, add_connection_arguments, open_live, server_flag_given
 from mysqltop.core.frame import Frame
 
 HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
@@ -72,10 +72,7 @@ def _open_source(args: argparse.Namespace):
         if not os.path.exists(args.replay):
             raise UserError(f"no such recording: {args.replay}", 2)
         return ReplaySource(args.replay, start=args.start, end=args.end), False
-    from mysqltop.config import live_options
-    from mysqltop.sources import live
-
-    source, caps = live.open_live_source(live_options(live_flags(args)))
+    source, caps = open_live(args)
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)
     return source, True

@@ -26,12 +26,10 @@ pytestmark = pytest.mark.live
 
 
 def open_source(db, interval: float = 1.0):
-    from mysqltop.arguments import live_flags
-    from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
+    from mysqltop.arguments import open_live
 
     args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", str(interval)])
-    source, _caps = open_live_source(live_options(live_flags(args)))
+    source, _caps = open_live(args)
     return source
 
 

@@ -17,12 +17,10 @@ pytestmark = pytest.mark.live
 
 
 def frames_from(db, n: int, gen: LoadGenerator | None = None) -> tuple[list, dict[str, str]]:
-    from mysqltop.arguments import live_flags
-    from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
+    from mysqltop.arguments import open_live
 
     args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
-    source, _caps = open_live_source(live_options(live_flags(args)))
+    source, _caps = open_live(args)
     pipe, frames, variables = FramePipeline(), [], {}
 
     class Keep:                      # remember the variables the source read

@@ -185,13 +185,11 @@ def test_wrong_password_is_one_line_exit_2(mariadb) -> None:
 
 def test_replay_derives_exactly_what_live_showed(loaded, tmp_path: Path) -> None:
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.arguments import live_flags
-    from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
+    from mysqltop.arguments import open_live
 
     path = tmp_path / "live.mtrec"
     args = build_parser().parse_args(["snapshot", *loaded.cli_args(), "--interval", "0.3"])
-    source, _caps = open_live_source(live_options(live_flags(args)))
+    source, _caps = open_live(args)
     live: list[str] = []
     engine = Engine(source, FramePipeline(), RecordingWriter(path, interval=0.3))
     try:

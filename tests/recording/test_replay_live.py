@@ -18,9 +18,7 @@ from mysqltop.core.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.arguments import live_flags
-from mysqltop.config import live_options
-from mysqltop.sources.live import open_live_source
+from mysqltop.arguments import open_live
 from mysqltop.sources.replay import ReplaySource
 from mysqltop.views.headless import json_frame
 from tests.support.load import LoadGenerator, LoadSpec
@@ -59,7 +57,7 @@ def _mysqltop(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[st
 def test_replay_equals_live(loaded, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "live.mtrec"
     args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", "0.5"])
-    source, _ = open_live_source(live_options(live_flags(args)))
+    source, _ = open_live(args)
     writer = RecordingWriter(path, interval=0.5)
     live: list[str] = []
     engine = Engine(source, FramePipeline(), recorder=writer)

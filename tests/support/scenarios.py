@@ -153,12 +153,10 @@ class Watcher:
 
     def __init__(self, db: Any) -> None:
         from mysqltop.cli import build_parser
-        from mysqltop.arguments import live_flags
-        from mysqltop.config import live_options
-        from mysqltop.sources.live import open_live_source
+        from mysqltop.arguments import open_live
 
         args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
-        self.source, _caps = open_live_source(live_options(live_flags(args)))
+        self.source, _caps = open_live(args)
         self.pipe = FramePipeline(window=600)
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()

@@ -15,8 +15,7 @@ from typing import Any, Callable
 import pytest
 
 from mysqltop.cli import build_parser, main
-from mysqltop.arguments import live_flags
-from mysqltop.config import live_options
+from mysqltop.arguments import open_live
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
@@ -24,7 +23,6 @@ from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.history import KEYFRAME_EVERY, SampleRing
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.live import open_live_source
 from mysqltop.views.headless import json_frame
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feeds import LiveFeed
@@ -110,7 +108,7 @@ def live_walk(loaded, tmp_path_factory) -> tuple[Path, Shown]:  # type: ignore[n
     """The live TUI, recording from its first poll (`mysqltop --record`), walked through."""
     path = tmp_path_factory.mktemp("timeline") / "live.mtrec"
     args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", str(INTERVAL)])
-    source, _caps = open_live_source(live_options(live_flags(args)))
+    source, _caps = open_live(args)
     feed = LiveFeed(Engine(source, FramePipeline()), INTERVAL, record_path=str(path),
                     open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
     app = MysqltopApp(feed, ViewMode.LIVE, address="test", parse_when=parse_when)
@@ -147,7 +145,7 @@ def deep_walk(loaded, tmp_path_factory) -> tuple[Path, Shown, list[str]]:  # typ
     past what memory holds, into the recording, seamlessly."""
     path = tmp_path_factory.mktemp("timeline") / "deep.mtrec"
     args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", str(INTERVAL)])
-    source, _caps = open_live_source(live_options(live_flags(args)))
+    source, _caps = open_live(args)
     ring = SampleRing(capacity=2 * KEYFRAME_EVERY)
     feed = LiveFeed(Engine(source, FramePipeline(), history=ring), INTERVAL, record_path=str(path),
                     open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
