@@ -65,7 +65,7 @@ class PtyApp:
             self.raw += chunk
         return chunk
 
-    def wait_for(self, pattern: re.Pattern[bytes], timeout: float, raw: bool = False) -> float | None:
+    def wait_for(self, pattern: re.Pattern[bytes], timeout: float) -> float | None:
         """Seconds since spawn when `pattern` first shows on screen, or None. The output is
         searched after each read, so the time is that of the read that completed the pattern."""
         end = time.monotonic() + timeout

@@ -117,7 +117,7 @@ def test_a_hostile_statement_on_a_real_server_does_not_reach_the_terminal(mariad
     exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
     app = PtyApp([exe, *mariadb.cli_args(), "--interval", "0.5"], (160, 48))
     try:
-        assert app.wait_for(re.compile(rb"running \d"), timeout=30, raw=False) is not None
+        assert app.wait_for(re.compile(rb"running \d"), timeout=30) is not None
         app.drain(4)
         for key in (b"7", b"7", b"6", b"1"):          # zoomed views draw more; 7: locks
             os.write(app.fd, key)
