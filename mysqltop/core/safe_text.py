@@ -14,13 +14,16 @@ import json
 import math
 import re
 
-# Characters that draw nothing: every Unicode format character (category Cf: soft hyphen,
-# zero-width space/joiners, word joiner, BOM, bidi marks and overrides, tags …) and the blank
-# fillers that are letters by category. In an identifier they make `t\u200b` look like `t`.
-_INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
-              "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0"
-              "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-              "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# Characters that draw nothing or as another: every Unicode format character (category Cf: soft
+# hyphen, zero-width space/joiners, word joiner, BOM, bidi marks and overrides, tags …), every
+# Default_Ignorable_Code_Point (variation selectors U+FE00–FE0F and U+E0100–E01EF, Hangul fillers,
+# the whole U+E0000–E0FFF block, reserved ones included), the braille blank U+2800 and every space
+# but U+0020 (no-break, en, em, ideographic …: they draw as a plain space). In an identifier they
+# make `app\ufe0f` or `t\u200b` look like `app` or `t`.
+_INVISIBLE = ("\u00a0\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u1680"
+              "\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u202a-\u202f\u205f-\u206f\u2800\u3000\u3164"
+              "\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+              "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 # C0 controls, DEL, C1 controls, the Unicode line/paragraph separators, and the invisible ones
 # (bidi overrides among them) that can hide, reorder or break what a terminal shows.
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
