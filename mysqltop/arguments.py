@@ -33,6 +33,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ssl-ca", help="CA certificate file")
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
+    g.add_argument("--enable-cleartext-plugin", action="store_true",
+                   help="answer a server that asks for the password in clear text (mysql_clear_password, "
+                        "e.g. PAM or LDAP) over a connection without TLS; refused by default")
     g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
                    help=f"seconds (default {DEFAULT_CONNECT_TIMEOUT:g})")
     g.add_argument("--enable-instruments", action="store_true",
@@ -66,7 +69,8 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
         host=args.host, port=args.port, user=args.user, password=None if ask else args.password,
         ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
         ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,
-        connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT))
+        connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
+        enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)))
 
 
 def live_flags(args: argparse.Namespace) -> LiveFlags:

@@ -29,7 +29,7 @@ from mysqltop.errors import UserError
 COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
-_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key")
+_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class ConnectionFlags:
     ssl_cert: str | None = None
     ssl_key: str | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    enable_cleartext_plugin: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class ConnectionOptions:
     ssl_cert: str | None = None
     ssl_key: str | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    # answer a server's mysql_clear_password/dialog request without TLS (sends the password as is)
+    enable_cleartext_plugin: bool = False
 
     @property
     def address(self) -> str:
@@ -231,7 +234,16 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     return ConnectionOptions(
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
-        connect_timeout=flags.connect_timeout)
+        connect_timeout=flags.connect_timeout,
+        enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"))
+
+
+def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:
+    """A boolean option-file key: present without a value, or 1/ON/TRUE (as the mysql client)."""
+    if key not in cnf:
+        return False
+    value = cnf[key]
+    return value is None or value.strip().lower() in ("", "1", "on", "true", "yes")
 
 
 def _login_name() -> str:

@@ -84,15 +84,43 @@ def _preferred_tls() -> ssl.SSLContext:
     return ctx
 
 
+# Authentication plugins that send the password itself: to a server that has not proven itself
+# (no TLS), only with --enable-cleartext-plugin, as the mysql client does.
+CLEARTEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+CR_AUTH_PLUGIN_CANNOT_LOAD = 2059
+
+
+def _cleartext_refused() -> type:
+    import pymysql
+
+    class CleartextRefused(pymysql.err.OperationalError):
+        """The server asked for the password in clear text over a connection without TLS."""
+
+    return CleartextRefused
+
+
+CleartextRefused = _cleartext_refused()
+
+
 def _connection_class() -> type:
     import pymysql.connections
 
     class CountingConnection(pymysql.connections.Connection):
         """Counts wire bytes per poll (bench/poll reports them); one shared context for TLS
-        when the server offers it and no --ssl-* option asked for more."""
+        when the server offers it and no --ssl-* option asked for more; never answers a
+        cleartext-password plugin over plain TCP unless allowed."""
 
         bytes_in = 0
         bytes_out = 0
+
+        def __init__(self, *args: Any, cleartext_ok: bool = False, **kw: Any) -> None:
+            self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
+            super().__init__(*args, **kw)
+
+        def _process_auth(self, plugin_name: bytes, auth_packet: Any, handler: Any = None) -> Any:
+            if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok and not getattr(self, "_secure", False):
+                raise CleartextRefused(CR_AUTH_PLUGIN_CANNOT_LOAD, plugin_name.decode("ascii"))
+            return super()._process_auth(plugin_name, auth_packet, handler)  # type: ignore[misc]
 
         def _create_ssl_ctx(self, sslp: Any) -> ssl.SSLContext:
             if not sslp:
@@ -128,7 +156,7 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     kw = opts.pymysql_kwargs()
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
-              client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True)
+              client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin)
     try:
         conn = _CONN_CLASS(**kw)
     except pymysql.err.MySQLError as e:
@@ -141,6 +169,10 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
 
 def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> UserError:
     code, msg, addr = error_code(e), one_line(e), opts.address
+    if isinstance(e, CleartextRefused):
+        return UserError(f"{addr} asks for the password in clear text ({msg} plugin) over a connection "
+                         "without TLS: refused, the password was not sent; connect with TLS (--ssl-ca), "
+                         "or give --enable-cleartext-plugin if this network is trusted")
     if code == 1045:
         return UserError(f"{msg}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
     if code == 1130:

@@ -1,0 +1,56 @@
+"""A server that asks for the password in clear text (mysql_clear_password) over plain TCP never
+gets it unless --enable-cleartext-plugin says so, as the mysql client behaves."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mysqltop.config import ConnectionOptions
+from mysqltop.core.sample import Failure
+from mysqltop.errors import UserError
+from mysqltop.sources.capabilities import connect
+from mysqltop.sources.failure import classify
+from tests.support.fake_mysql import CleartextServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "Pa55-w0rd-not-for-you"
+
+
+def _snapshot(port: int, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mysqltop", "snapshot", "-h", "127.0.0.1", "-P", str(port),
+                           "-u", "monitor_ops", f"--password={SECRET}", "--count",
+                           "1", *extra], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+
+
+@pytest.mark.parametrize("plugin", [b"mysql_clear_password", b"dialog"])
+def test_the_password_never_reaches_a_server_asking_for_it_in_clear(plugin: bytes) -> None:
+    with CleartextServer(plugin) as srv:
+        out = _snapshot(srv.port)
+        assert srv.connections >= 1
+        assert SECRET.encode() not in srv.received()
+    assert out.returncode == 2, out.stderr
+    line = out.stderr.strip().splitlines()[-1]
+    assert "in clear text" in line and "password was not sent" in line
+    assert "--ssl-ca" in line and "--enable-cleartext-plugin" in line
+    assert "Traceback" not in out.stderr
+
+
+def test_enable_cleartext_plugin_sends_it_as_the_mysql_client_would() -> None:
+    with CleartextServer() as srv:
+        out = _snapshot(srv.port, "--enable-cleartext-plugin")
+        assert SECRET.encode() + b"\x00" in srv.received()
+    assert out.returncode == 2 and "Access denied" in out.stderr
+
+
+def test_a_reconnect_refused_for_cleartext_counts_as_denied() -> None:
+    with CleartextServer() as srv:
+        opts = ConnectionOptions(host="127.0.0.1", port=srv.port, user="monitor_ops", password=SECRET)
+        with pytest.raises(UserError) as err:
+            connect(opts, 5.0, 5.0)
+        assert SECRET.encode() not in srv.received()
+    assert classify(err.value) is Failure.DENIED
