@@ -264,12 +264,7 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
     poll_mutex = mutex_rows > 0 or (mutex_rows == 0 and not never_mutex)
 
     try:
-        cols = {str(r[0]).upper() for r in _rows(
-            conn, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='information_schema' "
-                  "AND TABLE_NAME='INNODB_METRICS' AND COLUMN_NAME IN ('ENABLED', 'STATUS')")}
-        metrics = "ENABLED" if "ENABLED" in cols else ("STATUS" if "STATUS" in cols else None)
-        if metrics:
-            _rows(conn, "SELECT NAME FROM information_schema.INNODB_METRICS LIMIT 1")  # readable?
+        metrics = metrics_column(conn)
     except pymysql.err.MySQLError:
         metrics = None
 
@@ -280,6 +275,23 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
         mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
         local=pid is not None, mysqld_pid=pid, notes=tuple(notes))
+
+
+# information_schema.COLUMNS and PLUGINS have TEXT columns: the server builds their answer in an
+# on-disk temporary table (even with a WHERE, even for SHOW COLUMNS/SHOW PLUGINS), which fails and
+# logs "[ERROR] Disk got full writing 'information_schema.(temporary)'" on every connect while its
+# tmpdir is full. `SELECT * … LIMIT 0` of the table itself tells its columns and whether it
+# exists, and reads no row.
+METRICS_COLUMNS_SQL = "SELECT * FROM information_schema.INNODB_METRICS LIMIT 0"
+
+
+def metrics_column(conn: Any) -> str | None:
+    """INNODB_METRICS' on/off column: "ENABLED" (MariaDB) or "STATUS" (MySQL); None: neither."""
+    with conn.cursor() as cur:
+        cur.execute(METRICS_COLUMNS_SQL)
+        cols = {str(d[0]).upper() for d in cur.description or ()}
+        cur.fetchall()
+    return "ENABLED" if "ENABLED" in cols else ("STATUS" if "STATUS" in cols else None)
 
 
 def _mutex_monitor_note(flavor: str, vt: tuple[int, ...]) -> str:

@@ -220,8 +220,9 @@ METADATA_LOCKS_PLUGIN = Select(
      "'GRANTED'", "m.LOCK_DURATION"),
     "FROM information_schema.METADATA_LOCK_INFO m WHERE m.THREAD_ID <> CONNECTION_ID()",
     MAX_METADATA_LOCKS, lambda r: (r[1] if isinstance(r[1], int) else 0, _text(r[2]), _text(r[4]), _text(r[5])))
-MDL_PLUGIN_SQL = ("SELECT COUNT(*) FROM information_schema.PLUGINS "
-                  "WHERE PLUGIN_NAME = 'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")
+# The table exists only while the plugin is active; LIMIT 0 reads no row and, unlike a look in
+# information_schema.PLUGINS, needs no on-disk temporary table (capabilities.METRICS_COLUMNS_SQL).
+MDL_PLUGIN_SQL = "SELECT * FROM information_schema.METADATA_LOCK_INFO LIMIT 0"
 
 
 def has_mdl_plugin(conn: Any, flavor: str) -> bool:
@@ -232,10 +233,10 @@ def has_mdl_plugin(conn: Any, flavor: str) -> bool:
     try:
         with conn.cursor() as cur:
             cur.execute(MDL_PLUGIN_SQL)
-            row = cur.fetchone()
+            cur.fetchall()
     except Exception:  # noqa: BLE001 - only a hint source; the connection's own failures show in the poll
         return False
-    return bool(row and row[0])
+    return True
 
 
 def lock_sessions_from(sessions: list[list[Any]], transactions: list[list[Any]] | None) -> list[list[Any]]:

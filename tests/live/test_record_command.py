@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from mysqltop.recording.reader import RecordingReader
+from tests.support.tmpfs import small_tmpfs, unmount
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
@@ -56,22 +54,10 @@ def test_appending_another_servers_samples_is_refused(mariadb, mariadb_factory, 
         assert len(r) == 4 and {r.sample(i).server.address for i in range(4)} == {f"127.0.0.1:{mariadb.port}"}
 
 
-def _small_tmpfs(size: str) -> str | None:
-    """A tmpfs of `size` (root only); None where mounting is not allowed."""
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        return None
-    d = tempfile.mkdtemp(prefix="mtop-full-")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", d], capture_output=True)
-    if res.returncode != 0:
-        os.rmdir(d)
-        return None
-    return d
-
-
 def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  # type: ignore[no-untyped-def]
     # room for the file's start (the first chunk's dictionary, kept twice) and a few samples:
     # the disk fills while recording, not at open (that case is a plain one-line error)
-    d = _small_tmpfs("1m")
+    d = small_tmpfs("1m")
     if d is None:
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
@@ -81,8 +67,7 @@ def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  
         assert "recording stopped (disk full)" in out.stderr.strip().splitlines()[-1], out.stderr
         assert "Traceback" not in out.stderr
     finally:
-        subprocess.run(["umount", d], capture_output=True)
-        os.rmdir(d)
+        unmount(d)
 
 
 def test_record_says_when_the_server_goes_away_and_comes_back_restarted(mariadb_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
