@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.safe_text import visible
     from mysqltop.errors import UserError
     from mysqltop.recording.reader import RecordingReader
-    from mysqltop.recording.redact import Pseudonyms, redact_sample, survivors
+    from mysqltop.recording.redact import Pseudonyms, found_in, redact_sample, survivors
     from mysqltop.recording.writer import RecordingWriter
 
     src, out = Path(args.input), Path(args.output)
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             for i in range(len(check)):
                 found.update(survivors(check.sample(i), names))
             for b in check.bookmarks:
-                found.update(x for x in names.checked() if b.note and x in b.note)
+                found.update(found_in(b.note or "", names))
         if found:
             raise UserError(f"refusing to finish: {len(found)} original name(s) survive in the copy "
                             f"({', '.join(visible(x) for x in sorted(found)[:5])}); nothing written", 1)
@@ -70,5 +70,6 @@ def run(args: argparse.Namespace) -> int:
         for p in leftovers:
             p.unlink(missing_ok=True)
     print(f"mysqltop: wrote {visible(str(out))}: {n} samples, {len(names.originals)} names replaced, "
-          "statement text dropped; checked: none of the original names remains", file=sys.stderr)
+          "statement text and paths dropped; checked: none of the original names remains, "
+          "not even inside another word", file=sys.stderr)
     return 0

@@ -92,16 +92,37 @@ def redact_status(text: str) -> str:
 
 _PORT = re.compile(r"^(.*?)(?::\d+)?$")
 _LOCK_TABLE = re.compile(r"^`((?:[^`]|``)*)`\.`((?:[^`]|``)*)`")
+_IP = re.compile(r"^[\d.]+$|:")
+# an account as the server quotes it in error text: 'monitor_ops'@'%'
+_ACCOUNT = re.compile(r"'((?:[^'\\\n]|\\.){1,80})'@'((?:[^'\\\n]|\\.){0,255})'")
+# a file path in free text or a variable's value: absolute (/var/lib/mysql), relative (./mysql-bin),
+# in the home directory (~/x) or a Windows drive (C:\\data); not "I/O" or "reads/s"
+_PATH = re.compile(r"(?<![\w~.-])(?:~|\.{1,2})?/[^\s'\"`,;()<>]+|\b[A-Za-z]:\\[^\s'\"`,;()<>]+")
+# a server source file a latch site names ("created in file /build/…/btr0sea.cc"): its name is kept
+_SOURCE_FILE = re.compile(r"[\w-]+\.(?:cc|c|h|ic|cpp|hpp|inl)$")
+PATH_MARK = "(path)"
 KEEP_INDEXES = frozenset({"PRIMARY", "GEN_CLUST_INDEX"})
-MIN_CHECKED = 3          # shorter names are replaced where they stand but not searched for afterwards
+MIN_CHECKED = 3          # shorter names are replaced where they stand as a name, not inside words
 NAMED_VARIABLES = frozenset({"hostname", "report_host", "wsrep_node_name", "wsrep_node_address",
                              "wsrep_cluster_address", "wsrep_sst_receive_address", "server_uuid", "wsrep_cluster_name"})
 
 
+def _path(m: re.Match[str]) -> str:
+    tail = re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1]
+    return tail if _SOURCE_FILE.match(tail) else PATH_MARK
+
+
+def without_paths(text: str) -> str:
+    """Every file path in `text` replaced by PATH_MARK (a server source file by its name)."""
+    return _PATH.sub(_path, text)
+
+
 class Pseudonyms:
-    """The same name → the same pseudonym (`user_1`, `host_2`, `schema_1`, `table_3`, `index_1`)
-    within one copy, so lock trees and session lists still read; `originals` is what was
-    replaced, for the check that none of it survives."""
+    """The same name → the same pseudonym (`user_1`, `host_2`, `schema_1`, `table_3`, `index_1`,
+    `process_1`) within one copy, so lock trees and session lists still read; `originals` is what
+    was replaced, for the check that none of it survives. A host has one pseudonym whatever
+    spells it: the server's @@hostname, its address, a client's host column, a short or a
+    fully qualified name."""
 
     def __init__(self, keep_server_host: bool = False) -> None:
         self.keep_server_host = keep_server_host
@@ -116,16 +137,36 @@ class Pseudonyms:
         p = self.names.get(key)
         if p is None:
             p = f"{kind}_{sum(1 for k in self.names if k[0] == kind) + 1}"
-            self.names[key] = p
-            self.originals[name] = p
-            self._pattern = None
+            self._add(key, p)
         return p
+
+    def _add(self, key: tuple[str, str], pseudonym: str) -> None:
+        self.names[key] = pseudonym
+        self.originals.setdefault(key[1], pseudonym)
+        self._pattern = None
 
     def host(self, value: object) -> object:
         if not isinstance(value, str) or not value:
             return value
+        if value.startswith("/"):                         # a socket path
+            return PATH_MARK
         m = _PORT.match(value)
-        return self.of("host", m.group(1) if m else value)
+        name = m.group(1) if m else value
+        short = name.split(".", 1)[0] if not _IP.search(name) else name
+        p = self.names.get(("host", name)) or self.names.get(("host", short))
+        if p is None:
+            p = str(self.of("host", short))
+        for n in (name, short):
+            if ("host", n) not in self.names:
+                self._add(("host", n), p)
+        return p
+
+    def account(self, text: str) -> str:
+        """`'monitor_ops'@'%'` → `'user_1'@'host_2'` ('%' and '' stay: they name no host)."""
+        def one(m: re.Match[str]) -> str:
+            host = m.group(2)
+            return f"'{self.of('user', m.group(1))}'@'{host if host in ('%', '') else self.host(host)}'"
+        return _ACCOUNT.sub(one, text)
 
     def lock_table(self, value: object) -> object:
         if not isinstance(value, str):
@@ -139,17 +180,23 @@ class Pseudonyms:
         return value if not isinstance(value, str) or value in KEEP_INDEXES else self.of("index", value)
 
     def pattern(self) -> re.Pattern[str] | None:
+        """Every known name: a long one wherever it stands (`db1` in `/srv/db1_data`), a short
+        one only as a name of its own."""
         if self._pattern is None and self.originals:
             names = sorted(self.originals, key=len, reverse=True)
-            self._pattern = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, names)) + r")(?![\w$])")
+            long = [re.escape(n) for n in names if len(n) >= MIN_CHECKED]
+            short = [re.escape(n) for n in names if len(n) < MIN_CHECKED]
+            alts = long + ([r"(?<![\w$])(?:" + "|".join(short) + r")(?![\w$])"] if short else [])
+            self._pattern = re.compile("|".join(alts))
         return self._pattern
 
     def text(self, value: object) -> object:
-        """Free text with every known name replaced."""
-        pat = self.pattern()
-        if not isinstance(value, str) or pat is None:
+        """Free text with accounts, paths and every known name replaced."""
+        if not isinstance(value, str):
             return value
-        return pat.sub(lambda m: self.originals[m.group(0)], value)
+        value = without_paths(self.account(value))
+        pat = self.pattern()
+        return value if pat is None else pat.sub(lambda m: self.originals[m.group(0)], value)
 
     def checked(self) -> list[str]:
         return [n for n in self.originals if len(n) >= MIN_CHECKED]
@@ -161,10 +208,19 @@ def _rows(rows: list[list[object]] | None, cols: dict[int, Callable[[object], ob
     return [[cols[i](v) if i in cols else v for i, v in enumerate(r)] if isinstance(r, list) else r for r in rows]
 
 
+def _variable(names: Pseudonyms, key: str, value: str) -> str:
+    if key in NAMED_VARIABLES:
+        if key == "hostname":
+            return value if names.keep_server_host else str(names.host(value))
+        return "(redacted)"
+    return str(names.text(value))
+
+
 def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     """The sample as a shareable copy holds it: statement text gone (status text per
-    redact_status, statement columns marked), user, host, schema, table and index names
-    pseudonymous, the server's host name too unless kept."""
+    redact_status, statement columns marked), user, host, schema, table, index and host process
+    names pseudonymous, file paths and accounts in free text replaced, the server's host name too
+    unless kept."""
     sql = lambda v: SQL_MARK if v is not None else None   # noqa: E731
     user, host = (lambda v: names.of("user", v)), names.host
     schema = lambda v: names.of("schema", v)              # noqa: E731
@@ -177,35 +233,53 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     metadata_locks = _rows(raw.metadata_locks, {3: schema, 4: table})   # a table's or a user lock's name
     server = raw.server
     if not names.keep_server_host:
-        server = dataclasses.replace(server, hostname=str(names.of("server", server.hostname)) if server.hostname else None,
+        server = dataclasses.replace(server, hostname=str(names.host(server.hostname)) if server.hostname else None,
                                      address=None)
         if raw.server.address:
             names.host(raw.server.address)
-    variables = dict(raw.variables)
-    for k in NAMED_VARIABLES & set(variables):
-        if k == "hostname" and names.keep_server_host:
-            continue
-        variables[k] = str(names.of("server", variables[k])) if k == "hostname" else "(redacted)"
+    host_sample = raw.host
+    if host_sample is not None and host_sample.top_procs:
+        procs = _rows(host_sample.top_procs, {1: lambda v: names.of("process", v)})
+        host_sample = dataclasses.replace(host_sample, top_procs=procs)
+    for v in [raw.error, *raw.errors.values(), *raw.variables.values()]:
+        if v:
+            names.account(v)                             # so every field's text replaces them
+    variables = {k: _variable(names, k, v) for k, v in raw.variables.items()}
     status = redact_status(raw.innodb_status) if raw.innodb_status else raw.innodb_status
-    out = dataclasses.replace(raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
-                              lock_sessions=lock_sessions, metadata_locks=metadata_locks,
-                              variables=variables, innodb_status=status)
     return dataclasses.replace(
-        out,
-        innodb_status=names.text(out.innodb_status) if out.innodb_status else out.innodb_status,  # type: ignore[arg-type]
-        variables={k: str(names.text(v)) for k, v in out.variables.items()},
-        global_status={k: str(names.text(v)) for k, v in out.global_status.items()},
-        errors={k: str(names.text(v)) for k, v in out.errors.items()},
-        error=names.text(out.error) if out.error else out.error,  # type: ignore[arg-type]
-        session_states=_rows(out.session_states, {1: names.text}))
+        raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
+        lock_sessions=lock_sessions, metadata_locks=metadata_locks, host=host_sample, variables=variables,
+        innodb_status=names.text(status) if status else status,  # type: ignore[arg-type]
+        global_status={k: str(names.text(v)) for k, v in raw.global_status.items()},
+        errors={k: str(names.text(v)) for k, v in raw.errors.items()},
+        error=names.text(raw.error) if raw.error else raw.error,  # type: ignore[arg-type]
+        session_states=_rows(raw.session_states, {1: names.text}))
+
+
+# Fields that hold only the server's own vocabulary (instrument, latch, counter and variable
+# names, statement keys): no user's name can be there, and `root` in `KEYINFO::root_lock` is none.
+_VOCABULARY = ("ps_waits", "innodb_mutex", "innodb_metrics", "timings_ms")
+
+
+def _values(raw: RawSample) -> str:
+    d = dataclasses.asdict(raw)
+    for k in _VOCABULARY:
+        d.pop(k, None)
+    for k in ("global_status", "variables", "errors"):
+        d[k] = list(d[k].values())
+    return json.dumps(d, default=str, ensure_ascii=False)
 
 
 def survivors(raw: RawSample, names: Pseudonyms) -> list[str]:
-    """Original names still in a redacted sample (any field, anywhere in its text)."""
+    """Original names still in a redacted sample: anywhere in any field's text, inside a longer
+    word too (only the markers and pseudonyms redaction wrote are not searched)."""
+    return found_in(_values(raw), names)
+
+
+def found_in(text: str, names: Pseudonyms) -> list[str]:
     checked = names.checked()
     if not checked:
         return []
-    blob = json.dumps(dataclasses.asdict(raw), default=str, ensure_ascii=False)
-    pat = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, sorted(checked, key=len, reverse=True)))
-                     + r")(?![\w$])")
-    return sorted(set(pat.findall(blob)))
+    ours = sorted({*names.names.values(), SQL_MARK, PATH_MARK, "(redacted)"}, key=len, reverse=True)
+    text = re.sub("|".join(map(re.escape, ours)), "\0", text)
+    return sorted(n for n in checked if n in text)

@@ -12,7 +12,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core.locks import status_transactions
-from mysqltop.core.sample import HostSample, ServerIdentity
+from mysqltop.core.sample import ServerIdentity
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.redact import SQL_MARK
 from mysqltop.recording.writer import RecordingWriter
@@ -47,7 +47,7 @@ def test_gallery_recording_redacted(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["report", str(out), "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     top = max(rep["blocking_chains"], key=lambda c: c["max_blocked"])
-    assert (top["max_blocked"], top["user"], top["host"]) == (9, "user_1", "host_1")      # the tree still reads
+    assert (top["max_blocked"], top["user"]) == (9, "user_1") and top["host"].startswith("host_")  # the tree reads
     with RecordingReader(out) as r:
         assert len(r) == 152 and r.meta.redacted and r.meta.recorder_host is None
         assert r.bookmarks[0].note and r.bookmarks[0].note.startswith("onset:")
@@ -80,15 +80,13 @@ def test_a_forged_status_entry_and_names_in_free_text_are_gone(tmp_path: Path,
         assert not _has(word, after), word
     with RecordingReader(out) as r:
         assert not any(t.trx_id == "999999" for t in status_transactions(r.sample(0).innodb_status))
-        assert r.sample(0).server.hostname == "server_1" and r.sample(0).server.address is None
+        assert r.sample(0).server.hostname == "host_3" and r.sample(0).server.address is None
 
 
 def test_refuses_when_a_name_survives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # a process name on the host equals a user name: host process names are kept as they are
+    # a user named as the server's version string says it: the version is kept as it is
     raw = dataclasses.replace(series(1)[0], sessions=[[5, "secretuser", "h:1", None, "Query", "", 1, None]],
-                              host=HostSample(cpus=2, cpu_times={"user": 1.0, "idle": 2.0}, ctx_switches=1,
-                                              procs_running=1, procs_blocked=0, loadavg=(0.0, 0.0, 0.0),
-                                              top_procs=[[77, "secretuser", 1.5]]))
+                              server=ServerIdentity("10.11.19-secretuser", "mariadb", "h:3306", "h", False))
     src, out = tmp_path / "in.mtrec", tmp_path / "out.mtrec"
     with RecordingWriter(src, interval=1.0) as w:
         w.append(raw)
