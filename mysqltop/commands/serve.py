@@ -2,7 +2,7 @@
 
 Each server is polled by its own engine thread (mysqltop/fleet.py); every scrape of /metrics (all
 servers) or /probe?target=HOST[:PORT] (one) reads the newest frame of each (views/prometheus.py)
-and never waits on a poll. The HTTP side (views/http_endpoint.py) answers in the Prometheus text
+and never waits on a poll. The HTTP side (mysqltop/serve/) answers in the Prometheus text
 format or OpenMetrics, as the scraper asks, with TLS and basic auth from --web.config.file.
 """
 
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--max-latch-series must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
-    from mysqltop.views.web_config import load_web_config
+    from mysqltop.serve.web_config import load_web_config
     web = load_web_config(args.web_config_file) if args.web_config_file else None
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
     flags = fleet_flags(args)
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.frame import Frame
     from mysqltop.fleet import FleetPoller
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.http_endpoint import Endpoint, ProbeError, serve_forever_in_thread
+    from mysqltop.serve.endpoint import Endpoint, ProbeError, serve_forever_in_thread
     from mysqltop.views.outage import OutageNotes
     from mysqltop.views.prometheus import Exposition
 

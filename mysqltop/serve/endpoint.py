@@ -25,7 +25,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from mysqltop.core.safe_text import visible
-from mysqltop.views.web_config import WebConfig
+from mysqltop.serve.web_config import WebConfig
 
 BACKLOG = 1024
 HEADER_TIMEOUT_S = 10.0

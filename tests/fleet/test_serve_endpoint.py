@@ -20,9 +20,9 @@ import bcrypt
 import pytest
 
 from mysqltop.errors import UserError
-from mysqltop.views import http_endpoint
-from mysqltop.views.http_endpoint import Endpoint, ProbeError, serve_forever_in_thread
-from mysqltop.views.web_config import WebConfig, load_web_config
+from mysqltop.serve import endpoint as http_endpoint
+from mysqltop.serve.endpoint import Endpoint, ProbeError, serve_forever_in_thread
+from mysqltop.serve.web_config import WebConfig, load_web_config
 
 
 class Fake:
