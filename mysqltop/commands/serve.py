@@ -13,6 +13,7 @@ import argparse
 from mysqltop.arguments import add_connection_arguments, add_fleet_arguments, fleet_flags
 from mysqltop.core.metrics import MAX_LATCH_SERIES
 from mysqltop.core.pacing import DEFAULT_INTERVAL
+from mysqltop.serve.targets import PROBE_IDLE_S
 
 HELP = "Prometheus/OpenMetrics endpoint for one or many servers (-h db1,db2:3307 or --hosts-file)"
 DEFAULT_LISTEN = "127.0.0.1:9306"
@@ -33,10 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="TLS and basic auth, in the Prometheus exporter-toolkit format (as node_exporter)")
     p.add_argument("--probe-any", action="store_true",
                    help="let /probe?target= watch a server not listed (from its first probe until "
-                        f"{PROBE_IDLE_S // 60} minutes without one); by default only the listed servers answer")
-
-
-PROBE_IDLE_S = 600            # a server added by a probe is dropped after this long without one
+                        f"{PROBE_IDLE_S // 60} minutes without one), with the user name but no password; "
+                        "by default only the listed servers answer")
+    p.add_argument("--probe-any-password", action="store_true",
+                   help="with --probe-any: send the password to a probed server too, only over TLS with a "
+                        "certificate --ssl-ca signed")
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -71,9 +73,10 @@ def run(args: argparse.Namespace) -> int:
     import time
     from typing import Callable
 
-    from mysqltop.config import MAX_HOSTS, fleet_options, host_list, parse_host
+    from mysqltop.config import fleet_options, host_list
     from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
+    from mysqltop.serve.targets import check_probe_flags
     from mysqltop.sources.fleet import open_fleet
 
     check_interval(args.interval)
@@ -86,14 +89,17 @@ def run(args: argparse.Namespace) -> int:
     # An exporter keeps running while its servers are down (mysqltop_up 0), as mysqld_exporter does.
     flags = fleet_flags(args)
     fleet = fleet_options(flags, host_list(flags, listing=True))
+    check_probe_flags(fleet.shared, args.probe_any, args.probe_any_password)
     members = open_fleet(list(fleet.members), fleet.interval, require_one=False,
                          enable_instruments=fleet.enable_instruments)
 
     from mysqltop.core.frame import Frame
     from mysqltop.fleet import FleetPoller
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.serve.endpoint import Endpoint, ProbeError, serve_forever_in_thread
+    from mysqltop.serve.endpoint import Endpoint, serve_forever_in_thread
+    from mysqltop.serve.targets import ProbeTargets
     from mysqltop.views.outage import OutageNotes
+    from mysqltop.sources.fleet import Member
     from mysqltop.views.prometheus import Exposition
 
     # One stderr line (the journal under systemd) when a server stops answering and one when it
@@ -122,36 +128,19 @@ def run(args: argparse.Namespace) -> int:
                          open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
                          on_frame=on_frame)
     exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series)
-    listed = {m.name for m in members}
-    probed: dict[str, float] = {}           # servers a probe added → when last probed
-    probe_lock = threading.Lock()
 
-    def render_target(target: str) -> Callable[[bool], bytes]:
-        try:
-            host, target_port = parse_host(target, "target")
-        except UserError as exc:
-            raise ProbeError(400, exc.message) from None
-        options = fleet.member(host, target_port)
-        name = options.address
-        adding = False
-        with probe_lock:
-            if name not in listed and name not in probed:
-                if not args.probe_any:
-                    raise ProbeError(404, f"{name} is not watched: list it (-h, --hosts-file) or start "
-                                          "serve with --probe-any")
-                if len(probed) >= MAX_HOSTS:
-                    raise ProbeError(503, f"{MAX_HOSTS} probed servers already: list them instead (--hosts-file)")
-                adding = True
-            if name not in listed:
-                probed[name] = time.monotonic()
-        if adding:        # connects (bounded by --connect-timeout) outside the lock: other probes go on
-            new = open_fleet([options], fleet.interval, require_one=False)[0]
-            outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")
-            poller.add(new)
-        return lambda openmetrics: exposition.render({name}, openmetrics)
+    def watch(name: str, member: Member) -> None:
+        outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")
+        poller.add(member)
+
+    targets = ProbeTargets(fleet, {m.name for m in members}, probe_any=args.probe_any,
+                           probe_password=args.probe_any_password,
+                           open_member=lambda o: open_fleet([o], fleet.interval, require_one=False)[0],
+                           watch=watch, unwatch=poller.remove,
+                           render=lambda name, openmetrics: exposition.render({name}, openmetrics))
 
     try:
-        endpoint = Endpoint((addr, port), lambda openmetrics: exposition.render(None, openmetrics), render_target, web)
+        endpoint = Endpoint((addr, port), lambda openmetrics: exposition.render(None, openmetrics), targets.target, web)
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
@@ -177,13 +166,7 @@ def run(args: argparse.Namespace) -> int:
               "(see --web.config.file)", file=sys.stderr, flush=True)
     try:
         while not done.wait(30):
-            now = time.monotonic()
-            with probe_lock:
-                idle = [n for n, t in probed.items() if now - t > PROBE_IDLE_S]
-                for n in idle:
-                    del probed[n]
-            for n in idle:
-                poller.remove(n)
+            targets.forget_idle()
     finally:
         endpoint.shutdown()
         endpoint.server_close()

@@ -48,7 +48,14 @@ def test_probe_per_database_with_relabelling(mariadb, probe_any: bool) -> None: 
     port, dead = free_port(), free_port()
     db = f"127.0.0.1:{mariadb.port}"
     listed = ["-h", db] if not probe_any else ["-h", f"127.0.0.1:{free_port()}"]   # the db itself not listed
-    serve = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", *mariadb.cli_args()[2:], *listed,
+    account = mariadb.cli_args()[2:]
+    if probe_any:                  # a probed server gets the user name only: an account without a password
+        for host in ("%", "localhost"):
+            mariadb.query(f"CREATE USER IF NOT EXISTS 'probed'@'{host}'")
+            mariadb.query(f"GRANT PROCESS ON *.* TO 'probed'@'{host}'")
+            mariadb.query(f"GRANT SELECT ON performance_schema.* TO 'probed'@'{host}'")
+        account = ["-P", str(mariadb.port), "-u", "probed"]
+    serve = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", *account, *listed,
                               "--listen", f"127.0.0.1:{port}", "--interval", "1", "--connect-timeout", "1",
                               *(["--probe-any"] if probe_any else [])],
                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -21,7 +21,7 @@ def _packet(seq: int, payload: bytes) -> bytes:
 
 
 def _greeting() -> bytes:
-    salt = b"abcdefgh" + b"ijklmnopqrst"
+    salt = CleartextServer.SALT
     return (b"\x0a" + b"5.7.99-fake\x00" + struct.pack("<I", 7) + salt[:8] + b"\x00"
             + struct.pack("<H", _CAPS & 0xFFFF) + b"\x21" + struct.pack("<H", 2)
             + struct.pack("<H", _CAPS >> 16) + bytes([21]) + b"\x00" * 10 + salt[8:] + b"\x00"
@@ -32,8 +32,10 @@ class CleartextServer:
     """Accepts connections on a free port until closed; each gets the greeting, an auth switch to
     mysql_clear_password and, if the client answers, an access-denied error."""
 
-    def __init__(self, plugin: bytes = b"mysql_clear_password") -> None:
-        self.plugin = plugin
+    SALT = b"abcdefghijklmnopqrst"
+
+    def __init__(self, plugin: bytes | None = b"mysql_clear_password") -> None:
+        self.plugin = plugin            # None: no switch, access denied after the handshake response
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
@@ -63,6 +65,9 @@ class CleartextServer:
         try:
             conn.sendall(_packet(0, _greeting()))
             self._keep(conn.recv(65536))                          # the handshake response
+            if self.plugin is None:
+                conn.sendall(_packet(2, b"\xff" + struct.pack("<H", 1045) + b"#28000" + b"Access denied"))
+                return
             conn.sendall(_packet(2, b"\xfe" + self.plugin + b"\x00" + b"abcdefghijklmnopqrst\x00"))
             answer = conn.recv(65536)                              # the password, if the client sends it
             self._keep(answer)
