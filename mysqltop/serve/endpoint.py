@@ -1,11 +1,14 @@
-"""serve's HTTP side: `/metrics` (every server), `/probe?target=HOST[:PORT]` (one server, the
-mysqld_exporter / blackbox_exporter multi-target pattern), TLS and basic auth (web_config.py).
+"""serve's HTTP side: `/metrics` (every server), `/probe?target=HOST[:PORT]` or a socket path (one
+server, the mysqld_exporter / blackbox_exporter multi-target pattern), TLS and basic auth
+(web_config.py).
 
 Built to be left running on a network: a listen backlog of 1024 (the kernel caps it at
-net.core.somaxconn), a deadline of HEADER_TIMEOUT_S for a client to send its request line and
-headers (a slow or silent client is cut off, never holding a thread for long), a per-socket time-out
-for everything after, at most MAX_CONNECTIONS handled at once (the rest get 503 at once), GET and
-HEAD only. Scrapes never wait on a poll (they read the pollers' copies), and the exposition of one
+net.core.somaxconn); a deadline of HEADER_TIMEOUT_S from accept for the TLS handshake (each of
+its reads within TLS_HANDSHAKE_S), the request line and headers; at most MAX_CONNECTIONS handled
+at once, a connection still waiting for its headers giving its slot up to a newcomer and no client
+keeping many waiting (slots.py); a per-socket time-out for everything after; password checks
+rate-limited per client and in all (auth_gate.py: 429 without hashing when over); GET and HEAD
+only. Scrapes never wait on a poll (they read the pollers' copies), and the exposition of one
 path is rendered at most once per CACHE_S, so many concurrent scrapes cost about one: polling keeps
 its pace whatever the HTTP side sees.
 """
@@ -25,10 +28,13 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from mysqltop.core.safe_text import visible
+from mysqltop.serve.auth_gate import AuthGate
+from mysqltop.serve.slots import Slots
 from mysqltop.serve.web_config import WebConfig
 
 BACKLOG = 1024
-HEADER_TIMEOUT_S = 10.0
+HEADER_TIMEOUT_S = 5.0        # accept → TLS handshake → request headers in
+TLS_HANDSHAKE_S = 3.0         # any one read of the TLS handshake
 IO_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 256
 CACHE_S = 0.5
@@ -73,48 +79,6 @@ class _Cache:
             return body
 
 
-class _Deadlines:
-    """One thread that shuts down connections whose request headers are overdue."""
-
-    def __init__(self) -> None:
-        self._due: dict[int, tuple[socket.socket, float]] = {}      # by fd: TLS wraps keep the fd
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="mysqltop-http-deadlines")
-        self._thread.start()
-
-    def watch(self, sock: socket.socket, seconds: float) -> None:
-        with self._lock:
-            self._due[sock.fileno()] = (sock, time.monotonic() + seconds)
-
-    def rewatch(self, sock: socket.socket) -> None:
-        """The same connection as a new socket object (TLS-wrapped), same deadline."""
-        with self._lock:
-            old = self._due.get(sock.fileno())
-            if old is not None:
-                self._due[sock.fileno()] = (sock, old[1])
-
-    def done(self, fd: int) -> None:
-        with self._lock:
-            self._due.pop(fd, None)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.25):
-            now = time.monotonic()
-            with self._lock:
-                late = [(fd, s) for fd, (s, t) in self._due.items() if t <= now]
-                for fd, _ in late:
-                    del self._due[fd]
-            for _, s in late:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
 class Endpoint(ThreadingHTTPServer):
     request_queue_size = BACKLOG
     daemon_threads = True
@@ -126,20 +90,19 @@ class Endpoint(ThreadingHTTPServer):
         self.render_target = render_target
         self.web = web or WebConfig()
         self.cache = _Cache()
-        self.deadlines = _Deadlines()
-        self._active = 0
-        self._active_lock = threading.Lock()
+        self.slots = Slots(MAX_CONNECTIONS)
+        self.gate = AuthGate()
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
     # -- connections: bounded, TLS handshake in the connection's own thread --------------------------
     def process_request(self, request: Any, client_address: Any) -> None:
-        with self._active_lock:
-            busy = self._active >= MAX_CONNECTIONS
-            if not busy:
-                self._active += 1
-        if busy:
+        client = str(client_address[0])
+        if not self.gate.take_connection(client):
+            self.shutdown_request(request)       # a password flood: not even a TLS handshake
+            return
+        if not self.slots.admit(request, client, HEADER_TIMEOUT_S):
             try:
                 request.setblocking(False)
                 request.send(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -149,27 +112,18 @@ class Endpoint(ThreadingHTTPServer):
             return
         super().process_request(request, client_address)
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._active_lock:
-                self._active -= 1
-
     def finish_request(self, request: Any, client_address: Any) -> None:
         fd = request.fileno()
-        self.deadlines.watch(request, HEADER_TIMEOUT_S)
         try:
             if self.web.tls is not None:
-                request.settimeout(HEADER_TIMEOUT_S)
+                request.settimeout(TLS_HANDSHAKE_S)
                 try:
                     request = self.web.tls.wrap_socket(request, server_side=True)
                 except (OSError, ssl.SSLError):
                     return                       # not TLS, a bad certificate, or too slow: closed
-                self.deadlines.rewatch(request)
             self.RequestHandlerClass(request, client_address, self)  # type: ignore[arg-type]
         finally:
-            self.deadlines.done(fd)
+            self.slots.release(fd)               # before the socket is closed (slots.py)
             if isinstance(request, ssl.SSLSocket):
                 try:
                     request.close()
@@ -195,7 +149,7 @@ class Endpoint(ThreadingHTTPServer):
             pass
 
     def server_close(self) -> None:
-        self.deadlines.stop()
+        self.slots.stop()
         super().server_close()
 
 
@@ -207,7 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         ok = super().parse_request()
-        self.server.deadlines.done(self.connection.fileno())   # headers are in: the IO time-out takes over
+        self.server.slots.headers_in(self.connection.fileno())   # the IO time-out takes over
         return ok
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -235,10 +189,31 @@ class _Handler(BaseHTTPRequestHandler):
                 user, sep, password = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
             except (binascii.Error, UnicodeDecodeError):
                 sep = ""
-            if sep and web.check(user, password):
+            if sep and self._password_ok(user, password):
                 return True
+            if sep and self._over_limit:
+                self._send(429, b"Too many password checks: try again later\n", extra={"Retry-After": "2"})
+                return False
         self._send(401, b"Unauthorized\n", extra={"WWW-Authenticate": 'Basic realm="mysqltop"'})
         return False
+
+    _over_limit = False
+
+    def _password_ok(self, user: str, password: str) -> bool:
+        """Remembered pairs cost nothing; a new one is checked only within the client's budget."""
+        web, gate, client = self.server.web, self.server.gate, str(self.client_address[0])
+        known = web.known(user, password)
+        if known is not None:
+            return known
+        reserved = gate.reserve(client)
+        if reserved is None:
+            self._over_limit = True
+            return False
+        t0 = time.thread_time()
+        try:
+            return web.verify(user, password)
+        finally:
+            gate.settle(client, reserved, time.thread_time() - t0)
 
     def do_GET(self) -> None:
         if not self._authorised():

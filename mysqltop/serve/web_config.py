@@ -40,6 +40,7 @@ _TOP_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 # as long as a wrong password.
 _DUMMY_HASH = b"$2b$10$/xHYsPF9ZSLmbXDN.8beResevmMApm9PMUMJgVQBCx6a/jycBOSam"
 MAX_REMEMBERED = 1024
+MAX_REFUSED = 4096            # wrong pairs remembered: the same wrong password again costs no check
 
 
 @dataclass
@@ -48,31 +49,51 @@ class WebConfig:
     users: dict[str, bytes] = field(default_factory=dict)      # user → bcrypt hash
     headers: dict[str, str] = field(default_factory=dict)
     _verified: set[bytes] = field(default_factory=set)
+    _refused: dict[bytes, None] = field(default_factory=dict)   # wrong pairs, oldest first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def auth(self) -> bool:
         return bool(self.users)
 
-    def check(self, user: str, password: str) -> bool:
-        """True when `password` is `user`'s (bcrypt); the verified pair is remembered by digest."""
-        import bcrypt
-
-        key = hashlib.sha256(f"{user}\0{password}".encode("utf-8", "surrogateescape")).digest()
+    def known(self, user: str, password: str) -> bool | None:
+        """True/False for a pair verified or refused before (no bcrypt); None: it needs a check."""
+        key = _digest(user, password)
         with self._lock:
             if any(hmac.compare_digest(key, k) for k in self._verified):
                 return True
+            if key in self._refused:
+                return False
+        return None
+
+    def verify(self, user: str, password: str) -> bool:
+        """The bcrypt check (~80 ms of CPU at cost 10); the outcome is remembered by digest."""
+        import bcrypt
+
         hashed = self.users.get(user)
         try:
             ok = bcrypt.checkpw(password.encode("utf-8", "surrogateescape"), hashed or _DUMMY_HASH)
         except ValueError:             # an invalid hash in the file: refused at load, so not here
             ok = False
         ok = ok and hashed is not None
-        if ok:
-            with self._lock:
-                if len(self._verified) < MAX_REMEMBERED:
-                    self._verified.add(key)
+        key = _digest(user, password)
+        with self._lock:
+            if ok and len(self._verified) < MAX_REMEMBERED:
+                self._verified.add(key)
+            elif not ok:
+                self._refused[key] = None
+                if len(self._refused) > MAX_REFUSED:
+                    del self._refused[next(iter(self._refused))]
         return ok
+
+    def check(self, user: str, password: str) -> bool:
+        """True when `password` is `user`'s: remembered, else checked with bcrypt."""
+        known = self.known(user, password)
+        return known if known is not None else self.verify(user, password)
+
+
+def _digest(user: str, password: str) -> bytes:
+    return hashlib.sha256(f"{user}\0{password}".encode("utf-8", "surrogateescape")).digest()
 
 
 def _mapping(value: object, where: str) -> dict[str, Any]:
