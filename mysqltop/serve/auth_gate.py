@@ -9,8 +9,9 @@ positive balance) and settles the difference after. With either budget spent the
 once, without hashing. A flood from any number of clients so costs at most TOTAL_SHARE of a core
 in checks (plus a burst of BURST_S once), and a scraper whose password was verified once never
 waits on it. While a client's own budget is spent, its new connections are taken at most
-SPENT_CONNECTIONS_PER_S a second and the rest closed at accept, before the TLS handshake that
-would cost more than the answer.
+SPENT_CONNECTIONS_PER_S a second and the rest refused at accept (held unread, then closed:
+slots.py), before the TLS handshake that would cost more than the answer. A wrong pair sent
+again costs no check but is paid for as one, so repeating it is slowed the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ BURST_S = 0.5                 # CPU seconds a budget holds when full
 MAX_CLIENTS = 4096            # budgets kept; a full one is forgotten first
 SPENT_CONNECTIONS_PER_S = 1.0  # connections taken from a client whose budget is spent
 FIRST_ESTIMATE_S = 0.1        # what a check is reserved before one was measured (cost 10-11)
+REFUSAL_COST = 0.25           # of a check, paid by a client for a 429
 
 
 class _Budget:
@@ -63,8 +65,9 @@ class AuthGate:
         now = self.clock()
         with self._lock:
             budget = self._budget(client, now)
-            if budget.refill(now) <= 0 or self._total.refill(now) <= 0:
+            if budget.refill(now) <= 1e-9 or self._total.refill(now) <= 1e-9:
                 self.refused += 1
+                budget.left -= REFUSAL_COST * self.estimate   # asking on regardless keeps it spent
                 return None
             budget.left -= self.estimate
             self._total.left -= self.estimate
@@ -80,12 +83,19 @@ class AuthGate:
             self.estimate = 0.7 * self.estimate + 0.3 * cpu_s
             self.checks += 1
 
+    def refused_again(self, client: str) -> None:
+        """A wrong pair `client` sent before: no check, but its budget pays as for one, so the
+        same wrong password repeated is slowed at accept like new ones."""
+        now = self.clock()
+        with self._lock:
+            self._budget(client, now).left -= self.estimate
+
     def take_connection(self, client: str) -> bool:
         """At accept: False to close a connection of a client whose budget is spent."""
         now = self.clock()
         with self._lock:
             budget = self._clients.get(client)
-            if budget is None or budget.refill(now) > 0:
+            if budget is None or budget.refill(now) > 1e-9:
                 return True
             if now - budget.last_connection < 1.0 / SPENT_CONNECTIONS_PER_S:
                 self.closed += 1

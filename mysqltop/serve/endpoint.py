@@ -100,7 +100,7 @@ class Endpoint(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         client = str(client_address[0])
         if not self.gate.take_connection(client):
-            self.shutdown_request(request)       # a password flood: not even a TLS handshake
+            self.slots.hold(request)             # a password flood: no TLS handshake, no thread
             return
         if not self.slots.admit(request, client, HEADER_TIMEOUT_S):
             try:
@@ -203,6 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
         """Remembered pairs cost nothing; a new one is checked only within the client's budget."""
         web, gate, client = self.server.web, self.server.gate, str(self.client_address[0])
         known = web.known(user, password)
+        if known is False:
+            gate.refused_again(client)
         if known is not None:
             return known
         reserved = gate.reserve(client)

@@ -7,7 +7,9 @@ waiting longest (of the client holding the most waiting ones), once that has wai
 only when none has is the newcomer refused. No client keeps more than MAX_IDLE_PER_CLIENT
 connections waiting past MIN_IDLE_S: its oldest go first. A scraper sends its request at once, so
 it is never the one that goes; a slowloris holding hundreds of sockets holds them for about a
-second.
+second. A connection refused at accept (a password flood, slots.hold) is held open unread for
+HOLD_S, costing neither a thread nor CPU, instead of closed at once: a client that reconnects as
+soon as it is closed would otherwise make serve accept and close thousands a second.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 MIN_IDLE_S = 1.0              # a connection waiting this long may lose its slot to a newcomer
+HOLD_S = 5.0                  # a refused connection is held this long before it is closed …
+MAX_HELD = 512                # … up to this many (then the oldest is closed)
 MAX_IDLE_PER_CLIENT = 16      # connections one client may keep waiting past MIN_IDLE_S
 SWEEP_S = 0.25
 
@@ -45,6 +49,7 @@ class Slots:
         self.evicted = 0                    # connections that lost their slot to a newcomer
         self.cut = 0                        # connections cut off at their deadline or per-client cap
         self._conns: dict[int, _Conn] = {}
+        self._held: list[tuple[float, socket.socket]] = []      # (until, socket), oldest first
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="mysqltop-http-slots")
@@ -88,10 +93,21 @@ class Slots:
         with self._lock:
             self._conns.pop(fd, None)
 
+    def hold(self, sock: socket.socket) -> None:
+        """Keep a refused connection open, unread, for HOLD_S; then close it."""
+        with self._lock:
+            self._held.append((self.clock() + HOLD_S, sock))
+            over = self._held[:max(0, len(self._held) - MAX_HELD)]
+            del self._held[:len(over)]
+        for _, s in over:
+            s.close()
+
     def sweep(self) -> None:
         now = self.clock()
         late: list[_Conn] = []
         with self._lock:
+            due = [s for until, s in self._held if until <= now]
+            self._held = [(until, s) for until, s in self._held if until > now]
             by_client: dict[str, list[_Conn]] = {}
             for c in self._conns.values():
                 if not c.waiting:
@@ -108,6 +124,8 @@ class Slots:
                 del self._conns[c.fd]
                 _cut(c)
             self.cut += len(late)
+        for s in due:
+            s.close()
 
     def _run(self) -> None:
         while not self._stop.wait(SWEEP_S):
@@ -115,6 +133,10 @@ class Slots:
 
     def stop(self) -> None:
         self._stop.set()
+        with self._lock:
+            held, self._held = self._held, []
+        for _, s in held:
+            s.close()
 
 
 def _cut(c: _Conn) -> None:
