@@ -36,6 +36,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--enable-cleartext-plugin", action="store_true",
                    help="answer a server that asks for the password in clear text (mysql_clear_password, "
                         "e.g. PAM or LDAP) over a connection without TLS; refused by default")
+    g.add_argument("--get-server-public-key", action="store_true",
+                   help="without TLS, encrypt the password with the RSA key the server sends "
+                        "(sha256_password, caching_sha2_password); refused by default")
     g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
                    help=f"seconds (default {DEFAULT_CONNECT_TIMEOUT:g})")
     g.add_argument("--enable-instruments", action="store_true",
@@ -70,7 +73,8 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
         ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
         ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,
         connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
-        enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)))
+        enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)),
+        get_server_public_key=bool(getattr(args, "get_server_public_key", False)))
 
 
 def live_flags(args: argparse.Namespace) -> LiveFlags:

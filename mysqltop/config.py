@@ -29,7 +29,8 @@ from mysqltop.errors import UserError
 COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
-_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin")
+_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin",
+         "get-server-public-key")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class ConnectionFlags:
     ssl_key: str | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     enable_cleartext_plugin: bool = False
+    get_server_public_key: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     # answer a server's mysql_clear_password/dialog request without TLS (sends the password as is)
     enable_cleartext_plugin: bool = False
+    # without TLS, encrypt the password with the RSA key the server sends (sha256/caching_sha2)
+    get_server_public_key: bool = False
 
     @property
     def address(self) -> str:
@@ -235,7 +239,8 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
         connect_timeout=flags.connect_timeout,
-        enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"))
+        enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"),
+        get_server_public_key=flags.get_server_public_key or _option_on(cnf, "get-server-public-key"))
 
 
 def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:

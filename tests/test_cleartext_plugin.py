@@ -40,6 +40,21 @@ def test_the_password_never_reaches_a_server_asking_for_it_in_clear(plugin: byte
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("plugin", [b"sha256_password", b"caching_sha2_password"])
+def test_no_password_is_encrypted_with_a_key_the_server_sends_without_tls(plugin: bytes) -> None:
+    with CleartextServer(plugin) as srv:
+        out = _snapshot(srv.port)
+        got, answers = srv.received(), srv.answers()
+    assert out.returncode == 2, out.stderr
+    line = out.stderr.strip().splitlines()[-1]
+    assert "key it sends itself" in line and "password was not sent" in line and "--get-server-public-key" in line
+    assert SECRET.encode() not in got
+    assert answers and answers[-1] in (b"\x01", b"\x02")          # it asked for the key, then sent nothing
+    with CleartextServer(plugin) as srv:
+        allowed = _snapshot(srv.port, "--get-server-public-key")
+    assert "key it sends itself" not in allowed.stderr                  # past the refusal
+
+
 def test_enable_cleartext_plugin_sends_it_as_the_mysql_client_would() -> None:
     with CleartextServer() as srv:
         out = _snapshot(srv.port, "--enable-cleartext-plugin")

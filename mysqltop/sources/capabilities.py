@@ -85,7 +85,9 @@ def _preferred_tls() -> ssl.SSLContext:
 
 
 # Authentication plugins that send the password itself: to a server that has not proven itself
-# (no TLS), only with --enable-cleartext-plugin, as the mysql client does.
+# (no TLS), only with --enable-cleartext-plugin, as the mysql client does. The password encrypted
+# with an RSA key the server sends (sha256_password, caching_sha2_password's full auth) goes to
+# it without TLS only with --get-server-public-key, as in the mysql client.
 CLEARTEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
 CR_AUTH_PLUGIN_CANNOT_LOAD = 2059
 
@@ -100,6 +102,20 @@ def _cleartext_refused() -> type:
 
 
 CleartextRefused = _cleartext_refused()
+CR_AUTH_PLUGIN_ERR = 2061       # "Authentication requires secure connection", as the mysql client
+
+
+def _server_key_refused() -> type:
+    import pymysql
+
+    class ServerKeyRefused(pymysql.err.OperationalError):
+        """Without TLS, the server sent the RSA key to encrypt the password with: whoever answers
+        as the server can decrypt it."""
+
+    return ServerKeyRefused
+
+
+ServerKeyRefused = _server_key_refused()
 
 
 def _connection_class() -> type:
@@ -113,9 +129,23 @@ def _connection_class() -> type:
         bytes_in = 0
         bytes_out = 0
 
-        def __init__(self, *args: Any, cleartext_ok: bool = False, **kw: Any) -> None:
+        def __init__(self, *args: Any, cleartext_ok: bool = False, server_key_ok: bool = False, **kw: Any) -> None:
             self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
+            self._server_key_ok = server_key_ok
             super().__init__(*args, **kw)
+
+        @property
+        def server_public_key(self) -> bytes | None:
+            return self._server_key
+
+        @server_public_key.setter
+        def server_public_key(self, key: bytes | None) -> None:
+            # PyMySQL sets it once from the options, then from the server when the password is to
+            # be RSA-encrypted (sha256_password, caching_sha2_password's full auth) without TLS
+            if key and "_server_key" in self.__dict__ and not self._server_key_ok \
+                    and not getattr(self, "_secure", False):
+                raise ServerKeyRefused(CR_AUTH_PLUGIN_ERR, "server public key")
+            self._server_key = key
 
         def _process_auth(self, plugin_name: bytes, auth_packet: Any, handler: Any = None) -> Any:
             if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok and not getattr(self, "_secure", False):
@@ -156,7 +186,8 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     kw = opts.pymysql_kwargs()
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
-              client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin)
+              client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
+              server_key_ok=opts.get_server_public_key)
     try:
         conn = _CONN_CLASS(**kw)
     except pymysql.err.MySQLError as e:
@@ -169,6 +200,11 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
 
 def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> UserError:
     code, msg, addr = error_code(e), one_line(e), opts.address
+    if isinstance(e, ServerKeyRefused):
+        return UserError(f"{addr} asks to encrypt the password with a key it sends itself, over a connection "
+                         "without TLS (sha256_password or caching_sha2_password): refused, the password was not "
+                         "sent; connect with TLS (--ssl-ca), or give --get-server-public-key if this network "
+                         "is trusted")
     if isinstance(e, CleartextRefused):
         return UserError(f"{addr} asks for the password in clear text ({msg} plugin) over a connection "
                          "without TLS: refused, the password was not sent; connect with TLS (--ssl-ca), "

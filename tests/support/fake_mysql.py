@@ -1,5 +1,6 @@
 """A hostile MySQL server for tests: it greets like a MySQL 5.7, then switches the client to the
-`mysql_clear_password` plugin (AuthSwitchRequest) and keeps every byte the client sends.
+`mysql_clear_password` plugin (AuthSwitchRequest; or `dialog`, or an RSA plugin whose key it sends
+itself) and keeps every byte the client sends.
 
     with CleartextServer() as srv:        # srv.port on 127.0.0.1
         ...connect as any client...
@@ -14,6 +15,12 @@ import threading
 
 # capabilities: LONG_PASSWORD, PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH (no SSL: plain TCP)
 _CAPS = 0x1 | 0x200 | 0x8000 | 0x80000
+
+
+_DENIED = b"\xff" + struct.pack("<H", 1045) + b"#28000" + b"Access denied"
+# the public key a server sends for sha256_password / caching_sha2_password (its form is enough:
+# a client that takes it has already accepted to encrypt the password for whoever answered)
+_PEM = b"-----BEGIN PUBLIC KEY-----\nMFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf\n-----END PUBLIC KEY-----\n"
 
 
 def _packet(seq: int, payload: bytes) -> bytes:
@@ -50,6 +57,11 @@ class CleartextServer:
         with self._lock:
             return b"".join(self._data)
 
+    def answers(self) -> list[bytes]:
+        """Each packet the client sent after the handshake response, headers stripped."""
+        with self._lock:
+            return [d[4:] for d in self._data[1:] if d]
+
     def _serve(self) -> None:
         while True:
             try:
@@ -66,13 +78,20 @@ class CleartextServer:
             conn.sendall(_packet(0, _greeting()))
             self._keep(conn.recv(65536))                          # the handshake response
             if self.plugin is None:
-                conn.sendall(_packet(2, b"\xff" + struct.pack("<H", 1045) + b"#28000" + b"Access denied"))
+                conn.sendall(_packet(2, _DENIED))
                 return
-            conn.sendall(_packet(2, b"\xfe" + self.plugin + b"\x00" + b"abcdefghijklmnopqrst\x00"))
-            answer = conn.recv(65536)                              # the password, if the client sends it
-            self._keep(answer)
-            if answer:
-                conn.sendall(_packet(4, b"\xff" + struct.pack("<H", 1045) + b"#28000" + b"Access denied"))
+            conn.sendall(_packet(2, b"\xfe" + self.plugin + b"\x00" + self.SALT + b"\x00"))
+            seq = 4
+            # what the server says to each answer: RSA plugins first ask for (then send) their key
+            script = {b"sha256_password": [b"\x01" + _PEM],
+                      b"caching_sha2_password": [b"\x01\x04", b"\x01" + _PEM]}.get(self.plugin, [])
+            while True:
+                answer = conn.recv(65536)                          # the password, if the client sends it
+                self._keep(answer)
+                if not answer:
+                    return
+                conn.sendall(_packet(seq, script.pop(0) if script else _DENIED))
+                seq += 2
         except OSError:
             pass
         finally:
