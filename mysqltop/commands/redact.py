@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mysqltop.recording.redact import Pseudonyms
 
 HELP = "shareable copy of a recording: statement text dropped, user/host/schema/table names pseudonymous"
 
@@ -41,14 +45,14 @@ def run(args: argparse.Namespace) -> int:
             n = len(r)
             for i in range(n):                 # first pass: every name, so free text anywhere is covered
                 redact_sample(r.sample(i), names)
-            with RecordingWriter(tmp, interval=r.meta.interval, redact=True, trigger=r.meta.trigger) as w:
+            with RecordingWriter(tmp, interval=r.meta.interval, redact=True, trigger=_text(names, r.meta.trigger)) as w:
                 for i in range(n):
                     if i and r.is_segment_start(i):
                         w.break_segment()
                     w.append(redact_sample(r.sample(i), names))
                     for b in r.bookmarks:
                         if b.index == i:
-                            w.bookmark(b.time, b.trigger, b.value, str(names.text(b.note)) if b.note else None)
+                            w.bookmark(b.time, _text(names, b.trigger), b.value, _text(names, b.note))
         conn = sqlite3.connect(tmp)            # the machine that made the copy is not the recorder's
         try:
             with conn:
@@ -61,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
             for i in range(len(check)):
                 found.update(survivors(check.sample(i), names))
             for b in check.bookmarks:
-                found.update(found_in(b.note or "", names))
+                found.update(found_in(f"{b.note or ''} {b.trigger or ''}", names))
+            found.update(found_in(check.meta.trigger or "", names))
         if found:
             raise UserError(f"refusing to finish: {len(found)} original name(s) survive in the copy "
                             f"({', '.join(visible(x) for x in sorted(found)[:5])}); nothing written", 1)
@@ -73,3 +78,8 @@ def run(args: argparse.Namespace) -> int:
           "statement text and paths dropped; checked: none of the original names remains, "
           "not even inside another word", file=sys.stderr)
     return 0
+
+
+def _text(names: Pseudonyms, value: str | None) -> str | None:
+    """Free text of the recording (a trigger, a note) with names and paths replaced."""
+    return str(names.text(value)) if value else value

@@ -39,14 +39,17 @@ def _hostile(raw):  # type: ignore[no-untyped-def]
 
 def _dump(path: Path) -> str:
     with RecordingReader(path) as r:
-        return "\n".join(json.dumps(dataclasses.asdict(r.sample(i)), default=str) for i in range(len(r)))
+        parts = [json.dumps(dataclasses.asdict(r.sample(i)), default=str) for i in range(len(r))]
+        parts += [f"{b.trigger} {b.note}" for b in r.bookmarks] + [str(r.meta.trigger)]
+        return "\n".join(parts)
 
 
 def test_no_original_string_remains_anywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src, out = tmp_path / "in.mtrec", tmp_path / "out.mtrec"
-    with RecordingWriter(src, interval=1.0) as w:
+    with RecordingWriter(src, interval=1.0, trigger="Threads_running>50 on db1") as w:
         for r in series(3):
             w.append(_hostile(r))
+        w.bookmark(r.wall, "lock wait by shopapp", 1.0, "billing stalled: see /srv/db1_data/slow.log")
     assert all(s in _dump(src) for s in SECRETS)
     assert main(["redact", str(src), str(out)]) == 0, capsys.readouterr().err
     after = _dump(out)
