@@ -117,8 +117,11 @@ class Endpoint(ThreadingHTTPServer):
         try:
             if self.web.tls is not None:
                 request.settimeout(TLS_HANDSHAKE_S)
+                # the handshake apart from the wrap: a failed one inside wrap_socket would close
+                # the fd before its slot is released (slots.py)
+                request = self.web.tls.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
                 try:
-                    request = self.web.tls.wrap_socket(request, server_side=True)
+                    request.do_handshake()
                 except (OSError, ssl.SSLError):
                     return                       # not TLS, a bad certificate, or too slow: closed
             self.RequestHandlerClass(request, client_address, self)  # type: ignore[arg-type]

@@ -185,8 +185,8 @@ def test_a_wrong_password_flood_costs_little_cpu_and_scrapers_go_on(web_yml: Pat
         serve.wait(60)
     cpu = (after.user + after.system - before.user - before.system) / took
     assert scrapes.count(200) == len(scrapes) > 0                         # the scraper never waited on it
-    # checked a few, refused the rest (429), most of the flood's connections closed at accept (0)
-    assert codes.get(0, 0) + codes.get(429, 0) > 10 * codes.get(401, 0) > 0, codes
+    # checked a few, refused the rest (429) or held its connections unanswered at accept (0)
+    assert codes.get(0, 0) + codes.get(429, 0) > codes.get(401, 0) > 0, codes
     # the checks themselves are bounded at 4 % of a core (+ a burst); TLS handshakes and HTTP
     # on a busy shared box add the rest: bound loosely here, bench/serve_abuse measures precisely
     assert cpu < 0.6, (cpu, codes)
