@@ -261,10 +261,14 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
 _VOCABULARY = ("ps_waits", "innodb_mutex", "innodb_metrics", "timings_ms")
 
 
-def _values(raw: RawSample) -> str:
+def _values(raw: RawSample, keep_server_host: bool) -> str:
     d = dataclasses.asdict(raw)
     for k in _VOCABULARY:
         d.pop(k, None)
+    if keep_server_host:                  # kept as asked (--keep-server-host)
+        d["server"].pop("hostname", None)
+        d["server"].pop("address", None)
+        d["variables"].pop("hostname", None)
     for k in ("global_status", "variables", "errors"):
         d[k] = list(d[k].values())
     return json.dumps(d, default=str, ensure_ascii=False)
@@ -272,8 +276,9 @@ def _values(raw: RawSample) -> str:
 
 def survivors(raw: RawSample, names: Pseudonyms) -> list[str]:
     """Original names still in a redacted sample: anywhere in any field's text, inside a longer
-    word too (only the markers and pseudonyms redaction wrote are not searched)."""
-    return found_in(_values(raw), names)
+    word too (only the markers and pseudonyms redaction wrote, and the server's host name when
+    kept, are not searched)."""
+    return found_in(_values(raw, names.keep_server_host), names)
 
 
 def found_in(text: str, names: Pseudonyms) -> list[str]:

@@ -95,3 +95,16 @@ def test_status_text_still_parses_after_redaction() -> None:
     assert out.innodb_status and raw.innodb_status
     before, after = parse_innodb_status(raw.innodb_status), parse_innodb_status(out.innodb_status)
     assert before.log == after.log and before.buffer_pool == after.buffer_pool
+
+
+def test_keep_server_host_keeps_it_even_when_a_client_has_the_same_name(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    src, out = tmp_path / "in.mtrec", tmp_path / "out.mtrec"
+    with RecordingWriter(src, interval=1.0) as w:
+        for r in series(2):
+            w.append(_hostile(r))
+    assert main(["redact", str(src), str(out), "--keep-server-host"]) == 0, capsys.readouterr().err
+    with RecordingReader(out) as r:
+        s = r.sample(0)
+        assert s.server.hostname == "db1" and s.server.address == "db1.corp.example:3306"
+        assert s.sessions[0][2].startswith("host_") and "monitor_ops" not in json.dumps(s.errors)
