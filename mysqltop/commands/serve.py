@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.serve.endpoint import Endpoint, serve_forever_in_thread
     from mysqltop.serve.targets import ProbeTargets
-    from mysqltop.views.outage import OutageNotes
     from mysqltop.sources.fleet import Member
+    from mysqltop.views.outage import OutageNotes
     from mysqltop.views.prometheus import Exposition
 
     # One stderr line (the journal under systemd) when a server stops answering and one when it

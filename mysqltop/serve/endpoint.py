@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 from mysqltop.core.safe_text import visible
 from mysqltop.serve.auth_gate import AuthGate
 from mysqltop.serve.slots import Slots
+from mysqltop.serve.targets import ProbeError, Render
 from mysqltop.serve.web_config import WebConfig
 
 BACKLOG = 1024
@@ -39,18 +40,8 @@ IO_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 256
 CACHE_S = 0.5
 
-Render = Callable[[bool], bytes]          # openmetrics? → the exposition
 TEXT = "text/plain; version=0.0.4; charset=utf-8"
 OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
-
-
-class ProbeError(Exception):
-    """A /probe request that cannot be answered: `status` and a one-line reason."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
 
 
 class _Cache:

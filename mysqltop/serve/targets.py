@@ -18,9 +18,18 @@ from typing import Any, Callable
 
 from mysqltop.config import MAX_HOSTS, ConnectionOptions, FleetOptions, parse_host
 from mysqltop.errors import UserError
-from mysqltop.serve.endpoint import ProbeError, Render
 
 PROBE_IDLE_S = 600            # a server added by a probe is dropped after this long without one
+Render = Callable[[bool], bytes]          # openmetrics? → the exposition
+
+
+class ProbeError(Exception):
+    """A /probe request that cannot be answered: `status` and a one-line reason."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
 
 
 def check_probe_flags(shared: ConnectionOptions, probe_any: bool, probe_password: bool) -> None:
