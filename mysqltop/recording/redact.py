@@ -102,6 +102,8 @@ _PATH = re.compile(r"(?<![\w~.-])(?:~|\.{1,2})?/[^\s'\"`,;()<>]+|\b[A-Za-z]:\\[^
 _SOURCE_FILE = re.compile(r"[\w-]+\.(?:cc|c|h|ic|cpp|hpp|inl)$")
 PATH_MARK = "(path)"
 KEEP_INDEXES = frozenset({"PRIMARY", "GEN_CLUST_INDEX"})
+# the server's own schemas name nobody (and `mysql` stands in mysql_native_password, version_comment …)
+KEEP_SCHEMAS = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
 MIN_CHECKED = 3          # shorter names are replaced where they stand as a name, not inside words
 NAMED_VARIABLES = frozenset({"hostname", "report_host", "wsrep_node_name", "wsrep_node_address",
                              "wsrep_cluster_address", "wsrep_sst_receive_address", "server_uuid", "wsrep_cluster_name"})
@@ -131,7 +133,7 @@ class Pseudonyms:
         self._pattern: re.Pattern[str] | None = None
 
     def of(self, kind: str, name: object) -> object:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not name or (kind == "schema" and name in KEEP_SCHEMAS):
             return name
         key = (kind, name)
         p = self.names.get(key)

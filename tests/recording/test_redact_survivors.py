@@ -108,3 +108,11 @@ def test_keep_server_host_keeps_it_even_when_a_client_has_the_same_name(tmp_path
         s = r.sample(0)
         assert s.server.hostname == "db1" and s.server.address == "db1.corp.example:3306"
         assert s.sessions[0][2].startswith("host_") and "monitor_ops" not in json.dumps(s.errors)
+
+
+def test_the_servers_own_schemas_are_kept() -> None:
+    names = Pseudonyms()
+    assert names.lock_table("`mysql`.`user`") == "`mysql`.`table_1`"
+    assert names.of("schema", "performance_schema") == "performance_schema"
+    assert names.text("default_authentication_plugin mysql_native_password") == \
+        "default_authentication_plugin mysql_native_password"
