@@ -69,3 +69,26 @@ def test_a_reconnect_refused_for_cleartext_counts_as_denied() -> None:
             connect(opts, 5.0, 5.0)
         assert SECRET.encode() not in srv.received()
     assert classify(err.value) is Failure.DENIED
+
+
+@pytest.mark.parametrize("cnf, cleartext, server_key", [
+    ("", False, False),
+    ("enable-cleartext-plugin\n", True, False),
+    ("enable_cleartext_plugin=1\nget-server-public-key=ON\n", True, True),
+    ("enable-cleartext-plugin=0\nget-server-public-key=FALSE\n", False, False),
+])
+def test_the_option_file_can_allow_them_as_the_mysql_client_reads_it(tmp_path: Path, cnf: str, cleartext: bool,
+                                                                     server_key: bool) -> None:
+    import argparse
+
+    from mysqltop.arguments import add_connection_arguments, connection_flags
+    from mysqltop.config import resolve_connection
+
+    (tmp_path / "my.cnf").write_text(f"[client]\nuser=monitor_ops\nhost=db1\n{cnf}")
+    p = argparse.ArgumentParser(add_help=False)
+    add_connection_arguments(p)
+    opts = resolve_connection(connection_flags(p.parse_args(["--defaults-file", str(tmp_path / "my.cnf")])), env={})
+    assert (opts.enable_cleartext_plugin, opts.get_server_public_key) == (cleartext, server_key)
+    flagged = resolve_connection(connection_flags(p.parse_args(
+        ["--defaults-file", str(tmp_path / "my.cnf"), "--enable-cleartext-plugin", "--get-server-public-key"])), env={})
+    assert flagged.enable_cleartext_plugin and flagged.get_server_public_key
