@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
+from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
@@ -41,7 +42,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
-    "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", *HANDLER_READS,
+    "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", "Threads_connected", *HANDLER_READS,
     "Binlog_commits", "Binlog_group_commits", "Innodb_os_log_fsyncs",
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
@@ -106,7 +107,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.locks = _locks(prev, cur, server_dt)
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
-    _lock_activity(cur, frame, server_dt)
+    _lock_activity(prev, cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     frame.counters = _counters(cur)
@@ -313,7 +314,6 @@ _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs different
 def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Locks:
     lk = Locks()
     lk.row_lock_waits_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_waits"), dt)
-    lk.row_lock_wait_ms_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_time"), dt)
     waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
     listed = len(waits) if cur.innodb is not None and "TRANSACTIONS" in cur.innodb.sections else None
     lk.row_lock_current_waits = _first(cur.stat("Innodb_row_lock_current_waits"), listed)
@@ -331,7 +331,7 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
 UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
 
 
-def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
+def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
@@ -354,14 +354,22 @@ def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> 
         row_waiting=lk.row_lock_current_waits if row_unseen else None,
         row_longest=lk.longest_lock_wait_s if row_unseen else None)
     frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
-    _waits_in_progress(raw, frame, dt)
+    _waits_in_progress(prev, cur, frame, dt)
 
 
-def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
-    """Waits counted from their start times: Innodb_row_lock_time adds a wait when it ends, so a
-    stall of sixteen sessions reads 0 ms/s while it lasts. Each session waiting now waited
-    min(its wait, Δt) of this interval; the counter's rate stays where it is higher (waits that
-    started and ended within the interval)."""
+def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
+    return rlt.RowLockSide(
+        time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
+        current=s.stat("Innodb_row_lock_current_waits"),
+        waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
+        longest_s=longest_s, sessions=s.stat("Threads_connected"))
+
+
+def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None) -> None:
+    """Waits counted from their start times, each waited second once (core/row_lock_time.py):
+    Innodb_row_lock_time adds a wait whole when it ends, so a stall of sixteen sessions reads
+    0 ms/s while it lasts and then the whole stall in one second."""
+    raw = cur.raw
     lk = frame.locks
     row_waits = lock_tree.row_waits(raw.lock_waits)            # {waiting trx: seconds}
     server_waits = [st.time_s or 0.0 for st in (stall_tree.lock_sessions(raw.lock_sessions))
@@ -369,6 +377,9 @@ def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
     group_waits = stall_tree.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state
     n_server = len(server_waits) if raw.lock_sessions is not None else sum(n for n, _ in group_waits)
     n_row = len(row_waits) if raw.lock_waits is not None else lk.row_lock_current_waits
+    lk.row_lock_wait_ms_per_s = rlt.wait_ms_per_s(
+        _row_lock_side(prev) if prev is not None else None,
+        _row_lock_side(cur, lk.longest_lock_wait_s), dt)
     if n_row is None and raw.session_states is None and raw.lock_sessions is None:
         return
     lk.waiting_sessions = (n_row or 0) + n_server
@@ -378,14 +389,6 @@ def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
     lk.longest_wait_s = max(longest, default=0.0 if lk.waiting_sessions == 0 else None)
     if dt is None or dt <= 0:
         return
-    row_ms = sum(min(w, dt) for w in row_waits.values()) / dt * 1000.0
-    if not row_waits and raw.lock_waits is None and lk.row_lock_current_waits and lk.longest_lock_wait_s:
-        # no per-wait rows: each waiting session counted for the longest wait (an upper bound)
-        row_ms = lk.row_lock_current_waits * min(lk.longest_lock_wait_s, dt) / dt * 1000.0
-    if lk.row_lock_wait_ms_per_s is not None:
-        lk.row_lock_wait_ms_per_s = max(lk.row_lock_wait_ms_per_s, row_ms)
-    elif row_ms:
-        lk.row_lock_wait_ms_per_s = row_ms
     if raw.lock_sessions is not None:
         server_ms = sum(min(w, dt) for w in server_waits) / dt * 1000.0
     else:
