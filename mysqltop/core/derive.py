@@ -19,7 +19,7 @@ from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
-                                 Semaphores, ServerInfo, TableCache, Throughput)
+                                 Pressure, Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.parsed import ParsedSample
@@ -28,6 +28,24 @@ from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements,
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
+
+# Pressure signals (docs/signals.md): status counter → Pressure field (a rate), level → field.
+PRESSURE_RATES: tuple[tuple[str, str], ...] = (
+    ("Innodb_log_waits", "log_waits_per_s"), ("Innodb_log_write_requests", "log_write_requests_per_s"),
+    ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free_per_s"),
+    ("Innodb_buffer_pool_read_requests", "buffer_pool_read_requests_per_s"),
+    ("Innodb_buffer_pool_reads", "buffer_pool_disk_reads_per_s"),
+    ("Binlog_cache_use", "binlog_cache_use_per_s"), ("Binlog_cache_disk_use", "binlog_cache_disk_use_per_s"),
+    ("Binlog_stmt_cache_disk_use", "binlog_stmt_cache_disk_use_per_s"),
+    ("Connections", "connections_per_s"), ("Threads_created", "threads_created_per_s"),
+    ("Created_tmp_tables", "tmp_tables_per_s"), ("Created_tmp_disk_tables", "tmp_disk_tables_per_s"),
+    ("Table_locks_waited", "table_locks_waited_per_s"), ("Select_full_join", "select_full_join_per_s"),
+    ("Sort_merge_passes", "sort_merge_passes_per_s"),
+)
+PRESSURE_LEVELS: tuple[tuple[str, str], ...] = (
+    ("Threads_cached", "threads_cached"), ("Threads_connected", "threads_connected"),
+    ("Innodb_os_log_pending_writes", "log_pending_writes"), ("Innodb_os_log_pending_fsyncs", "log_pending_fsyncs"),
+)
 
 # What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
 STATUS_NAMES: tuple[str, ...] = (
@@ -42,11 +60,12 @@ STATUS_NAMES: tuple[str, ...] = (
     "Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_lsn_current", "Innodb_lsn_last_checkpoint",
     "Innodb_os_log_written", "Innodb_history_list_length", "Innodb_max_trx_id",
     "Innodb_ibuf_size", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits",
-    "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", "Threads_connected", *HANDLER_READS,
+    "Innodb_deadlocks", "Innodb_buffer_pool_pages_total", *HANDLER_READS,
     "Binlog_commits", "Binlog_group_commits", "Innodb_os_log_fsyncs",
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
+    *(name for name, _ in PRESSURE_RATES), *(name for name, _ in PRESSURE_LEVELS),
 )
 # INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
 METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks",
@@ -107,6 +126,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.locks = _locks(prev, cur, server_dt)
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
+    frame.pressure = _pressure(prev, cur, server_dt)
     _lock_activity(prev, cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
@@ -302,6 +322,15 @@ def _ahi(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Ahi:
                                          (m0.get("adaptive_hash_searches_btree"),
                                           m1.get("adaptive_hash_searches_btree"))], dt)
     return a
+
+
+def _pressure(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Pressure:
+    p = Pressure()
+    for name, attr in PRESSURE_RATES:
+        setattr(p, attr, rate(*_stat_pair(prev, cur, name), dt))
+    for name, attr in PRESSURE_LEVELS:
+        setattr(p, attr, cur.stat(name))
+    return p
 
 
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
