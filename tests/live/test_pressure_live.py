@@ -22,7 +22,8 @@ from tests.support.waiting import wait_until
 pytestmark = pytest.mark.live
 
 KNOB = {"log_waits": "innodb_log_buffer_size", "thread_cache": "thread_cache_size",
-        "tmp_disk_tables": "max_heap_table_size", "binlog_cache_disk": "binlog_cache_size"}
+        "tmp_disk_tables": "max_heap_table_size", "binlog_cache_disk": "binlog_cache_size",
+        "buffer_pool_wait_free": "innodb_buffer_pool_size"}
 # The finding's rate (its window's mean) against the server's counter read from another session
 # over the load: the load is steady, the two spans differ by a few seconds.
 RATE_TOLERANCE = 0.35

@@ -39,7 +39,12 @@ PROBLEMS: dict[str, Problem] = {
     "binlog_cache_disk": Problem("binlog_cache_disk", ("--log-bin=binlog", "--server-id=1", "--binlog-format=ROW",
                                                       "--binlog-cache-size=4096"),
                                  "Binlog_cache_disk_use", ("SET GLOBAL binlog_cache_size = 4194304",)),
+    "buffer_pool_wait_free": Problem("buffer_pool_wait_free", ("--innodb-buffer-pool-size=6M", "--innodb-io-capacity=100",
+                                                              "--innodb-io-capacity-max=100"),
+                                     "Innodb_buffer_pool_wait_free",
+                                     ("SET GLOBAL innodb_buffer_pool_size = 268435456",), threads=4),
 }
+PAGES_ROWS = 64_000          # ~33 MiB of rows: five times a 6 MiB buffer pool
 
 
 def connect(kw: Mapping[str, Any], **extra: Any) -> Any:
@@ -67,6 +72,27 @@ def prepare(kw: Mapping[str, Any]) -> None:
                 rows = ", ".join(f"({i}, REPEAT('{i % 10}', 150))" for i in range(1, 3001))
                 c.execute(f"INSERT INTO {DB}.groups_src VALUES {rows}")
             c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.blobs (id INT AUTO_INCREMENT PRIMARY KEY, b LONGBLOB)")
+    finally:
+        conn.close()
+
+
+def prepare_pages(kw: Mapping[str, Any]) -> None:
+    """A table several times the buffer pool, for scans and updates that need free pages."""
+    conn = connect(kw)
+    try:
+        with conn.cursor() as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.pages (id INT AUTO_INCREMENT PRIMARY KEY, p CHAR(255), "
+                      "q CHAR(255)) ENGINE=InnoDB")
+            c.execute(f"SELECT COUNT(*) FROM {DB}.pages")
+            if c.fetchone()[0] >= PAGES_ROWS:
+                return
+            c.execute(f"INSERT INTO {DB}.pages (p, q) VALUES "
+                      + ",".join(["(REPEAT('a', 255), REPEAT('b', 255))"] * 1000))
+            while True:
+                c.execute(f"SELECT COUNT(*) FROM {DB}.pages")
+                if c.fetchone()[0] >= PAGES_ROWS:
+                    break
+                c.execute(f"INSERT INTO {DB}.pages (p, q) SELECT p, q FROM {DB}.pages")
     finally:
         conn.close()
 
@@ -128,9 +154,27 @@ def _binlog_cache(kw: Mapping[str, Any], stop: threading.Event) -> None:
         stop.wait(0.1)
 
 
+def _pages(kw: Mapping[str, Any], stop: threading.Event, worker: int) -> None:
+    """Half the threads update rows all over the table (dirty pages), half scan it (reads that
+    need a free page each)."""
+    conn = connect(kw)
+    with conn.cursor() as c:
+        while not stop.is_set():
+            if worker % 2:
+                c.execute(f"UPDATE {DB}.pages SET p = REPEAT(CHAR(97 + FLOOR(RAND() * 20)), 255) "
+                          "WHERE MOD(id, 7) = %s LIMIT 3000", (worker,))
+            else:
+                c.execute(f"SELECT COUNT(*) FROM {DB}.pages WHERE q LIKE 'x%%'")
+                c.fetchall()
+    conn.close()
+
+
 LOADS: dict[str, Callable[[Mapping[str, Any], threading.Event], None]] = {
     "log_waits": _log_waits, "thread_cache": _thread_cache, "tmp_disk_tables": _tmp_disk_tables,
     "binlog_cache_disk": _binlog_cache,
+}
+WORKER_LOADS: dict[str, Callable[[Mapping[str, Any], threading.Event, int], None]] = {
+    "buffer_pool_wait_free": _pages,
 }
 
 
@@ -143,16 +187,22 @@ class PressureLoad:
         self.threads: list[threading.Thread] = []
         self.errors: list[BaseException] = []
 
-    def _run(self) -> None:
+    def _run(self, worker: int) -> None:
         try:
-            LOADS[self.problem.finding](self.kw, self.stop)
+            name = self.problem.finding
+            if name in WORKER_LOADS:
+                WORKER_LOADS[name](self.kw, self.stop, worker)
+            else:
+                LOADS[name](self.kw, self.stop)
         except BaseException as e:  # noqa: BLE001 - reported by the test, never a hang
             self.errors.append(e)
 
     def __enter__(self) -> "PressureLoad":
         prepare(self.kw)
-        for _ in range(self.problem.threads):
-            t = threading.Thread(target=self._run, daemon=True)
+        if self.problem.finding in WORKER_LOADS:
+            prepare_pages(self.kw)
+        for worker in range(self.problem.threads):
+            t = threading.Thread(target=self._run, args=(worker,), daemon=True)
             t.start()
             self.threads.append(t)
         return self

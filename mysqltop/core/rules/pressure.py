@@ -79,7 +79,7 @@ def log_waits(w: Window, v: Vars) -> Iterator[Advice]:
     requests = mean_rate(w.frames, lambda f: f.pressure.log_write_requests_per_s)[0]
     evidence = (f"{num(avg)} log waits/s (Innodb_log_waits)"
                 + (f" for {num(requests)} log write requests/s" if requests is not None else "")
-                + f", in every third of {w.label}")
+                + f", steady in every third {w.label}")
     yield advice("log_waits", "warning", msg, evidence)
 
 
@@ -99,7 +99,7 @@ def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
     evidence = (f"{num(avg)} waits for a free page/s (Innodb_buffer_pool_wait_free)"
                 + (f", {num(reads)} pages read from disk/s" if reads is not None else "")
                 + (f", {num(free)} % of the pool free now" if free is not None else "")
-                + f", in every third of {w.label}")
+                + f", steady in every third {w.label}")
     yield advice("buffer_pool_wait_free", "warning", msg, evidence)
 
 
@@ -117,7 +117,7 @@ def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     msg = (f"Transactions spill their binary log to disk: {v.show('binlog_cache_size')} — raise it "
            f"(e.g. {to}; dynamic, per session: new connections get it); each spill writes a temporary file")
     share = f" ({pct(avg / used)} of {num(used)} transactions/s through the cache)" if used else ""
-    evidence = (f"{num(avg)} spills to disk/s (Binlog_cache_disk_use){share}, in every third of {w.label}")
+    evidence = (f"{num(avg)} spills to disk/s (Binlog_cache_disk_use){share}, steady in every third {w.label}")
     yield advice("binlog_cache_disk", "warning", msg, evidence)
 
 
@@ -139,7 +139,7 @@ def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
            "a connection pool in the application avoids the churn altogether")
     share = f" for {num(conns)} connections/s ({pct(avg / conns)} missed the cache)" if conns else ""
     evidence = (f"{num(avg)} threads created/s (Threads_created){share}, up to {num(peak)} connected, "
-                f"in every third of {w.label}")
+                f"steady in every third {w.label}")
     yield advice("thread_cache", "warning", msg, evidence)
 
 
@@ -158,7 +158,7 @@ def tmp_disk_tables(w: Window, v: Vars) -> Iterator[Advice]:
            f"{v.show('max_heap_table_size')} caps one in memory — raise both (e.g. {to}; dynamic, new sessions "
            "get it); a query that still spills needs an index for its GROUP BY / DISTINCT")
     share = f" ({pct(avg / tmp)} of {num(tmp)} temporary tables/s)" if tmp else ""
-    evidence = f"{num(avg)} temporary tables on disk/s (Created_tmp_disk_tables){share}, in every third of {w.label}"
+    evidence = f"{num(avg)} temporary tables on disk/s (Created_tmp_disk_tables){share}, steady in every third {w.label}"
     yield advice("tmp_disk_tables", "warning", msg, evidence)
 
 
