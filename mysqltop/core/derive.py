@@ -42,6 +42,12 @@ PRESSURE_RATES: tuple[tuple[str, str], ...] = (
     ("Table_locks_waited", "table_locks_waited_per_s"), ("Select_full_join", "select_full_join_per_s"),
     ("Sort_merge_passes", "sort_merge_passes_per_s"),
 )
+# … and the server's own counters of those that have a finding (Prometheus exports them).
+PRESSURE_COUNTERS: tuple[tuple[str, str], ...] = (
+    ("Innodb_log_waits", "log_waits"), ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free"),
+    ("Binlog_cache_disk_use", "binlog_cache_disk_use"), ("Threads_created", "threads_created"),
+    ("Created_tmp_disk_tables", "tmp_disk_tables"),
+)
 PRESSURE_LEVELS: tuple[tuple[str, str], ...] = (
     ("Threads_cached", "threads_cached"), ("Threads_connected", "threads_connected"),
     ("Innodb_os_log_pending_writes", "log_pending_writes"), ("Innodb_os_log_pending_fsyncs", "log_pending_fsyncs"),
@@ -164,6 +170,8 @@ def _counters(cur: ParsedSample) -> Counters:
     c.deadlocks = _first(cur.stat("Innodb_deadlocks"), (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))
     sem = [v for f in _SEM_FIELDS["os_waits"] if (v := _get(cur.innodb, "semaphores." + f)) is not None]
     c.semaphore_os_waits = sum(sem) if sem else None
+    for name, attr in PRESSURE_COUNTERS:
+        setattr(c, attr, cur.stat(name))
     return c
 
 

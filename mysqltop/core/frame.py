@@ -256,6 +256,11 @@ class Counters:
     row_lock_wait_ms: Num = None           # Innodb_row_lock_time
     deadlocks: Num = None                  # Innodb_deadlocks (MariaDB), else INNODB_METRICS lock_deadlocks
     semaphore_os_waits: Num = None         # InnoDB status SEMAPHORES: OS waits of every latch kind
+    log_waits: Num = None                  # Innodb_log_waits
+    buffer_pool_wait_free: Num = None      # Innodb_buffer_pool_wait_free
+    binlog_cache_disk_use: Num = None      # Binlog_cache_disk_use
+    threads_created: Num = None            # Threads_created
+    tmp_disk_tables: Num = None            # Created_tmp_disk_tables
 
 
 @dataclass(slots=True)

@@ -93,6 +93,16 @@ SCALARS: tuple[Metric, ...] = (
        rate="locks.deadlocks_per_s"),
     _c("semaphore_os_waits", "InnoDB semaphore OS waits, every latch kind (SEMAPHORES section)",
        "counters.semaphore_os_waits", rate="semaphores.os_waits_per_s"),
+    _c("log_waits", "writes that waited for room in the redo log buffer (Innodb_log_waits)", "counters.log_waits",
+       rate="pressure.log_waits_per_s"),
+    _c("buffer_pool_wait_free", "waits for a free buffer pool page (Innodb_buffer_pool_wait_free)",
+       "counters.buffer_pool_wait_free", rate="pressure.buffer_pool_wait_free_per_s"),
+    _c("binlog_cache_disk_use", "transactions whose binary log cache spilled to a temporary file "
+       "(Binlog_cache_disk_use)", "counters.binlog_cache_disk_use", rate="pressure.binlog_cache_disk_use_per_s"),
+    _c("threads_created", "threads created for connections: thread cache misses (Threads_created)",
+       "counters.threads_created", rate="pressure.threads_created_per_s"),
+    _c("tmp_disk_tables", "implicit temporary tables created on disk (Created_tmp_disk_tables)",
+       "counters.tmp_disk_tables", rate="pressure.tmp_disk_tables_per_s"),
     # levels
     _g("uptime_seconds", "seconds since the server started (Uptime)", "server.uptime_s", unit="seconds"),
     _g("threads_running", "Threads_running", "throughput.threads_running"),
