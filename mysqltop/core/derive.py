@@ -348,12 +348,18 @@ _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs different
 }
 
 
+def _current_row_waits(s: ParsedSample) -> Number | None:
+    """Innodb_row_lock_current_waits, else the TRANSACTIONS section's "LOCK WAIT"s."""
+    listed = (len(s.innodb.transactions.lock_waits)
+              if s.innodb is not None and "TRANSACTIONS" in s.innodb.sections else None)
+    return _first(s.stat("Innodb_row_lock_current_waits"), listed)
+
+
 def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Locks:
     lk = Locks()
     lk.row_lock_waits_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_waits"), dt)
     waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
-    listed = len(waits) if cur.innodb is not None and "TRANSACTIONS" in cur.innodb.sections else None
-    lk.row_lock_current_waits = _first(cur.stat("Innodb_row_lock_current_waits"), listed)
+    lk.row_lock_current_waits = _current_row_waits(cur)
     if cur.raw.lock_waits is not None:   # the server's lock tables: no statement can print into them
         lk.longest_lock_wait_s = lock_tree.longest_wait_s(cur.raw.lock_waits)
     else:
@@ -397,7 +403,7 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
 def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
     return rlt.RowLockSide(
         time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
-        current=s.stat("Innodb_row_lock_current_waits"),
+        current=_int(_current_row_waits(s)),
         waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
         longest_s=longest_s, sessions=s.stat("Threads_connected"))
 
@@ -672,6 +678,10 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
 def _metric(cur: ParsedSample, name: str) -> int | None:
     v = (cur.raw.innodb_metrics or {}).get(name)
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64 else None
+
+
+def _int(v: Number | None) -> int | None:
+    return None if v is None else int(v)
 
 
 def _first(*values: Number | None) -> Number | None:
