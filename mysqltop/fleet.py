@@ -53,6 +53,7 @@ class ServerState:
     hottest: LatchTotal | None = None
     worst: Advice | None = None
     queries: int = 0                      # client statements (without mysqltop's own) since the start
+    row_lock_blocked_s: float = 0.0       # blocked session-seconds on row locks since the start
 
     def down_for(self, now: float) -> float | None:
         """Seconds since the server last gave fresh data (since the start when it never did);
@@ -106,6 +107,15 @@ def _client_statements(frame: Frame) -> int:
     if frame.stale or qps is None or dt is None:
         return 0
     return max(0, round(qps * dt))
+
+
+def _row_lock_blocked_s(frame: Frame) -> float:
+    """Session-seconds blocked on row locks in a fresh frame's interval (each second once:
+    core/row_lock_time.py)."""
+    ms, dt = frame.locks.row_lock_wait_ms_per_s, frame.elapsed
+    if frame.stale or ms is None or dt is None:
+        return 0.0
+    return max(0.0, ms * dt / 1000.0)
 
 
 class FleetPoller:
@@ -208,6 +218,7 @@ class FleetPoller:
                 hottest=hottest_latch(frame, totals) if totals is not None else st.hottest,
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
                 queries=st.queries + _client_statements(frame),
+                row_lock_blocked_s=st.row_lock_blocked_s + _row_lock_blocked_s(frame),
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,

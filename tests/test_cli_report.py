@@ -44,6 +44,8 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
             rows = [[r[0], _grow(r[1], hot_s if "LOCK_table_cache" in r[0] else k),
                      _grow(r[2], hot_s if "LOCK_table_cache" in r[0] else k), *r[3:]] for r in ps]
             st = {n: _grow(v, k) for n, v in status.items() if n != "Threads_running"}   # a gauge
+            # sysbench's 32 threads connected once, at its start: no connection churn afterwards
+            st.update(Connections=status["Connections"], Threads_created=status["Threads_created"])
             st["Threads_running"] = "14"
             st["Uptime"] = str(100 + k)
             host = HostSample(cpus=4, cpu_times={"user": 2.0 * k, "system": 0.8 * k, "idle": 1.2 * k, "iowait": 0.0},

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from mysqltop.commands.demo import INCIDENT
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import Frame, Host
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.core.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
@@ -150,3 +150,35 @@ def test_every_metric_reads_a_documented_frame_field() -> None:
             assert group in doc, f"{m.full}: {group} not in docs/json.md"
             if field:
                 assert field in doc, f"{m.full}: {path} not in docs/json.md"
+
+
+def test_signals_inventory_names_real_frame_fields_and_findings() -> None:
+    """docs/signals.md: every `group.field` it names is a Frame field, every finding id a rule's,
+    and every pressure counter derive reads is in the inventory."""
+    import dataclasses
+    import re
+
+    from mysqltop.core import derive
+
+    text = (DOCS / "signals.md").read_text()
+    frame = Frame(time=0.0, host=Host())
+    cells = [row.split("|")[3] for row in text.splitlines()
+             if row.startswith("| ") and row.count("|") == 6 and not row.startswith("| signal")]
+    named = {m for cell in cells for m in re.findall(r"`([a-z_]+)\.([a-z_*]+)`", cell)}
+    assert len(named) > 30
+    for group, name in named:
+        obj = getattr(frame, group, None)
+        assert obj is not None, f"docs/signals.md: no frame group {group}"
+        if name in ("*", "*_per_s") or not dataclasses.is_dataclass(obj):
+            continue
+        fields = {f.name for f in dataclasses.fields(obj)}
+        prefix = name.rstrip("*")
+        assert name in fields or (name.endswith("*") and any(f.startswith(prefix) for f in fields)), \
+            f"docs/signals.md: {group}.{name}"
+    rules_src = "".join(p.read_text() for p in (ROOT / "mysqltop" / "core" / "rules").glob("*.py"))
+    for finding in set(re.findall(r"\| `([a-z_]+)`(?: \(evidence\))?(?:, `[a-z_*]+`)* \|", text)):
+        if finding.startswith(("stall_", "pending_aio_")):
+            continue
+        assert f'"{finding}"' in rules_src, f"docs/signals.md: no finding {finding}"
+    for counter, _ in (*derive.PRESSURE_RATES, *derive.PRESSURE_LEVELS):
+        assert f"`{counter}`" in text, f"docs/signals.md does not list {counter}"

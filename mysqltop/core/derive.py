@@ -15,10 +15,11 @@ from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
+from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
-                                 Semaphores, ServerInfo, TableCache, Throughput)
+                                 Pressure, Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.parsed import ParsedSample
@@ -27,6 +28,30 @@ from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements,
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
+
+# Pressure signals (docs/signals.md): status counter → Pressure field (a rate), level → field.
+PRESSURE_RATES: tuple[tuple[str, str], ...] = (
+    ("Innodb_log_waits", "log_waits_per_s"), ("Innodb_log_write_requests", "log_write_requests_per_s"),
+    ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free_per_s"),
+    ("Innodb_buffer_pool_read_requests", "buffer_pool_read_requests_per_s"),
+    ("Innodb_buffer_pool_reads", "buffer_pool_disk_reads_per_s"),
+    ("Binlog_cache_use", "binlog_cache_use_per_s"), ("Binlog_cache_disk_use", "binlog_cache_disk_use_per_s"),
+    ("Binlog_stmt_cache_disk_use", "binlog_stmt_cache_disk_use_per_s"),
+    ("Connections", "connections_per_s"), ("Threads_created", "threads_created_per_s"),
+    ("Created_tmp_tables", "tmp_tables_per_s"), ("Created_tmp_disk_tables", "tmp_disk_tables_per_s"),
+    ("Table_locks_waited", "table_locks_waited_per_s"), ("Select_full_join", "select_full_join_per_s"),
+    ("Sort_merge_passes", "sort_merge_passes_per_s"),
+)
+# … and the server's own counters of those that have a finding (Prometheus exports them).
+PRESSURE_COUNTERS: tuple[tuple[str, str], ...] = (
+    ("Innodb_log_waits", "log_waits"), ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free"),
+    ("Binlog_cache_disk_use", "binlog_cache_disk_use"), ("Threads_created", "threads_created"),
+    ("Created_tmp_disk_tables", "tmp_disk_tables"),
+)
+PRESSURE_LEVELS: tuple[tuple[str, str], ...] = (
+    ("Threads_cached", "threads_cached"), ("Threads_connected", "threads_connected"),
+    ("Innodb_os_log_pending_writes", "log_pending_writes"), ("Innodb_os_log_pending_fsyncs", "log_pending_fsyncs"),
+)
 
 # What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
 STATUS_NAMES: tuple[str, ...] = (
@@ -46,6 +71,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
+    *(name for name, _ in PRESSURE_RATES), *(name for name, _ in PRESSURE_LEVELS),
 )
 # INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
 METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks",
@@ -106,7 +132,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.locks = _locks(prev, cur, server_dt)
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
-    _lock_activity(cur, frame, server_dt)
+    frame.pressure = _pressure(prev, cur, server_dt)
+    _lock_activity(prev, cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame)
     frame.counters = _counters(cur)
@@ -143,6 +170,8 @@ def _counters(cur: ParsedSample) -> Counters:
     c.deadlocks = _first(cur.stat("Innodb_deadlocks"), (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))
     sem = [v for f in _SEM_FIELDS["os_waits"] if (v := _get(cur.innodb, "semaphores." + f)) is not None]
     c.semaphore_os_waits = sum(sem) if sem else None
+    for name, attr in PRESSURE_COUNTERS:
+        setattr(c, attr, cur.stat(name))
     return c
 
 
@@ -303,6 +332,15 @@ def _ahi(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Ahi:
     return a
 
 
+def _pressure(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Pressure:
+    p = Pressure()
+    for name, attr in PRESSURE_RATES:
+        setattr(p, attr, rate(*_stat_pair(prev, cur, name), dt))
+    for name, attr in PRESSURE_LEVELS:
+        setattr(p, attr, cur.stat(name))
+    return p
+
+
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)
     "os_waits": ("mutex_os_waits", "rw_shared_os_waits", "rw_excl_os_waits", "rw_sx_os_waits"),
     "spins": ("mutex_spin_waits", "rw_shared_spins", "rw_excl_spins", "rw_sx_spins"),
@@ -310,13 +348,18 @@ _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs different
 }
 
 
+def _current_row_waits(s: ParsedSample) -> Number | None:
+    """Innodb_row_lock_current_waits, else the TRANSACTIONS section's "LOCK WAIT"s."""
+    listed = (len(s.innodb.transactions.lock_waits)
+              if s.innodb is not None and "TRANSACTIONS" in s.innodb.sections else None)
+    return _first(s.stat("Innodb_row_lock_current_waits"), listed)
+
+
 def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Locks:
     lk = Locks()
     lk.row_lock_waits_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_waits"), dt)
-    lk.row_lock_wait_ms_per_s = rate(*_stat_pair(prev, cur, "Innodb_row_lock_time"), dt)
     waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
-    listed = len(waits) if cur.innodb is not None and "TRANSACTIONS" in cur.innodb.sections else None
-    lk.row_lock_current_waits = _first(cur.stat("Innodb_row_lock_current_waits"), listed)
+    lk.row_lock_current_waits = _current_row_waits(cur)
     if cur.raw.lock_waits is not None:   # the server's lock tables: no statement can print into them
         lk.longest_lock_wait_s = lock_tree.longest_wait_s(cur.raw.lock_waits)
     else:
@@ -331,7 +374,7 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
 UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
 
 
-def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
+def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
@@ -354,14 +397,22 @@ def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> 
         row_waiting=lk.row_lock_current_waits if row_unseen else None,
         row_longest=lk.longest_lock_wait_s if row_unseen else None)
     frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
-    _waits_in_progress(raw, frame, dt)
+    _waits_in_progress(prev, cur, frame, dt)
 
 
-def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
-    """Waits counted from their start times: Innodb_row_lock_time adds a wait when it ends, so a
-    stall of sixteen sessions reads 0 ms/s while it lasts. Each session waiting now waited
-    min(its wait, Δt) of this interval; the counter's rate stays where it is higher (waits that
-    started and ended within the interval)."""
+def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
+    return rlt.RowLockSide(
+        time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
+        current=_int(_current_row_waits(s)),
+        waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
+        longest_s=longest_s, sessions=s.stat("Threads_connected"))
+
+
+def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None) -> None:
+    """Waits counted from their start times, each waited second once (core/row_lock_time.py):
+    Innodb_row_lock_time adds a wait whole when it ends, so a stall of sixteen sessions reads
+    0 ms/s while it lasts and then the whole stall in one second."""
+    raw = cur.raw
     lk = frame.locks
     row_waits = lock_tree.row_waits(raw.lock_waits)            # {waiting trx: seconds}
     server_waits = [st.time_s or 0.0 for st in (stall_tree.lock_sessions(raw.lock_sessions))
@@ -369,6 +420,9 @@ def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
     group_waits = stall_tree.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state
     n_server = len(server_waits) if raw.lock_sessions is not None else sum(n for n, _ in group_waits)
     n_row = len(row_waits) if raw.lock_waits is not None else lk.row_lock_current_waits
+    lk.row_lock_wait_ms_per_s = rlt.wait_ms_per_s(
+        _row_lock_side(prev) if prev is not None else None,
+        _row_lock_side(cur, lk.longest_lock_wait_s), dt)
     if n_row is None and raw.session_states is None and raw.lock_sessions is None:
         return
     lk.waiting_sessions = (n_row or 0) + n_server
@@ -378,14 +432,6 @@ def _waits_in_progress(raw: RawSample, frame: Frame, dt: float | None) -> None:
     lk.longest_wait_s = max(longest, default=0.0 if lk.waiting_sessions == 0 else None)
     if dt is None or dt <= 0:
         return
-    row_ms = sum(min(w, dt) for w in row_waits.values()) / dt * 1000.0
-    if not row_waits and raw.lock_waits is None and lk.row_lock_current_waits and lk.longest_lock_wait_s:
-        # no per-wait rows: each waiting session counted for the longest wait (an upper bound)
-        row_ms = lk.row_lock_current_waits * min(lk.longest_lock_wait_s, dt) / dt * 1000.0
-    if lk.row_lock_wait_ms_per_s is not None:
-        lk.row_lock_wait_ms_per_s = max(lk.row_lock_wait_ms_per_s, row_ms)
-    elif row_ms:
-        lk.row_lock_wait_ms_per_s = row_ms
     if raw.lock_sessions is not None:
         server_ms = sum(min(w, dt) for w in server_waits) / dt * 1000.0
     else:
@@ -632,6 +678,10 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
 def _metric(cur: ParsedSample, name: str) -> int | None:
     v = (cur.raw.innodb_metrics or {}).get(name)
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64 else None
+
+
+def _int(v: Number | None) -> int | None:
+    return None if v is None else int(v)
 
 
 def _first(*values: Number | None) -> Number | None:

@@ -212,6 +212,31 @@ class Ahi:
 
 
 @dataclass
+class Pressure:
+    """Beyond the contract: waits on a buffer, cache or queue of fixed size, each with its knob
+    (docs/signals.md), per second of the interval; None where the server lacks the counter."""
+    log_waits_per_s: Num = None              # Innodb_log_waits: the log buffer was full, a write waited
+    log_write_requests_per_s: Num = None     # Innodb_log_write_requests: writes into the log buffer
+    buffer_pool_wait_free_per_s: Num = None  # Innodb_buffer_pool_wait_free: no free page, waited for a flush
+    buffer_pool_read_requests_per_s: Num = None  # Innodb_buffer_pool_read_requests: logical reads
+    buffer_pool_disk_reads_per_s: Num = None     # Innodb_buffer_pool_reads: pages not in the pool
+    binlog_cache_use_per_s: Num = None       # Binlog_cache_use: transactions through the binlog cache
+    binlog_cache_disk_use_per_s: Num = None  # Binlog_cache_disk_use: … that spilled to a temporary file
+    binlog_stmt_cache_disk_use_per_s: Num = None  # Binlog_stmt_cache_disk_use: non-transactional spills
+    connections_per_s: Num = None            # Connections: connection attempts
+    threads_created_per_s: Num = None        # Threads_created: a connection found no cached thread
+    threads_cached: Num = None               # Threads_cached now
+    threads_connected: Num = None            # Threads_connected now
+    tmp_tables_per_s: Num = None             # Created_tmp_tables: implicit temporary tables
+    tmp_disk_tables_per_s: Num = None        # Created_tmp_disk_tables: … created on disk
+    table_locks_waited_per_s: Num = None     # Table_locks_waited: table locks not granted at once
+    select_full_join_per_s: Num = None       # Select_full_join: joins without an index on the joined table
+    sort_merge_passes_per_s: Num = None      # Sort_merge_passes: sorts that did not fit sort_buffer_size
+    log_pending_writes: Num = None           # Innodb_os_log_pending_writes now
+    log_pending_fsyncs: Num = None           # Innodb_os_log_pending_fsyncs now
+
+
+@dataclass
 class Counters:
     """The server's own cumulative counters as this sample read them (since the server started or
     FLUSH STATUS): what Prometheus takes as counters, while the per-interval rates above are what a
@@ -231,6 +256,11 @@ class Counters:
     row_lock_wait_ms: Num = None           # Innodb_row_lock_time
     deadlocks: Num = None                  # Innodb_deadlocks (MariaDB), else INNODB_METRICS lock_deadlocks
     semaphore_os_waits: Num = None         # InnoDB status SEMAPHORES: OS waits of every latch kind
+    log_waits: Num = None                  # Innodb_log_waits
+    buffer_pool_wait_free: Num = None      # Innodb_buffer_pool_wait_free
+    binlog_cache_disk_use: Num = None      # Binlog_cache_disk_use
+    threads_created: Num = None            # Threads_created
+    tmp_disk_tables: Num = None            # Created_tmp_disk_tables
 
 
 @dataclass(slots=True)
@@ -274,6 +304,7 @@ class Frame:
     locks: Locks = field(default_factory=Locks)
     table_cache: TableCache = field(default_factory=TableCache)
     ahi: Ahi = field(default_factory=Ahi)
+    pressure: Pressure = field(default_factory=Pressure)
     counters: Counters = field(default_factory=Counters)
     latch_counters: list[LatchCounter] = field(default_factory=list)
     # Why this frame is stale: a core.sample.Failure value ("timeout", "unreachable", "lost",

@@ -85,12 +85,24 @@ SCALARS: tuple[Metric, ...] = (
        "counters.pages_flushed", rate="flush.pages_flushed_per_s"),
     _c("row_lock_waits", "row lock waits (Innodb_row_lock_waits)", "counters.row_lock_waits",
        rate="locks.row_lock_waits_per_s"),
-    _c("row_lock_wait_seconds", "time spent waiting for row locks (Innodb_row_lock_time)",
+    _c("row_lock_wait_seconds", "the server's own row lock wait time (Innodb_row_lock_time): a wait is added "
+       "whole when it ends, so it stays flat during a stall and then jumps by every waiter's whole wait; "
+       "mysqltop_row_lock_blocked_seconds_total grows while sessions wait",
        "counters.row_lock_wait_ms", 0.001, "seconds", rate="locks.row_lock_wait_ms_per_s"),
     _c("deadlocks", "deadlocks (Innodb_deadlocks, else INNODB_METRICS lock_deadlocks)", "counters.deadlocks",
        rate="locks.deadlocks_per_s"),
     _c("semaphore_os_waits", "InnoDB semaphore OS waits, every latch kind (SEMAPHORES section)",
        "counters.semaphore_os_waits", rate="semaphores.os_waits_per_s"),
+    _c("log_waits", "writes that waited for room in the redo log buffer (Innodb_log_waits)", "counters.log_waits",
+       rate="pressure.log_waits_per_s"),
+    _c("buffer_pool_wait_free", "waits for a free buffer pool page (Innodb_buffer_pool_wait_free)",
+       "counters.buffer_pool_wait_free", rate="pressure.buffer_pool_wait_free_per_s"),
+    _c("binlog_cache_disk_use", "transactions whose binary log cache spilled to a temporary file "
+       "(Binlog_cache_disk_use)", "counters.binlog_cache_disk_use", rate="pressure.binlog_cache_disk_use_per_s"),
+    _c("threads_created", "threads created for connections: thread cache misses (Threads_created)",
+       "counters.threads_created", rate="pressure.threads_created_per_s"),
+    _c("tmp_disk_tables", "implicit temporary tables created on disk (Created_tmp_disk_tables)",
+       "counters.tmp_disk_tables", rate="pressure.tmp_disk_tables_per_s"),
     # levels
     _g("uptime_seconds", "seconds since the server started (Uptime)", "server.uptime_s", unit="seconds"),
     _g("threads_running", "Threads_running", "throughput.threads_running"),
@@ -158,8 +170,13 @@ LATE_POLLS = Metric("late_polls", COUNTER, "poll results that came more than 1.5
                     "one", scope=EXPORTER)
 QUERIES = Metric("queries", COUNTER, "statements clients sent (Questions without mysqltop's own), counted by this "
                  "exporter since it started", scope=EXPORTER, frame_field="throughput.qps")
+ROW_LOCK_BLOCKED = Metric("row_lock_blocked_seconds", COUNTER, "blocked session-seconds on row locks counted by "
+                          "this exporter since it started: every second a session waits adds one second, as it "
+                          "passes (waits in progress from the lock tables, finished ones from "
+                          "Innodb_row_lock_time, each second once); rate() is the sessions blocked on average",
+                          unit="seconds", scope=EXPORTER, frame_field="locks.row_lock_wait_ms_per_s")
 EXPORTER_METRICS: tuple[Metric, ...] = (UP, LATE, FRAME_AGE, DOWN_FOR, POLL_DURATION, POLLS, STALE_POLLS,
-                                        LATE_POLLS, QUERIES)
+                                        LATE_POLLS, QUERIES, ROW_LOCK_BLOCKED)
 
 # One frame's header (snapshot --format openmetrics).
 SAMPLE_TIME = Metric("sample_time_seconds", GAUGE, "epoch seconds of the sample", unit="seconds", scope=SNAPSHOT)

@@ -34,19 +34,17 @@ from mysqltop.sources import locks as locks_src
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.failure import CONNECTION_GONE, PERMANENT
 
-# The status counters the frame reads come from derive (one list, no drift); the extras below
-# are the few that `parse` and the tests also look at. Everything else stays on the server: each
-# row costs the client a packet to decode every poll, for every server of a fleet.
-_EXTRA_STATUS: tuple[str, ...] = (
-    "Threads_connected", "Innodb_buffer_pool_wait_free", "Innodb_log_waits", "Innodb_os_log_pending_fsyncs",
-)
-STATUS_NAMES: tuple[str, ...] = tuple(dict.fromkeys(DERIVE_STATUS_NAMES + _EXTRA_STATUS))
+# The status counters the frame reads come from derive (one list, no drift). Everything else
+# stays on the server: each row costs the client a packet to decode every poll, for every server
+# of a fleet.
+STATUS_NAMES: tuple[str, ...] = tuple(dict.fromkeys(DERIVE_STATUS_NAMES))
 
 # Settings the advice cites; innodb_% is read whole (cheap, and only every VARIABLES_EVERY_S).
 VARIABLE_NAMES: tuple[str, ...] = (
     "table_open_cache", "table_open_cache_instances", "table_definition_cache", "sync_binlog",
     "log_bin", "max_connections", "thread_handling", "thread_pool_size", "performance_schema",
-    "version", "version_comment", "hostname", "binlog_format", *DERIVE_VARIABLE_NAMES,
+    "version", "version_comment", "hostname", "binlog_format", "binlog_cache_size", "thread_cache_size",
+    "tmp_table_size", "max_heap_table_size", *DERIVE_VARIABLE_NAMES,
 )
 VARIABLES_EVERY_S = 60.0
 # MUTEX returned no rows in this many polls → ask only every MUTEX_RETRY_S: MySQL lists a latch

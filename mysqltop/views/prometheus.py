@@ -143,6 +143,7 @@ class Exposition:
         add(reg.STALE_POLLS, st.stale)
         add(reg.LATE_POLLS, st.late)
         add(reg.QUERIES, st.queries)
+        add(reg.ROW_LOCK_BLOCKED, st.row_lock_blocked_s)
         known = st.good or st.frame
         if known is not None and (known.server.flavor or known.server.version):
             own[reg.SERVER_INFO.name].append(

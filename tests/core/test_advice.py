@@ -454,6 +454,32 @@ def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> Non
     assert "trend +3,500/s" in a.evidence and "oldest transaction 421 (RUNNING, 142 s, read view" in a.evidence
 
 
+def test_purge_early_hint_names_the_holder_long_before_ten_thousand() -> None:
+    """A read view held two minutes while the history climbs to 5,000: a labelled early hint with
+    the holder, not silence; purge_lag itself waits for 10,000."""
+    frames = frames_of(120, flush=lambda k: Flush(history_list_length=200 + 40 * k),
+                       throughput=lambda k: Throughput(tps=500.0), transactions=lambda k: [_holder(k + 1)])
+    got = advise(frames, {}, span_s=None)
+    assert "purge_lag" not in ids(got)
+    a = one(got, "purge_early")
+    assert a.severity == "info" and a.message.startswith("Early hint — purge is starting to fall behind an old "
+                                                         "transaction: thread 1234, app@10.0.0.5, open 120 s, read view")
+    assert "KILL 1234 or commit it" in a.message and "purge_lag is reported from 10,000" in a.message
+    assert "history list 200 → 4,960 (trend +40/s" in a.evidence and "over 120 s" in a.evidence
+
+
+def test_purge_early_hint_needs_an_old_view_a_steady_climb_and_a_span() -> None:
+    climb = lambda k: Flush(history_list_length=200 + 40 * k)  # noqa: E731
+    young = frames_of(120, flush=climb, transactions=lambda k: [_holder(20)])
+    flat = frames_of(120, flush=lambda k: Flush(history_list_length=3_000), transactions=lambda k: [_holder(k + 1)])
+    jump = frames_of(120, flush=lambda k: Flush(history_list_length=200 if k < 100 else 5_000),
+                     transactions=lambda k: [_holder(k + 1)])
+    short = frames_of(40, flush=climb, transactions=lambda k: [_holder(k + 100)])
+    no_view = frames_of(120, flush=climb, transactions=lambda k: [_holder(k + 1, read_view=False)])
+    for frames in (young, flat, jump, short, no_view):
+        assert "purge_early" not in ids(advise(frames, {}, span_s=None))
+
+
 def _hidden_view_frames(isolation: str, restart_at: int | None = None) -> list[Frame]:
     """The holder's view shows on the server's own lines early on, then other sessions' text
     hides its entry (read_view None) from sample 55 on."""
@@ -694,14 +720,15 @@ def test_bursty_ahi_latch_on_a_busy_host_is_still_the_hot_spot() -> None:
     assert "ahi_latch" not in ids(advise(block, v))
 
 
-def _hogged(n: int, hog_cores: float, mysqld_cores: float) -> list[RawSample]:
+def _hogged(n: int, hog_cores: float, mysqld_cores: float, hog: tuple[int, str] = (4242, "stress-ng-cpu")
+            ) -> list[RawSample]:
     """A 2-core local host ~97 % busy: another process burns `hog_cores`, mysqld `mysqld_cores`."""
     out = []
     for k in range(n):
         host = HostSample(cpus=2, cpu_times={"user": 1.8 * k, "system": 0.14 * k, "idle": 0.06 * k},
                           ctx_switches=1000 * k, procs_running=6, procs_blocked=0, loadavg=(5.0, 4.0, 3.0),
                           mysqld_cpu_s=100.0 + mysqld_cores * k,
-                          top_procs=[[4242, "stress-ng-cpu", 50.0 + hog_cores * k], [77, "sshd", 3.0 + 0.01 * k]])
+                          top_procs=[[hog[0], hog[1], 50.0 + hog_cores * k], [77, "sshd", 3.0 + 0.01 * k]])
         out.append(RawSample(wall=T0 + k, mono=float(k), host=host, global_status={"Uptime": str(1000 + k)},
                              server=ServerIdentity(version="10.11.6-MariaDB", flavor="mariadb", local=True)))
     return out
@@ -716,9 +743,23 @@ def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> N
     got = advise(frames, {})
     assert "cpu_saturation" not in ids(got)
     a = one(got, "cpu_other_process")
-    assert a.message.startswith("CPU saturated by another process, not mysqld: stress-ng-cpu (pid 4242) used 1.6 "
-                                "of 2 cores (mysqld 0.3)")
+    assert a.message.startswith("CPU saturated by another process on this host, stress-ng-cpu (pid 4242) — not the "
+                                "monitored server: it used 1.6 of 2 cores (the monitored server 0.3) — no server "
+                                "setting helps: stop, renice or move that process (stress-ng-cpu, pid 4242)")
     assert "busiest other process stress-ng-cpu (pid 4242) avg 1.6 cores" in a.evidence
+
+
+def test_another_database_server_on_the_host_is_named_as_one_and_the_monitored_one_is_not_told_to_stop() -> None:
+    """A second mariadbd on the host (another instance, not the monitored one) saturates the CPUs:
+    the finding says it is another database server and never reads as "stop your database"."""
+    pipe = FramePipeline()
+    frames = [pipe.push(raw, advise=False) for raw in _hogged(60, 1.6, 0.3, hog=(5151, "mariadbd"))]
+    a = one(advise(frames, {}), "cpu_other_process")
+    assert a.message.startswith("CPU saturated by another database server on this host, mariadbd (pid 5151) — not "
+                                "the monitored server")
+    assert "the monitored server needs no change" in a.message
+    assert "stop, renice or move mariadbd" not in a.message and "stop" not in a.message.lower().split("—")[1]
+    assert "(a database server)" in a.evidence
 
 
 def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small() -> None:

@@ -6,14 +6,15 @@ stay O(len(window)): `advise` runs them all on every live frame.
 
 from __future__ import annotations
 
-from mysqltop.core.rules import instruments, io, latches, load, stalls
+from mysqltop.core.rules import instruments, io, latches, load, pressure, stalls
 from mysqltop.core.rules.base import Rule
 
 # Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
 # Rules that judge the last frame alone (durations the server measured): they run from the first
 # frame with rates, where the others need rules.base.MIN_FRAMES.
 LAST_FRAME_RULES: tuple[Rule, ...] = stalls.RULES
-RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *instruments.RULES)
+RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *pressure.RULES,
+                           *instruments.RULES)
 
 # The server variables the rules read or name: the report shows them, and a comparison of two
 # windows says which of them changed in between (a before/after of a tuning change).
@@ -25,4 +26,6 @@ KNOBS: tuple[str, ...] = (
     "innodb_sync_spin_loops", "innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_log_file_size",
     "innodb_log_files_in_group", "innodb_redo_log_capacity", "innodb_change_buffer_max_size",
     "innodb_change_buffering", "innodb_lock_wait_timeout", "performance_schema",
+    "innodb_log_buffer_size", "innodb_lru_scan_depth", "binlog_cache_size", "thread_cache_size", "tmp_table_size",
+    "max_heap_table_size",
 )

@@ -122,14 +122,32 @@ def _other_process(w: Window, cpus: float | None, mysqld: float | None, held: fl
             tops[key] = tops.get(key, 0) + 1
     (name, pid), _ = max(tops.items(), key=lambda kv: kv[1])
     who = f"{visible(name)} (pid {pid})" if pid is not None else visible(name)
-    by_mysqld = f"mysqld {num(mysqld)}" if mysqld is not None else "mysqld not measured"
-    msg = (f"CPU saturated by another process, not mysqld: {who} used {num(other)} of {num(cpus)} cores "
-           f"({by_mysqld}) — no server setting helps: stop, renice or move {visible(name)}, or give the host "
-           "more CPUs; the server's waits meanwhile are a symptom")
-    evidence = (f"busiest other process {who} avg {num(other)} cores, {by_mysqld} cores, host CPU busy avg "
+    by_mysqld = (f"the monitored server {num(mysqld)}" if mysqld is not None
+                 else "the monitored server not measured")
+    if is_database_server(name):
+        what = f"another database server on this host, {who} — not the monitored server"
+        remedy = (f"that other server's own load is the cause: look at what runs on {who}, move it or this server "
+                  "to another host, or cap its CPU (cgroup, CPUQuota); the monitored server needs no change")
+    else:
+        what = f"another process on this host, {who} — not the monitored server"
+        remedy = (f"no server setting helps: stop, renice or move that process ({visible(name)}, pid {pid}), "
+                  "or give the host more CPUs")
+    msg = (f"CPU saturated by {what}: it used {num(other)} of {num(cpus)} cores ({by_mysqld}) — {remedy}; "
+           "the monitored server's waits meanwhile are a symptom")
+    evidence = (f"busiest other process {who}{' (a database server)' if is_database_server(name) else ''} avg "
+                f"{num(other)} cores, {by_mysqld} cores, host CPU busy avg "
                 f"{num(w.avg(_busy))} %, run queue avg {num(w.avg(lambda f: f.host.run_queue if f.host else None))}; "
                 f"≥ {num(CPU_SATURATED_PCT)} % busy in {pct(held)} of samples {w.label}")
     yield advice("cpu_other_process", "warning", msg, evidence)
+
+
+# Process names of MySQL-family servers (the OS's name: a 15-character comm or the binary's name).
+DATABASE_SERVERS = frozenset({"mysqld", "mariadbd", "mysqld-debug", "mariadbd-debug", "ndbd", "ndbmtd"})
+
+
+def is_database_server(process: str) -> bool:
+    """A MySQL-family server by its process name ("/usr/sbin/mariadbd" or "mariadbd")."""
+    return process.rsplit("/", 1)[-1].strip().lower() in DATABASE_SERVERS
 
 
 def _rounds_per_wait(f: Frame) -> float | None:
@@ -244,6 +262,48 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, trend + drop_text + oldest)
 
 
+# Early hint, below HLL_MIN: a transaction open this long (with a read view shown or unknown)
+# while the history list rose steadily over at least this span, by at least HINT_MIN_GROWTH.
+HINT_VIEW_AGE_S = 60.0
+HINT_MIN_SPAN_S = 60.0
+HINT_MIN_GROWTH = 1_000
+
+
+def _rising_steadily(points: list[tuple[float, float]]) -> bool:
+    """Each half of the span ends higher than it began: a climb, not one jump and a plateau."""
+    mid = points[len(points) // 2][1]
+    return points[0][1] < mid < points[-1][1]
+
+
+def purge_early(w: Window, v: Vars) -> Iterator[Advice]:
+    """The history list rising behind an old read view before it reaches purge_lag's HLL_MIN:
+    the same holder named the same way, as an early hint (info). Facts: history list length and
+    the oldest transaction's read view (TRANSACTIONS; INNODB_TRX), every flavor."""
+    w = w.whole()
+    points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
+    if len(points) < MIN_POINTS:
+        return
+    first, last = points[0][1], points[-1][1]
+    span = points[-1][0] - points[0][0]
+    rate = signals.slope(points)
+    if (last >= HLL_MIN or span < HINT_MIN_SPAN_S or rate is None or rate <= 0
+            or last - first < HINT_MIN_GROWTH or not _rising_steadily(points)):
+        return
+    holder = _view_holder(w)
+    if holder is None or holder.read_view is False or (holder.age_s or 0) < HINT_VIEW_AGE_S:
+        return
+    who = f"{holder.user or '?'}@{holder.host or '?'}"
+    view = ", read view" if holder.read_view else ""
+    msg = (f"Early hint — purge is starting to fall behind an old transaction: thread {holder.thread_id or '?'}, "
+           f"{visible(who)}, open {num(holder.age_s)} s{view} — {_kill_line(holder)} before the history grows "
+           f"further (purge_lag is reported from {num(HLL_MIN)})")
+    stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
+    evidence = (f"history list {num(first)} → {num(last)} (trend +{num(rate)}/s, rising in both halves) "
+                f"{w.label}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, {num(holder.age_s)} s"
+                f"{view}{stmt})")
+    yield advice("purge_early", "info", msg, evidence)
+
+
 # A second of row-lock wait per second is, on average, one session always blocked on a row.
 ROW_LOCK_WAIT_MS_PER_S = 1000.0
 ROW_LOCK_CRITICAL_MS_PER_S = 5000.0
@@ -267,4 +327,4 @@ def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("row_lock_waits", "critical" if avg >= ROW_LOCK_CRITICAL_MS_PER_S else "warning", msg, evidence)
 
 
-RULES = (cpu_saturation, spin_wait, purge_lag, row_lock_waits)
+RULES = (cpu_saturation, spin_wait, purge_lag, purge_early, row_lock_waits)

@@ -43,6 +43,11 @@ _AVERAGED: dict[str, tuple[str, Getter]] = {
     "pending_aio_reads": ("pending reads", lambda f: f.io.pending_reads),
     "pending_aio_writes": ("pending writes", lambda f: f.io.pending_writes),
     "commit_latches": ("commit latch wait ms/s", _latch_ms(COMMIT)),
+    "log_waits": ("log buffer waits/s", lambda f: f.pressure.log_waits_per_s),
+    "buffer_pool_wait_free": ("free page waits/s", lambda f: f.pressure.buffer_pool_wait_free_per_s),
+    "binlog_cache_disk": ("binlog cache spills/s", lambda f: f.pressure.binlog_cache_disk_use_per_s),
+    "thread_cache": ("threads created/s", lambda f: f.pressure.threads_created_per_s),
+    "tmp_disk_tables": ("temporary tables on disk/s", lambda f: f.pressure.tmp_disk_tables_per_s),
 }
 
 

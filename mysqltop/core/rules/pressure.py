@@ -1,0 +1,165 @@
+"""Waits on a buffer, cache or queue of fixed size, each with the setting that sizes it.
+
+Each rule judges the last RECENT_S (60 s) of frames by time, not by frame count: the rate is the
+window's own (Σ rate × Δt / Σ Δt), the window must span at least MIN_SPAN_S seconds, and every
+third of it must show the pressure (a steady condition, not one burst), so the same incident
+polled at 0.25 s, 1 s or 10 s gives the same finding. The signals and their knobs are listed in
+docs/signals.md.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.rules.base import Vars, Window, advice, num, pct, size_text
+from mysqltop.core.rules.server import is_mariadb
+
+Rate = Callable[[Frame], "float | None"]
+
+# A pressure finding needs this many seconds of frames: a 20-second condition, at any interval.
+MIN_SPAN_S = 20.0
+# Every third of the window must carry at least this share of the window's mean rate.
+THIRDS = 3
+THIRD_SHARE = 1.0 / 3.0
+
+# Sessions waited for room in the redo log buffer at least once a second.
+LOG_WAITS_MIN_PER_S = 1.0
+# No free page at least once a second: a session's read waited for a flush.
+WAIT_FREE_MIN_PER_S = 1.0
+# Transactions spilling their binary log events to a temporary file.
+BINLOG_SPILLS_MIN_PER_S = 0.5
+BINLOG_SPILL_SHARE = 0.1
+# New threads for connections: one a second, and a tenth of connections or more missing the cache.
+THREADS_CREATED_MIN_PER_S = 1.0
+THREAD_CACHE_MISS_SHARE = 0.1
+# Implicit temporary tables on disk: one a second and a quarter of all of them.
+TMP_DISK_MIN_PER_S = 1.0
+TMP_DISK_SHARE = 0.25
+
+
+def mean_rate(frames: list[Frame], get: Rate) -> tuple[float | None, float]:
+    """(Σ rate × Δt / Σ Δt over the frames that have the rate, Σ Δt)."""
+    total = seconds = 0.0
+    for f in frames:
+        x = get(f)
+        if x is not None and f.elapsed:
+            total += x * f.elapsed
+            seconds += f.elapsed
+    return (total / seconds if seconds else None), seconds
+
+
+def steady(w: Window, get: Rate, min_rate: float) -> float | None:
+    """The window's mean rate when it is at least `min_rate` over at least MIN_SPAN_S seconds and
+    every third of the window carries its share; None otherwise."""
+    avg, seconds = mean_rate(w.frames, get)
+    if avg is None or avg < min_rate or seconds < MIN_SPAN_S:
+        return None
+    start, span = w.frames[0].time - (w.frames[0].elapsed or 0.0), seconds
+    for i in range(THIRDS):
+        lo, hi = start + span * i / THIRDS, start + span * (i + 1) / THIRDS
+        part, _ = mean_rate([f for f in w.frames if lo < f.time <= hi + 1e-6], get)
+        if part is None or part < avg * THIRD_SHARE:
+            return None
+    return avg
+
+
+def log_waits(w: Window, v: Vars) -> Iterator[Advice]:
+    """Innodb_log_waits: a write found the redo log buffer full and waited for it to be written
+    (every flavor). The buffer holds a transaction's redo until commit writes it: large
+    transactions or bursts need a larger one."""
+    avg = steady(w, lambda f: f.pressure.log_waits_per_s, LOG_WAITS_MIN_PER_S)
+    if avg is None:
+        return
+    size = v.int("innodb_log_buffer_size")
+    to = size_text(max(4 * size, 64 * 2**20)) if size else "64 MiB"
+    when = "needs a restart" if is_mariadb(w.last.server) else "dynamic on MySQL 8.0+"
+    msg = (f"Writes wait for room in the redo log buffer: {v.show('innodb_log_buffer_size')} — raise it "
+           f"(e.g. {to}; {when}); large transactions fill it before commit writes it out")
+    requests = mean_rate(w.frames, lambda f: f.pressure.log_write_requests_per_s)[0]
+    evidence = (f"{num(avg)} log waits/s (Innodb_log_waits)"
+                + (f" for {num(requests)} log write requests/s" if requests is not None else "")
+                + f", steady in every third {w.label}")
+    yield advice("log_waits", "warning", msg, evidence)
+
+
+def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
+    """Innodb_buffer_pool_wait_free: a session needed a free page and waited for the page cleaner
+    to flush one (every flavor). The pool is too small for the working set, or LRU flushing lags."""
+    avg = steady(w, lambda f: f.pressure.buffer_pool_wait_free_per_s, WAIT_FREE_MIN_PER_S)
+    if avg is None:
+        return
+    lru = "" if is_mariadb(w.last.server) else f", or raise {v.show('innodb_lru_scan_depth')} (dynamic) so " \
+        "the page cleaners free more pages per round"
+    msg = (f"Sessions wait for a free page in the buffer pool: {v.show('innodb_buffer_pool_size')} — raise it "
+           f"(dynamic, in chunks){lru}; {v.show('innodb_io_capacity')} bounds how fast dirty pages are "
+           "written back")
+    reads = mean_rate(w.frames, lambda f: f.pressure.buffer_pool_disk_reads_per_s)[0]
+    free = w.last.flush.free_pct
+    evidence = (f"{num(avg)} waits for a free page/s (Innodb_buffer_pool_wait_free)"
+                + (f", {num(reads)} pages read from disk/s" if reads is not None else "")
+                + (f", {num(free)} % of the pool free now" if free is not None else "")
+                + f", steady in every third {w.label}")
+    yield advice("buffer_pool_wait_free", "warning", msg, evidence)
+
+
+def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
+    """Binlog_cache_disk_use: a transaction's binary log events outgrew binlog_cache_size and went
+    to a temporary file (every flavor with log_bin on): disk writes at commit."""
+    avg = steady(w, lambda f: f.pressure.binlog_cache_disk_use_per_s, BINLOG_SPILLS_MIN_PER_S)
+    if avg is None:
+        return
+    used = mean_rate(w.frames, lambda f: f.pressure.binlog_cache_use_per_s)[0]
+    if used and avg / used < BINLOG_SPILL_SHARE:
+        return
+    size = v.int("binlog_cache_size")
+    to = size_text(max(8 * size, 2**20)) if size else "1 MiB"
+    msg = (f"Transactions spill their binary log to disk: {v.show('binlog_cache_size')} — raise it "
+           f"(e.g. {to}; dynamic, per session: new connections get it); each spill writes a temporary file")
+    share = f" ({pct(avg / used)} of {num(used)} transactions/s through the cache)" if used else ""
+    evidence = (f"{num(avg)} spills to disk/s (Binlog_cache_disk_use){share}, steady in every third {w.label}")
+    yield advice("binlog_cache_disk", "warning", msg, evidence)
+
+
+def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
+    """Threads_created: a new connection found no cached thread and the server made one (every
+    flavor; with the thread pool, pool threads). Connection churn with an empty thread cache."""
+    if (v.text("thread_handling") or "").lower() == "pool-of-threads":
+        return
+    avg = steady(w, lambda f: f.pressure.threads_created_per_s, THREADS_CREATED_MIN_PER_S)
+    if avg is None:
+        return
+    conns = mean_rate(w.frames, lambda f: f.pressure.connections_per_s)[0]
+    if conns and avg / conns < THREAD_CACHE_MISS_SHARE:
+        return
+    size = v.int("thread_cache_size")
+    peak = w.peak(lambda f: f.pressure.threads_connected)
+    to = max(int(peak or 0), (size or 0) * 2, 16)
+    msg = (f"Connections make a new thread each: {v.show('thread_cache_size')} — raise it (e.g. {to}; dynamic); "
+           "a connection pool in the application avoids the churn altogether")
+    share = f" for {num(conns)} connections/s ({pct(avg / conns)} missed the cache)" if conns else ""
+    evidence = (f"{num(avg)} threads created/s (Threads_created){share}, up to {num(peak)} connected, "
+                f"steady in every third {w.label}")
+    yield advice("thread_cache", "warning", msg, evidence)
+
+
+def tmp_disk_tables(w: Window, v: Vars) -> Iterator[Advice]:
+    """Created_tmp_disk_tables: an implicit temporary table (GROUP BY, DISTINCT, UNION, derived
+    tables) outgrew min(tmp_table_size, max_heap_table_size) and went to disk (every flavor)."""
+    avg = steady(w, lambda f: f.pressure.tmp_disk_tables_per_s, TMP_DISK_MIN_PER_S)
+    if avg is None:
+        return
+    tmp = mean_rate(w.frames, lambda f: f.pressure.tmp_tables_per_s)[0]
+    if tmp and avg / tmp < TMP_DISK_SHARE:
+        return
+    limit = min((x for x in (v.int("tmp_table_size"), v.int("max_heap_table_size")) if x), default=None)
+    to = size_text(max(4 * limit, 64 * 2**20)) if limit else "64 MiB"
+    msg = (f"Temporary tables go to disk: the smaller of {v.show('tmp_table_size')} and "
+           f"{v.show('max_heap_table_size')} caps one in memory — raise both (e.g. {to}; dynamic, new sessions "
+           "get it); a query that still spills needs an index for its GROUP BY / DISTINCT")
+    share = f" ({pct(avg / tmp)} of {num(tmp)} temporary tables/s)" if tmp else ""
+    evidence = f"{num(avg)} temporary tables on disk/s (Created_tmp_disk_tables){share}, steady in every third {w.label}"
+    yield advice("tmp_disk_tables", "warning", msg, evidence)
+
+
+RULES = (log_waits, buffer_pool_wait_free, binlog_cache_disk, threads_created, tmp_disk_tables)

@@ -1,0 +1,85 @@
+"""Pressure findings (core/rules/pressure.py): each fires on a steady condition over seconds, at
+any poll interval, names its knob with the server's value, and stays quiet on a burst."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mysqltop.core.advice import advise
+from mysqltop.core.frame import Frame, Pressure, ServerInfo
+
+T0 = 1_790_000_000.0
+MARIADB = ServerInfo("10.11.6-MariaDB", "mariadb", "db1")
+MYSQL = ServerInfo("8.0.36", "mysql", "db1")
+VARS = {"innodb_log_buffer_size": "8388608", "binlog_cache_size": "32768", "thread_cache_size": "0",
+        "tmp_table_size": "16777216", "max_heap_table_size": "16384", "innodb_buffer_pool_size": "134217728",
+        "innodb_lru_scan_depth": "1024", "innodb_io_capacity": "200"}
+
+
+def frames(seconds: float, step: float, server: ServerInfo = MARIADB, **rates: Any) -> list[Frame]:
+    """Frames `step` s apart over `seconds`; each keyword is a Pressure field → value, or a
+    callable (time since start) → value."""
+    out = []
+    for k in range(int(round(seconds / step))):
+        t = (k + 1) * step
+        p = Pressure(**{name: (v(t) if callable(v) else v) for name, v in rates.items()})
+        out.append(Frame(time=T0 + t, elapsed=step, server=server, pressure=p))
+    return out
+
+
+def found(fs: list[Frame], finding: str) -> Any:
+    got = [a for a in advise(fs, VARS) if a.id == finding]
+    return got[0] if got else None
+
+
+CASES = [
+    ("log_waits", {"log_waits_per_s": 12.0, "log_write_requests_per_s": 900.0}, "innodb_log_buffer_size = 8388608"),
+    ("buffer_pool_wait_free", {"buffer_pool_wait_free_per_s": 40.0, "buffer_pool_disk_reads_per_s": 300.0},
+     "innodb_buffer_pool_size = 134217728"),
+    ("binlog_cache_disk", {"binlog_cache_disk_use_per_s": 5.0, "binlog_cache_use_per_s": 20.0},
+     "binlog_cache_size = 32768"),
+    ("thread_cache", {"threads_created_per_s": 30.0, "connections_per_s": 30.0, "threads_connected": 12},
+     "thread_cache_size = 0"),
+    ("tmp_disk_tables", {"tmp_disk_tables_per_s": 20.0, "tmp_tables_per_s": 22.0}, "max_heap_table_size = 16384"),
+]
+
+
+@pytest.mark.parametrize("finding,rates,knob", CASES)
+@pytest.mark.parametrize("step", [0.25, 1.0, 10.0])
+def test_steady_pressure_names_its_knob_at_any_interval(finding: str, rates: dict[str, float], knob: str,
+                                                        step: float) -> None:
+    a = found(frames(60, step, **rates), finding)
+    assert a is not None and a.severity == "warning"
+    assert knob in a.message
+    assert "over 60 s" in a.evidence                       # the span, in seconds
+
+
+@pytest.mark.parametrize("finding,rates,knob", CASES)
+def test_a_burst_or_a_short_span_is_not_a_finding(finding: str, rates: dict[str, float], knob: str) -> None:
+    burst = {k: (lambda t, v=v: v * 10 if t <= 5 else 0.0) for k, v in rates.items()}
+    assert found(frames(60, 1.0, **burst), finding) is None           # all of it in the first 5 s
+    assert found(frames(15, 1.0, **rates), finding) is None           # 15 s: under the 20 s span
+    calm = {k: v / 100 for k, v in rates.items()}
+    assert found(frames(60, 1.0, **calm), finding) is None
+
+
+def test_log_waits_evidence_and_restart_wording() -> None:
+    a = found(frames(60, 1.0, log_waits_per_s=12.0, log_write_requests_per_s=900.0), "log_waits")
+    assert "12 log waits/s (Innodb_log_waits) for 900 log write requests/s" in a.evidence
+    assert "e.g. 64 MiB; needs a restart" in a.message
+    b = found(frames(60, 1.0, MYSQL, log_waits_per_s=12.0), "log_waits")
+    assert "dynamic on MySQL 8.0+" in b.message
+
+
+def test_a_small_share_of_spills_or_misses_is_not_a_finding() -> None:
+    assert found(frames(60, 1.0, binlog_cache_disk_use_per_s=1.0, binlog_cache_use_per_s=500.0),
+                 "binlog_cache_disk") is None
+    assert found(frames(60, 1.0, threads_created_per_s=1.5, connections_per_s=100.0), "thread_cache") is None
+    assert found(frames(60, 1.0, tmp_disk_tables_per_s=2.0, tmp_tables_per_s=100.0), "tmp_disk_tables") is None
+
+
+def test_thread_pool_has_no_thread_cache_finding() -> None:
+    fs = frames(60, 1.0, threads_created_per_s=30.0, connections_per_s=30.0)
+    assert not [a for a in advise(fs, {**VARS, "thread_handling": "pool-of-threads"}) if a.id == "thread_cache"]

@@ -1,0 +1,120 @@
+"""Each pressure finding proven on a throwaway MariaDB: the buffer or cache started too small, a
+load that overflows it, the finding raised first with its knob and a rate that agrees with the
+server's own counter; then the remedy (SET GLOBAL, or a server started with the larger size where
+the setting is not dynamic) and the same load: the counter stops moving and the finding clears.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from mysqltop.core.frame import Frame
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.rules import metrics
+from mysqltop.sources.mysql import MySQLSource
+from tests.support.pressure import PROBLEMS, PressureLoad, apply_remedy, status
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.live
+
+KNOB = {"log_waits": "innodb_log_buffer_size", "thread_cache": "thread_cache_size",
+        "tmp_disk_tables": "max_heap_table_size", "binlog_cache_disk": "binlog_cache_size",
+        "buffer_pool_wait_free": "innodb_buffer_pool_size"}
+# The finding's rate (its window's mean) against the server's counter read from another session
+# over the load: the load is steady, the two spans differ by a few seconds.
+RATE_TOLERANCE = 0.35
+# After the remedy the counter moves at most this share of its rate before.
+REMEDIED_SHARE = 0.1
+
+
+class Watch:
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.src = MySQLSource(db.options(), interval=1.0)
+        self.src.open()
+        self.pipe = FramePipeline()
+        self.frames: list[Frame] = []
+
+    def reconnect(self) -> None:
+        """A new session: session-scoped settings (tmp_table_size, binlog_cache_size) are taken
+        at connect, and the monitor's own reads use implicit temporary tables too."""
+        self.src.close()
+        self.src = MySQLSource(self.db.options(), interval=1.0)
+        self.src.open()
+
+    def frame(self) -> Frame:
+        f = self.pipe.push(self.src.read())
+        self.frames.append(f)
+        return f
+
+    def until(self, cond: Any, timeout: float) -> Frame:
+        """Poll about once a second until cond(frame) holds."""
+        def step() -> Frame | None:
+            started = time.monotonic()
+            f = self.frame()
+            time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))     # pacing, as live mode polls
+            return f if cond(f) else None
+        return wait_until(step, timeout=timeout, step=0.0)
+
+    def close(self) -> None:
+        self.src.close()
+
+
+def _has(f: Frame, finding: str) -> bool:
+    return any(a.id == finding for a in f.advice)
+
+
+def _evidence_rate(f: Frame, finding: str) -> float:
+    a = next(a for a in f.advice if a.id == finding)
+    return float(re.match(r"([\d,.]+) ", a.evidence)[1].replace(",", ""))
+
+
+@pytest.mark.parametrize("finding", sorted(PROBLEMS))
+def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_factory: Any, finding: str) -> None:
+    p = PROBLEMS[finding]
+    db = mariadb_factory(extra_args=list(p.server_args), name=f"pressure-{finding[:8]}")
+    kw = db.root_kwargs()
+    watch = Watch(db)
+    try:
+        watch.frame()
+        with PressureLoad(kw, finding) as load:
+            c0, t0 = status(kw, p.counter), time.monotonic()
+            found = watch.until(lambda f: _has(f, finding), timeout=150)
+            c1, t1 = status(kw, p.counter), time.monotonic()
+            assert not load.errors, load.errors
+            first = found.advice[0]
+            assert first.id == finding, [a.id for a in found.advice]
+            assert KNOB[finding] in first.message and " s (" in first.evidence      # knob, span in seconds
+            server_rate = (c1 - c0) / (t1 - t0)
+            assert _evidence_rate(found, finding) == pytest.approx(server_rate, rel=RATE_TOLERANCE)
+            before = metrics.value(finding, watch.frames[-20:])
+            assert before is not None and before > 0
+            if p.remedy_sql:
+                apply_remedy(kw, p)
+                watch.reconnect()
+                seen = len(watch.frames)
+                watch.until(lambda f: not _has(f, finding) and len(watch.frames) - seen >= 15, timeout=120)
+                after = metrics.value(finding, watch.frames[-10:])
+                assert after is not None and after <= REMEDIED_SHARE * before
+                assert not load.errors, load.errors
+    finally:
+        watch.close()
+    if p.remedy_sql:
+        return
+    # not dynamic on MariaDB: the same load on a server started with the remedy
+    fixed = mariadb_factory(extra_args=list(p.remedy_args), name=f"remedied-{finding[:8]}")
+    watch = Watch(fixed)
+    try:
+        watch.frame()
+        with PressureLoad(fixed.root_kwargs(), finding) as load:
+            watch.until(lambda f: len(watch.frames) >= 25, timeout=120)
+            assert not load.errors, load.errors
+        after = metrics.value(finding, watch.frames[-20:])
+        assert after is not None and after <= REMEDIED_SHARE * before
+        assert not any(_has(f, finding) for f in watch.frames)
+    finally:
+        watch.close()
