@@ -193,9 +193,6 @@ def test_import_a_real_pt_stalk_collection(tmp_path: Path, capsys: pytest.Captur
 
 def test_import_ts_paged_collection_and_mixed_prefixes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "secure.mtrec"
-    code, err = _import(capsys, str(SECURE), "-o", str(out))
-    assert code == 2 and "2 collections mixed here" in err and "--prefix" in err
-    assert err.count("\n") == 1 and not out.exists()
     code, err = _import(capsys, str(SECURE), "--prefix", "2018_03_05_13_24_55", "-o", str(out))
     assert code == 0, err
     assert "no -mysqladmin: server counters (TPS, QPS, rates) not recorded" in err
@@ -270,7 +267,7 @@ def test_bad_input_one_line_and_nothing_written(case: str, tmp_path: Path, capsy
         ["out.mtrec"] if case == "exists" else [])
     if case == "truncated-status":
         code, err = _import(capsys, str(path), "-o", str(out), "--partial")
-        assert code == 0 and "cut short, left out" in err
+        assert code == 0 and "cut short (no END OF INNODB MONITOR OUTPUT), left out" in err
 
 
 def test_overlong_lines_and_big_files_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
