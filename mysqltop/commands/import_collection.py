@@ -12,9 +12,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a pt-stalk directory, files of one collection, or saved outputs (docs/import.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.mtrec", help="recording to write (must not exist)")
     p.add_argument("--prefix", metavar="YYYY_MM_DD_HH_MM_SS",
-                   help="which collection, when a directory holds several")
+                   help="import only this collection (a directory holding several imports them all, oldest first)")
     p.add_argument("--partial", action="store_true",
-                   help="import what is complete when a status or mutex file is cut short or empty")
+                   help="leave out a file that cannot be used (cut short, too large, binary, not what its name says) "
+                        "and import the rest")
     p.add_argument("--at", metavar="ISO",
                    help="time of the first sample of a plain mysqladmin series (it carries none), "
                         "e.g. 2024-05-01T10:00:00Z")
