@@ -37,7 +37,10 @@ LOOP_START = re.compile(r"Loop start: (TS .*)$")
 # "2026-11-27 03:23:04 0x7fb4401376c0 INNODB MONITOR OUTPUT", "180305 13:24:56 INNODB MONITOR OUTPUT"
 _STATUS_HEADER = re.compile(
     r"^(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)(\d\d)(\d\d)) +(\d\d?):(\d\d):(\d\d)\b.*INNODB MONITOR OUTPUT", re.M)
-_BORDER_ROW = re.compile(r"^\|\s*([A-Za-z_][A-Za-z0-9_]*)\s*\|\s*(.*?)\s*\|\s*$")
+_BORDER_ROW = re.compile(r"^\|\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\|\s*(.*?)\s*\|\s*$")
+# a variable's name: MySQL 8 components add dotted ones (validate_password.length), which sort
+# before `version` — a table read up to the first of them lost the server's version
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*$")
 _NUMBER = re.compile(r"^-?\d+$")
 # processlist commands that are not work in progress (the live source's sessions pane skips them)
 IDLE_COMMANDS = frozenset({"Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL",
@@ -472,7 +475,7 @@ def variables(lines: Iterable[str]) -> dict[str, str]:
                 out[m.group(1)] = m.group(2)
             continue
         name, sep, value = text.partition("\t")
-        if sep and name and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+        if sep and _VARIABLE_NAME.match(name):
             out[name] = value[:MAX_VALUE_CHARS]
         elif out:
             break

@@ -342,6 +342,7 @@ def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> 
         # the status text lists the transactions too: with it, none listed means none active
         frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
                             and not (k == "transactions" and (frame.transactions or raw.innodb_status))]
+        frame.unrecorded += [k for k in raw.not_recorded or () if k not in UNRECORDED_KEYS]
     if raw.lock_waits is not None:
         lk.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
@@ -352,7 +353,7 @@ def _lock_activity(cur: ParsedSample, frame: Frame, dt: float | None = None) -> 
     frame.stalls = stall_tree.find(
         frame.blocking, raw.lock_sessions, raw.metadata_locks, raw.server.flavor, frame.time,
         row_waiting=lk.row_lock_current_waits if row_unseen else None,
-        row_longest=lk.longest_lock_wait_s if row_unseen else None)
+        row_longest=lk.longest_lock_wait_s if row_unseen else None, unrecorded=frozenset(frame.unrecorded))
     frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
     _waits_in_progress(raw, frame, dt)
 
@@ -593,6 +594,9 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
         frame.sources.append("performance_schema")
         if not any("/innodb/" in n for n in ps_rows):
             frame.notes.append("performance_schema instruments no InnoDB latches: " + ENABLE_PS_HINT)
+    elif cur.waits is None and "ps_waits" in (cur.raw.not_recorded or ()):
+        frame.notes.append("latches: no performance_schema rows in an import (a collection holds at most two "
+                           "SHOW ENGINE INNODB MUTEX snapshots)")
     elif cur.waits is None and predates_performance_schema(cur.raw.server.version):
         frame.notes.append("this server predates performance_schema (MySQL 5.5): latch waits come from "
                            "SEMAPHORES and SHOW ENGINE INNODB MUTEX")

@@ -20,6 +20,7 @@ from mysqltop.core.report import (
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import clock, cpu_busy_pct, num
+from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -406,6 +407,8 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
     if ep.root_thread_id is not None:
         who = (f"root thread {ep.root_thread_id} {ep.root_user or '?'}@{(ep.root_host or '?').rsplit(':', 1)[0]}"
                f" ({ep.root_command or '?'}{', inferred' if ep.source == 'inferred' else ''}) — {ep.kill};")
+    elif ep.source == NOT_RECORDED:
+        who = f"{NOT_RECORDED_WORDS};"
     else:
         who = "the holder was not visible;"
     tps = " → ".join(f"{label} {num(x)}" for label, x in (("before", ep.tps_before), ("during", ep.tps_during),

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from mysqltop.core import collection as fmt
-from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
+from mysqltop.core.sample import POLL_STATEMENTS, HostSample, RawSample, ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.sources.collection_files import Unusable, head_lines, lines, read_small, regular
 from mysqltop.sources.mysql import STATUS_NAMES
@@ -467,13 +467,13 @@ class Importer:
             if tpage is not None:
                 local_now = t + self.offset
                 kw["transactions"], kw["lock_waits"] = fmt.transactions(tpage.results, procs, local_now)
-            elif "transactions" in streams and page is not None:
-                kw["transactions"], kw["lock_waits"] = [], []    # the loop ran; no transaction was open
+            # no -transactions page for this moment: not recorded (the loop's query may not have
+            # finished), never "no transaction open" — that needs a page that lists none
             kw.update(extra)
             marks = []
             while marks_due and marks_due[0][0] <= t + 0.5:
                 marks.append(marks_due.pop(0)[1])
-            return ImportedSample(RawSample(**kw), tuple(marks))
+            return ImportedSample(_raw(kw), tuple(marks))
 
         marks_due.sort(key=lambda m: m[0])
         tol = INTERVAL * 0.6
@@ -565,13 +565,13 @@ class Importer:
                 kw: dict[str, Any] = dict(wall=t, mono=t - t_first, global_status=status)
                 while points and points[0][0] <= t + INTERVAL * 0.6:
                     kw["innodb_status"] = points.pop(0)[1]
-                yield ImportedSample(RawSample(**kw))
+                yield ImportedSample(_raw(kw))
             for t, s in points:
-                yield ImportedSample(RawSample(wall=t, mono=t - (t_first or t), innodb_status=s))
+                yield ImportedSample(_raw(dict(wall=t, mono=t - (t_first or t), innodb_status=s)))
             return
         t_first = points[0][0] if points else None
         for t, s in points:
-            yield ImportedSample(RawSample(wall=t, mono=t - (t_first or t), innodb_status=s))
+            yield ImportedSample(_raw(dict(wall=t, mono=t - (t_first or t), innodb_status=s)))
 
 
 def _drain(name: str, s: _Stream) -> Iterator[tuple[float, str, Any, bool]]:
@@ -579,6 +579,14 @@ def _drain(name: str, s: _Stream) -> Iterator[tuple[float, str, Any, bool]]:
         t, payload = s.head
         s.head = next(s.items, None)
         yield t, name, payload, True
+
+
+def _raw(kw: dict[str, Any]) -> RawSample:
+    """The sample, saying what the collection did not hold for this moment (RawSample.not_recorded):
+    an empty map is not recorded, an empty list of rows is "none"."""
+    def held(v: Any) -> bool:
+        return v is not None and not (isinstance(v, dict) and not v)
+    return RawSample(**kw, not_recorded=[k for k in POLL_STATEMENTS if not held(kw.get(k))])
 
 
 def _span(seconds: float) -> str:

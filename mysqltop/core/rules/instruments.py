@@ -29,6 +29,8 @@ def _note(f: Frame) -> str | None:
 def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     if predates_performance_schema(w.last.server.version):
         return                 # nothing to enable on 5.0/5.1: SEMAPHORES and MUTEX are the sources
+    if all("ps_waits" in f.unrecorded for f in w.frames):
+        return                 # an import: the collection never read performance_schema, nothing was off
     ps_off = v.on("performance_schema") is False
     held = 1.0 if ps_off else w.held(lambda f: 1.0 if _note(f) else None, lambda _: True)
     if held < SUSTAINED:

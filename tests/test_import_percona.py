@@ -1,0 +1,96 @@
+"""A Percona Server 8.0 pt-stalk collection: the server named from -variables, no MariaDB (or any
+privilege / instrument / config) advice for what the collection did not hold, the holder of a
+stall "not recorded" (never "not visible: grant PROCESS") where a loop has no lock rows, and the
+latch waits of the two mutex-status snapshots ranked as hotspots over their span.
+
+The fixture (tests/fixtures/corpus/pt-stalk/percona-8.0-shaped, MANIFEST.tsv) is shaped as pt-stalk
+3.x writes a collection of Percona Server 8.0.36: `-variables` holds SHOW GLOBAL VARIABLES with
+MySQL 8's dotted component variables (validate_password.*, which sort before `version`) and then
+variables_by_thread; `-mutex-status1/2` are the 92 per-instance rows of the real 8.0 capture in
+corpus/innodb-mutex (and the same rows with waits added); `-transactions` (INNODB_TRX +
+data_lock_waits) has pages for the first five loops only, as when the last loops' query did not
+finish; `-innodbstatus2` lists the five waiters.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mysqltop.cli import main
+from mysqltop.core import collection as fmt
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.stalls import NOT_RECORDED
+from mysqltop.recording.reader import RecordingReader
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "pt-stalk"
+PERCONA = CORPUS / "percona-8.0-shaped"
+OWN = CORPUS / "mariadb-10.11-pt-stalk-3.2.1"
+PREFIX = "2026_11_20_14_05_10"
+# Words that only belong to a live server's remedies, or to MariaDB's
+NOT_FOR_AN_IMPORT = ("grant PROCESS", "holder shows with PROCESS", "not visible", "instruments are off",
+                     "[mysqld]", "performance-schema-instrument", "setup_instruments", "metadata_lock_info",
+                     "LOCK_unused_shares", "tdc.LOCK_table_share", "MariaDB", "pool-of-threads")
+
+
+@pytest.fixture(scope="module")
+def percona(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("percona") / "p.mtrec"
+    assert main(["import", str(PERCONA), "-o", str(out)]) == 0
+    return out
+
+
+def _report(path: Path, capsys: pytest.CaptureFixture[str], *fmt_args: str) -> str:
+    capsys.readouterr()
+    assert main(["report", str(path), *fmt_args]) == 0
+    return capsys.readouterr().out
+
+
+def test_version_and_flavor_from_variables_with_dotted_names(percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    variables = fmt.variables((PERCONA / f"{PREFIX}-variables").read_text().splitlines())
+    assert variables["validate_password.length"] == "8"
+    assert variables["version"] == "8.0.36-28"            # the first table's, not variables_by_thread's
+    with RecordingReader(percona) as r:
+        server = r.sample(0).server
+    assert (server.flavor, server.version, server.hostname) == ("percona", "8.0.36-28", "db-percona-1")
+    text = _report(percona, capsys)
+    assert "server: percona 8.0.36-28 at db-percona-1" in text
+    rep = json.loads(_report(percona, capsys, "--format", "json"))
+    assert rep["server"]["flavor"] == "percona" and rep["server"]["version"] == "8.0.36-28"
+
+
+@pytest.mark.parametrize("collection", [PERCONA, OWN], ids=["percona-8.0", "mariadb-10.11"])
+def test_no_advice_for_what_the_collection_did_not_hold(collection: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.mtrec"
+    assert main(["import", str(collection), "-o", str(out)]) == 0
+    text = _report(out, capsys)
+    rep = json.loads(_report(out, capsys, "--format", "json"))
+    advice = [a for a in rep["advice"]] if isinstance(rep.get("advice"), list) else []
+    ids = {a["id"] for a in advice}
+    assert "synch_instruments_off" not in ids and "synch_instruments_off" not in text
+    words = NOT_FOR_AN_IMPORT if collection == PERCONA else NOT_FOR_AN_IMPORT[:9]
+    for w in words:
+        assert w not in text, w
+        assert w not in json.dumps(rep["advice"]), w
+
+
+def test_a_loop_without_lock_rows_says_not_recorded_and_the_report_names_the_holder(
+        percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipe = FramePipeline()
+    with RecordingReader(percona) as r:
+        frames = [pipe.push(r.sample(i)) for i in range(len(r))]
+    named = [f for f in frames if any(s.is_stall and s.root is not None and s.root.thread_id == 31 for s in f.stalls)]
+    unrecorded = [f for f in frames if any(s.is_stall and s.source == NOT_RECORDED for s in f.stalls)]
+    assert len(named) >= 3                     # pages with data_lock_waits name thread 31
+    assert unrecorded and all("lock_waits" in f.unrecorded for f in unrecorded)
+    assert unrecorded[0].time > named[-1].time  # the loop past the last -transactions page
+    st = next(s for s in unrecorded[0].stalls if s.source == NOT_RECORDED)
+    assert st.hint is None and st.waiting == 5
+    adv = next(a for a in unrecorded[0].advice if a.id == "stall_row_lock")
+    assert "not recorded here" in adv.message and "PROCESS" not in adv.message and "not visible" not in adv.message
+    text = _report(percona, capsys)
+    headline = next(line for line in text.splitlines() if line.startswith("STALL "))
+    assert "root thread 31 app@10.1.2.3" in headline and "KILL 31" in headline
