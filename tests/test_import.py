@@ -337,3 +337,42 @@ def test_host_from_vmstat_needs_a_cpu_count(tmp_path: Path, capsys: pytest.Captu
     rep = _report(out, capsys)
     assert rep["host"]["run_queue"]["max"] >= 17                            # vmstat's r column
     assert rep["host"]["cpu_busy_pct"]["max"] > 50 and rep["host"]["cpus"] == 2
+
+
+# --- TS-paged loop files a page at a time: the same pages as the line reader --------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.sampled_from(["7", "app", "", "NULL", "Sleep", "UPDATE t SET v = 1", "   User: root", "Id: 3",
+                           "*************************** 2. row ***************************", "TS 1 x",
+                           "a\tb", "x" * 70_000, "é ü", " trailing "])
+
+
+@st.composite
+def _page(draw: st.DrawFn) -> str:
+    out = []
+    for _ in range(draw(st.integers(1, 3))):                       # result sets
+        columns = draw(st.lists(st.sampled_from(["Id", "User", "Host", "Command", "Time", "State", "Info",
+                                                 "trx_id", "lock_id"]), min_size=1, max_size=5, unique=True))
+        for n in range(1, draw(st.integers(1, 4)) + 1):
+            out.append(f"*************************** {n}. row ***************************")
+            for c in columns[:draw(st.integers(1, len(columns)))]:
+                value = draw(_VALUES)
+                out.append(f"{c.rjust(9)}: {value}")
+                for _ in range(draw(st.integers(0, 2))):          # a statement over several lines
+                    out.append(draw(_VALUES))
+    return "\n".join(out) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_page(), min_size=1, max_size=4), st.booleans(), st.integers(1, 7))
+def test_pages_read_a_page_at_a_time_equal_the_line_reader(pages: list[str], crlf: bool, cut: int) -> None:
+    text = "".join(f"TS {1795749790 + k}.5 2026-11-27 03:23:{10 + k:02d}\n{p}" for k, p in enumerate(pages))
+    if crlf:
+        text = text.replace("Host", "Host\r", 1)
+    lines = [ln + "\n" for ln in text.split("\n")[:-1]]          # as the file reader splits: at \n only
+    blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]      # cut at line ends
+    by_line = list(fmt.vertical_pages(lines))
+    by_page = list(fmt.ts_pages(blocks))
+    assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]

@@ -184,3 +184,19 @@ def test_sigterm_during_a_long_import_leaves_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 1, err
     assert "import stopped by SIGTERM: nothing written" in err and "Traceback" not in err
     assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("size", [64, 200, 1 << 20])
+def test_blocks_hold_the_lines_the_line_reader_gives(tmp_path: Path, size: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import mysqltop.sources.collection_files as files
+
+    monkeypatch.setattr(files, "MAX_LINE", 300)
+    f = tmp_path / "x-processlist"
+    parts = ["TS 1795749790.5 2026-11-27 03:23:10", "short", "", "y" * 299, "z" * 300, "w" * 301,
+             "v" * 1000 + "é", "é" * 200, "last line without end"]
+    f.write_bytes("\n".join(parts).encode())
+    by_line = [ln.rstrip("\n") for ln in files.lines(f)]
+    joined = "".join(files.blocks(f, size=size))
+    assert joined.split("\n") == by_line
+    assert by_line[5] == "w" * 300 and by_line[6] == "v" * 300       # cut at MAX_LINE bytes

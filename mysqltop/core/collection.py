@@ -21,6 +21,7 @@ Forms:
 from __future__ import annotations
 
 import calendar
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -228,6 +229,106 @@ def vertical_pages(lines: Iterable[str]) -> Iterator[Page]:
     results = reader.take()
     if seen_ts or results:
         yield Page(ts, results, index)
+
+
+# A line of a \\G page: a row header or a `Column: value` line (the fast path's one token).
+_TOKEN = re.compile(r"^(?:\*{5,} (\d+)\. row \*{5,}[ \t]*|[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.*))$", re.M)
+_LONG_LINE = re.compile(r"^[^\n]{%d}" % MAX_VALUE_CHARS, re.M)
+_TS_PAGE = re.compile(r"^TS \d{9,11}(?:\.\d+)? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d[ \t]*$", re.M)
+
+
+def _fast_results(text: str) -> list[list[Row]] | None:
+    """The result sets of one page's text, read by one regex pass, when every line is a row
+    header or the column its result set's first row says is due (no statement spans lines); None
+    when not — the caller reads that page line by line (_VerticalReader), which gives the same
+    rows wherever both apply."""
+    if "\r" in text or (len(text) > MAX_VALUE_CHARS and _LONG_LINE.search(text)):
+        return None                                  # CRLF, a value to cut: the line reader's work
+    tokens = _TOKEN.findall(text)
+    if len(tokens) != text.count("\n") + (0 if text.endswith("\n") or not text else 1):
+        return None                                  # a line that is neither: a statement's
+    if tokens and not tokens[0][0]:
+        return None                                  # a column before any row header
+    results: list[list[Row]] = []
+    current: list[Row] = []
+    columns: list[str] = []
+    row: Row = {}
+    started = False                                  # a row header was read (tokens[0] is one)
+    n = 0                                            # columns of the row so far
+    first = True                                     # the result set's first row: it sets the columns
+    for number, key, value in tokens:
+        if number:
+            if started:
+                current.append(row)
+                first = False
+            started = True
+            if number == "1" or not results:
+                current = []
+                results.append(current)
+                first, columns = True, []
+            row, n = {}, 0
+        elif first:
+            if key in row:
+                return None
+            columns.append(key)
+            row[key] = value
+        else:
+            try:
+                if columns[n] != key:
+                    return None
+            except IndexError:
+                return None
+            row[key] = value
+            n += 1
+    if started:
+        current.append(row)
+    return [r for r in results if r]
+
+
+def _slow_results(text: str) -> list[list[Row]]:
+    reader = _VerticalReader()
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()                                  # the text's last line end ends no line
+    for line in lines:
+        m = ROW_HEADER.match(line) if line.startswith("*") else None
+        if m is not None:
+            reader.header(int(m.group(1)))
+        else:
+            reader.line(line.rstrip("\r"))
+    return reader.take()
+
+
+def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
+    """Pages of a TS-paged loop file (pt-stalk ≤ 3.0, ≥ 3.5) from text blocks that end at line
+    ends: split at the TS lines, each page read in one regex pass where its text allows
+    (vertical_pages' rows, several times faster: a 300 MB -processlist in bounded time)."""
+    pieces: list[str] = []
+    ts: tuple[float, float] | None = None
+    seen_ts = False
+    index = 0
+
+    def page() -> Page | None:
+        text = "".join(pieces)
+        results = _fast_results(text)
+        if results is None:
+            results = _slow_results(text)
+        return Page(ts, results, index) if seen_ts or results else None
+
+    for block in blocks:
+        start = 0
+        for m in _TS_PAGE.finditer(block):
+            pieces.append(block[start:m.start()])
+            done = page()
+            if done is not None:
+                yield done
+                index += 1
+            pieces, start = [], m.end() + 1
+            ts, seen_ts = parse_ts(m.group(0)), True
+        pieces.append(block[start:])
+    done = page()
+    if done is not None:
+        yield done
 
 
 # --- mysqladmin ext ---------------------------------------------------------------------------
@@ -496,7 +597,11 @@ def loop_start(lines: Iterable[str]) -> tuple[float, float] | None:
 # --- rows in mysqltop's shapes (sources/locks.py) ---------------------------------------------
 
 def _int(v: str | None) -> int | None:
-    return int(v) if v is not None and _NUMBER.match(v.strip()) else None
+    if v is None:
+        return None
+    if v.isdigit() and v.isascii():          # the common case, without a regex
+        return int(v)
+    return int(v) if _NUMBER.match(v.strip()) else None
 
 
 def _null(v: str | None) -> str | None:
@@ -506,22 +611,29 @@ def _null(v: str | None) -> str | None:
 def sessions(rows: list[Row]) -> tuple[list[list[object]], list[list[object]]]:
     """SHOW FULL PROCESSLIST rows → (sessions, session_states) in the live source's shapes:
     the busiest MAX_SESSIONS non-idle sessions, and (command, state) groups of all."""
-    busy: list[list[object]] = []
+    busy: list[tuple[int, int, Row, str, str]] = []     # (-time, id, row, command, state): sorted, then shaped
     groups: dict[tuple[str, str], list[int]] = {}
     for r in rows:
         command = r.get("Command", "")
-        state = _null(r.get("State")) or ""
+        state = r.get("State") or ""
+        if state == "NULL":
+            state = ""
         t = _int(r.get("Time")) or 0
-        g = groups.setdefault((command, state), [0, 0])
-        g[0] += 1
-        g[1] = max(g[1], t)
+        g = groups.get((command, state))
+        if g is None:
+            groups[(command, state)] = [1, t]
+        else:
+            g[0] += 1
+            if t > g[1]:
+                g[1] = t
         if command not in IDLE_COMMANDS and (r.get("Info") or "").strip() != "SHOW FULL PROCESSLIST":
-            busy.append([_int(r.get("Id")), r.get("User"), r.get("Host"), _null(r.get("db")), command,
-                         state, t, _null(r.get("Info"))])
-    busy.sort(key=lambda s: (-(s[6] if isinstance(s[6], int) else 0), s[0] if isinstance(s[0], int) else 0))
+            busy.append((-t, _int(r.get("Id")) or 0, r, command, state))
+    top = heapq.nsmallest(MAX_SESSIONS, busy, key=lambda b: (b[0], b[1]))
+    shaped: list[list[object]] = [[_int(r.get("Id")), r.get("User"), r.get("Host"), _null(r.get("db")), command,
+                                   state, -neg_t, _null(r.get("Info"))] for neg_t, _, r, command, state in top]
     states: list[list[object]] = [[c, s, n, longest] for (c, s), (n, longest) in groups.items()]
     states.sort(key=lambda s: (-int(str(s[2])), -int(str(s[3])), str(s[0]), str(s[1])))
-    return busy[:MAX_SESSIONS], states
+    return shaped, states
 
 
 def _age(started: str | None, now_local: float | None) -> int | None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from mysqltop.core import collection as fmt
 from mysqltop.core.sample import POLL_STATEMENTS, HostSample, RawSample, ServerIdentity
 from mysqltop.errors import UserError
-from mysqltop.sources.collection_files import Unusable, head_lines, lines, read_small, regular
+from mysqltop.sources.collection_files import Unusable, blocks, head_lines, lines, read_small, regular
 from mysqltop.sources.mysql import STATUS_NAMES
 
 INTERVAL = 1.0                      # pt-stalk's --sleep-collect default: one loop a second
@@ -338,7 +338,10 @@ class Importer:
                               "absolute counters")
 
     def _pages(self, path: Path, t0: float) -> Iterator[tuple[float, fmt.Page]]:
-        for page in fmt.vertical_pages(self._guarded(lines(path))):
+        head = next((ln for ln in itertools.islice(self._guarded(lines(path)), 50) if ln.strip()), "")
+        paged = fmt.parse_ts(head) is not None     # TS-paged: read a page at a time (bench/import)
+        pages = fmt.ts_pages(self._guarded(blocks(path))) if paged else fmt.vertical_pages(self._guarded(lines(path)))
+        for page in pages:
             t = page.ts[0] if page.ts is not None else t0 + page.index * INTERVAL
             yield t, page
 
@@ -461,7 +464,8 @@ class Importer:
             page = got.get("processlist")
             if page is not None:
                 rows = [r for rs in page.results for r in rs]
-                procs = {i: r for r in rows if (i := fmt._int(r.get("Id"))) is not None}
+                if got.get("transactions") is not None:      # joined by thread id
+                    procs = {i: r for r in rows if (i := fmt._int(r.get("Id"))) is not None}
                 kw["sessions"], kw["session_states"] = fmt.sessions(rows)
             tpage = got.get("transactions")
             if tpage is not None:

@@ -115,6 +115,48 @@ def lines(path: Path, max_bytes: int | None = None) -> Iterator[str]:
             yield line.decode("utf-8", "replace")
 
 
+def blocks(path: Path, size: int = 1 << 20) -> Iterator[str]:
+    """The file as text blocks of about `size` bytes, each ending at a line end (the last one
+    perhaps not): the same text `lines` gives, joined — lines longer than MAX_LINE cut, invalid
+    UTF-8 replaced, a NUL refused — for parsers that work a page at a time, not a line."""
+    f = open_regular(path)
+    with f:
+        head = f.read(SNIFF)
+        _check_text(path, head)
+        f.seek(0)
+        rest = b""
+        while True:
+            data = f.read(size)
+            if not data:
+                break
+            if b"\0" in data:
+                raise Unusable(path, "binary data inside the text (a NUL byte)")
+            data = rest + data
+            end = data.rfind(b"\n") + 1
+            if end == 0:                             # no line end in sight: a line longer than a block
+                if len(data) < MAX_LINE:
+                    rest = data
+                    continue
+                data, rest = data[:MAX_LINE] + b"\n", b""
+                while (more := f.read(size)) and b"\n" not in more:
+                    pass                             # drop the rest of an overlong line
+                if more:
+                    rest = more[more.index(b"\n") + 1:]
+                yield _cut(data).decode("utf-8", "replace")
+                continue
+            data, rest = data[:end], data[end:]
+            yield _cut(data).decode("utf-8", "replace")
+        if rest:
+            yield _cut(rest).decode("utf-8", "replace")
+
+
+def _cut(data: bytes) -> bytes:
+    """Lines longer than MAX_LINE cut there (rare: checked by the block's length first)."""
+    if len(data) <= MAX_LINE or max(map(len, data.split(b"\n"))) <= MAX_LINE:
+        return data
+    return b"\n".join(line[:MAX_LINE] for line in data.split(b"\n"))
+
+
 def read_small(path: Path) -> str:
     """A file read whole, at most MAX_SMALL_FILE bytes."""
     return "".join(lines(path, MAX_SMALL_FILE))
