@@ -94,3 +94,30 @@ def test_a_loop_without_lock_rows_says_not_recorded_and_the_report_names_the_hol
     text = _report(percona, capsys)
     headline = next(line for line in text.splitlines() if line.startswith("STALL "))
     assert "root thread 31 app@10.1.2.3" in headline and "KILL 31" in headline
+
+
+def test_latch_waits_between_the_two_mutex_snapshots_are_hotspots_over_their_span(
+        percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipe = FramePipeline()
+    with RecordingReader(percona) as r:
+        frames = [pipe.push(r.sample(i)) for i in range(len(r))]
+        snapshots = [r.sample(i).wall for i in range(len(r)) if r.sample(i).innodb_mutex is not None]
+    span = snapshots[1] - snapshots[0]
+    assert len(snapshots) == 2 and span == pytest.approx(6.0)
+    hot = [f for f in frames if f.hotspots]
+    assert len(hot) == 1 and hot[0].time == snapshots[1]          # one delta, not a series
+    top = hot[0].hotspots[0]
+    # five btr0sea.cc:202 instances, each +900 waits: summed per site, over the span
+    assert (top.site, top.source, top.span_s) == ("btr0sea.cc:202", "innodb_mutex", pytest.approx(span))
+    assert top.waits_per_s == pytest.approx(4500 / span)
+    assert any(h.site == "trx0purge.cc:227" for h in hot[0].hotspots)   # first waited between the two
+    assert any("a span, not a per-second series" in n for n in hot[0].notes)
+    text = _report(percona, capsys)
+    block = text[text.index("TOP HOTSPOTS"):text.index("IO, FLUSH AND LOCK PEAKS")]
+    assert "btr0sea.cc:202" in block and "a start→end delta, not a series" in block
+    rep = json.loads(_report(percona, capsys, "--format", "json"))
+    first = rep["hotspots"][0]
+    assert first["site"] == "btr0sea.cc:202" and first["span_s"] == pytest.approx(span)
+    assert first["waits_per_s"] * first["span_s"] == pytest.approx(4500)     # the delta, whole
+    note = next(b["note"] for b in rep["bookmarks"] if (b.get("note") or "").startswith("latch waits"))
+    assert "btr0sea.cc:202 +4500" in note

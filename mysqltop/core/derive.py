@@ -69,12 +69,14 @@ ENABLE_PS_HINT = (f"{ENABLE_SQL}; on MariaDB latches created at startup are only
 
 
 def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
-           polls: int = 1) -> Frame:
+           polls: int = 1, prev_mutex: ParsedSample | None = None) -> Frame:
     """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
     counters, good or not (host rates keep their own clock while the server does not answer).
     Without `prev_host`, host rates use `prev`. `polls`: how many polls lie between prev and cur
     (a report over every k-th sample: counters are cumulative, so the rates are the exact
-    averages over the span; only the monitor's own statements need counting k times)."""
+    averages over the span; only the monitor's own statements need counting k times).
+    `prev_mutex`: the last earlier sample with SHOW ENGINE INNODB MUTEX rows, for a sample that has
+    them when `prev` has not (an import's two mutex snapshots): its latch waits over that span."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
@@ -108,7 +110,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.ahi = _ahi(prev, cur, server_dt)
     _lock_activity(cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
-    frame.hotspots = _hotspots(prev, cur, server_dt, frame)
+    frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     return frame
@@ -585,7 +587,24 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
-def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list[Hotspot]:
+def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[Hotspot]:
+    """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
+    (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
+    as one (Hotspot.span_s) — a start→end delta, never spread into a per-second series."""
+    assert before.mutex is not None and cur.mutex is not None
+    span = cur.raw.mono - before.raw.mono
+    if not valid_dt(span):
+        return []
+    hot = hs.mutex_hotspots(before.mutex, cur.mutex, span)
+    for h in hot:
+        h.span_s = span
+    frame.notes.append(f"latch hotspots over the {span:.0f} s between two SHOW ENGINE INNODB MUTEX snapshots "
+                       "(a start→end delta: a span, not a per-second series)")
+    return hot
+
+
+def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame,
+              prev_mutex: ParsedSample | None = None) -> list[Hotspot]:
     """Fills frame.sources/notes on the way: which latch sources this sample has, what is missing."""
     groups: list[list[Hotspot]] = []
     ps_rows = cur.waits or {}
@@ -628,6 +647,8 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
                 groups.append(ps)
         if cur.mutex and prev.mutex is not None:
             groups.append(hs.mutex_hotspots(prev.mutex, cur.mutex, dt))
+    if cur.mutex and (prev is None or prev.mutex is None) and prev_mutex is not None and prev_mutex.mutex:
+        groups.append(_mutex_span(prev_mutex, cur, frame))
     if sem is not None and sem.waits:
         groups.append(hs.semaphore_hotspots(sem.waits))   # a snapshot: no previous sample needed
     return hs.rank(*groups)

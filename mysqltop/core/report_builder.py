@@ -177,6 +177,7 @@ class _HotAcc:
     ms_dt: float = 0.0            # Σ Δt of the frames with a wait ms/s figure
     peak: float | None = None
     peak_t: float | None = None
+    span_s: float | None = None   # measured between two snapshots this far apart (Hotspot.span_s)
 
 
 class ReportBuilder:
@@ -268,13 +269,15 @@ class ReportBuilder:
                 self._stride *= 2
 
     def _hotspots(self, f: Frame) -> None:
-        dt = f.elapsed or 0.0
         for h in f.hotspots:
             if h.own:
                 continue          # mysqltop's own footprint: not the server's hotspot
+            dt = h.span_s if h.span_s is not None else f.elapsed or 0.0    # the time its rates are over
             a = self.hot.get((h.source, h.name))
             if a is None:
                 a = self.hot[(h.source, h.name)] = _HotAcc(h)
+            if h.span_s is not None:
+                a.span_s = max(a.span_s or 0.0, h.span_s)
             a.seen += 1
             a.thread_weight += (h.waiting_threads or 0.0) * dt
             if h.waits_per_s is not None:
@@ -321,7 +324,8 @@ class ReportBuilder:
                 share=weight[m](a) / total if total else 0.0,
                 waits_per_s=a.count_weight / a.waits_dt if a.waits_dt > 0 else None,
                 wait_ms_per_s=a.ms_weight / a.ms_dt if a.ms_dt > 0 else None,
-                peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1)))
+                peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1),
+                span_s=a.span_s))
         out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))
         return out[:self.top]
 
