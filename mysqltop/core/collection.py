@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import calendar
 import heapq
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -233,7 +234,7 @@ def vertical_pages(lines: Iterable[str]) -> Iterator[Page]:
 
 # A line of a \\G page: a row header or a `Column: value` line (the fast path's one token).
 _TOKEN = re.compile(r"^(?:\*{5,} (\d+)\. row \*{5,}[ \t]*|[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.*))$", re.M)
-_LONG_LINE = re.compile(r"^[^\n]{%d}" % MAX_VALUE_CHARS, re.M)
+_FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
 _TS_PAGE = re.compile(r"^TS \d{9,11}(?:\.\d+)? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d[ \t]*$", re.M)
 
 
@@ -242,13 +243,18 @@ def _fast_results(text: str) -> list[list[Row]] | None:
     header or the column its result set's first row says is due (no statement spans lines); None
     when not — the caller reads that page line by line (_VerticalReader), which gives the same
     rows wherever both apply."""
-    if "\r" in text or (len(text) > MAX_VALUE_CHARS and _LONG_LINE.search(text)):
-        return None                                  # CRLF, a value to cut: the line reader's work
+    if "\r" in text:
+        return None                                  # CRLF: the line reader's work
     tokens = _TOKEN.findall(text)
     if len(tokens) != text.count("\n") + (0 if text.endswith("\n") or not text else 1):
         return None                                  # a line that is neither: a statement's
     if tokens and not tokens[0][0]:
         return None                                  # a column before any row header
+    if len(text) > MAX_VALUE_CHARS and max(map(len, map(_THIRD, tokens))) > MAX_VALUE_CHARS:
+        return None                                  # a value to cut: the line reader's work
+    uniform = _uniform(tokens)
+    if uniform is not None:
+        return uniform
     results: list[list[Row]] = []
     current: list[Row] = []
     columns: list[str] = []
@@ -283,6 +289,24 @@ def _fast_results(text: str) -> list[list[Row]] | None:
     if started:
         current.append(row)
     return [r for r in results if r]
+
+
+def _uniform(tokens: list[tuple[str, str, str]]) -> list[list[Row]] | None:
+    """One result set whose rows all hold the first row's columns (a processlist page): checked
+    and read with list operations, no Python step per line. None: any other page."""
+    keys = list(map(_SECOND, tokens))
+    try:
+        period = keys.index("", 1)                   # the second row header
+    except ValueError:
+        period = len(keys)
+    columns = keys[1:period]
+    if (not columns or len(tokens) % period or keys[period:] != keys[:-period] or len(set(columns)) != len(columns)):
+        return None
+    numbers = list(map(_FIRST, tokens[::period]))
+    if numbers[0] != "1" or numbers.count("1") != 1:
+        return None                                  # several result sets
+    values = list(map(_THIRD, tokens))
+    return [[dict(zip(columns, values[i + 1:i + period])) for i in range(0, len(values), period)]]
 
 
 def _slow_results(text: str) -> list[list[Row]]:

@@ -386,15 +386,25 @@ class Importer:
             self.files = c.files
             noted = len(self.notes)
             first = True
+            overlap = 0
+            marks: tuple[str, ...] = ()
             for item in self._collection(c.prefix):
+                if last is not None and item.raw.wall <= last[1]:
+                    overlap += 1                       # started before the previous one ended
+                    marks += item.bookmarks
+                    continue
                 if first and last is not None:
                     gap = item.raw.wall - last[1]
-                    item = dataclasses.replace(item, new_segment=True, bookmarks=(
-                        f"not recorded: {_span(gap)} between pt-stalk collections {last[0]} and {c.prefix}",
-                        *item.bookmarks))
+                    what = (f"not recorded: {_span(gap)} between pt-stalk collections {last[0]} and {c.prefix}"
+                            if gap > 2 * INTERVAL else f"pt-stalk collection {c.prefix} follows {last[0]}")
+                    item = dataclasses.replace(item, new_segment=gap > 2 * INTERVAL,
+                                               bookmarks=(what, *marks, *item.bookmarks))
                 first = False
                 last = (c.prefix, item.raw.wall)
                 yield item
+            if overlap:
+                self.notes.append(f"its first {overlap} sample(s) overlap the collection before (pt-stalk --sleep "
+                                  "shorter than --run-time): left out")
             if several:
                 self.notes[noted:] = [f"{c.prefix}: {n}" for n in self.notes[noted:]]
 
