@@ -376,3 +376,13 @@ def test_pages_read_a_page_at_a_time_equal_the_line_reader(pages: list[str], crl
     by_line = list(fmt.vertical_pages(lines))
     by_page = list(fmt.ts_pages(blocks))
     assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
+
+
+def test_a_statement_over_many_lines_is_joined_once_and_cut_at_the_cell_limit() -> None:
+    stmt_lines = ["INSERT INTO t VALUES"] + [f"({i}, 'x')," for i in range(30_000)]
+    text = ("*************************** 1. row ***************************\n     Id: 5\n   Info: "
+            + "\n".join(stmt_lines) + "\n  State: init\n")
+    (page,) = fmt.vertical_pages(text.split("\n")[:-1])
+    row = page.results[0][0]
+    assert row["Info"] == "\n".join(stmt_lines)[:fmt.MAX_VALUE_CHARS]
+    assert row["State"] == "init" and row["Id"] == "5"
