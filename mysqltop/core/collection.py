@@ -244,7 +244,8 @@ def vertical_pages(lines: Iterable[str]) -> Iterator[Page]:
 
 
 # A line of a \\G page: a row header or a `Column: value` line (the fast path's one token).
-_TOKEN = re.compile(r"^(?:\*{5,} (\d+)\. row \*{5,}[ \t]*|[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.*))$", re.M)
+_TOKEN = re.compile(r"^(?:[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.{0,%d})|\*{5,} (\d+)\. row \*{5,}[ \t]*)$"
+                    % MAX_VALUE_CHARS, re.M)     # a longer value is no token: the line reader cuts it
 _FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
 _TS_PAGE = re.compile(r"^TS \d{9,11}(?:\.\d+)? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d[ \t]*$", re.M)
 
@@ -259,10 +260,8 @@ def _fast_results(text: str) -> list[list[Row]] | None:
     tokens = _TOKEN.findall(text)
     if len(tokens) != text.count("\n") + (0 if text.endswith("\n") or not text else 1):
         return None                                  # a line that is neither: a statement's
-    if tokens and not tokens[0][0]:
+    if tokens and not tokens[0][2]:
         return None                                  # a column before any row header
-    if len(text) > MAX_VALUE_CHARS and max(map(len, map(_THIRD, tokens))) > MAX_VALUE_CHARS:
-        return None                                  # a value to cut: the line reader's work
     uniform = _uniform(tokens)
     if uniform is not None:
         return uniform
@@ -273,7 +272,7 @@ def _fast_results(text: str) -> list[list[Row]] | None:
     started = False                                  # a row header was read (tokens[0] is one)
     n = 0                                            # columns of the row so far
     first = True                                     # the result set's first row: it sets the columns
-    for number, key, value in tokens:
+    for key, value, number in tokens:
         if number:
             if started:
                 current.append(row)
@@ -305,7 +304,7 @@ def _fast_results(text: str) -> list[list[Row]] | None:
 def _uniform(tokens: list[tuple[str, str, str]]) -> list[list[Row]] | None:
     """One result set whose rows all hold the first row's columns (a processlist page): checked
     and read with list operations, no Python step per line. None: any other page."""
-    keys = list(map(_SECOND, tokens))
+    keys = list(map(_FIRST, tokens))
     try:
         period = keys.index("", 1)                   # the second row header
     except ValueError:
@@ -313,10 +312,10 @@ def _uniform(tokens: list[tuple[str, str, str]]) -> list[list[Row]] | None:
     columns = keys[1:period]
     if (not columns or len(tokens) % period or keys[period:] != keys[:-period] or len(set(columns)) != len(columns)):
         return None
-    numbers = list(map(_FIRST, tokens[::period]))
+    numbers = list(map(_THIRD, tokens[::period]))
     if numbers[0] != "1" or numbers.count("1") != 1:
         return None                                  # several result sets
-    values = list(map(_THIRD, tokens))
+    values = list(map(_SECOND, tokens))
     return [[dict(zip(columns, values[i + 1:i + period])) for i in range(0, len(values), period)]]
 
 
