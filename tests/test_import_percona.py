@@ -68,8 +68,7 @@ def test_no_advice_for_what_the_collection_did_not_hold(collection: Path, tmp_pa
     assert main(["import", str(collection), "-o", str(out)]) == 0
     text = _report(out, capsys)
     rep = json.loads(_report(out, capsys, "--format", "json"))
-    advice = [a for a in rep["advice"]] if isinstance(rep.get("advice"), list) else []
-    ids = {a["id"] for a in advice}
+    ids = {a["id"] for a in rep["advice"]}
     assert "synch_instruments_off" not in ids and "synch_instruments_off" not in text
     words = NOT_FOR_AN_IMPORT if collection == PERCONA else NOT_FOR_AN_IMPORT[:9]
     for w in words:

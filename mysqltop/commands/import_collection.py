@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
             imp = run_import(what, take, partial=args.partial, start=start)
         if count == 0:
             raise UserError(f"{' '.join(args.paths)}: no samples found in {what.label}", 1)
+        for sig in previous:                     # complete now: a signal must not undo the rename
+            signal.signal(sig, signal.SIG_IGN)
         os.replace(tmp, out)
     except BaseException:
         for sig in previous:
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            if handler is not None:              # None: set outside Python, cannot be put back
+                signal.signal(sig, handler)
     for note in imp.notes:
         print(f"mysqltop: note: {visible(note)}", file=sys.stderr)
     print(f"mysqltop: wrote {visible(str(out))} ({count} samples from {visible(what.label)})", file=sys.stderr)
