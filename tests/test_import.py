@@ -386,3 +386,18 @@ def test_a_statement_over_many_lines_is_joined_once_and_cut_at_the_cell_limit() 
     row = page.results[0][0]
     assert row["Info"] == "\n".join(stmt_lines)[:fmt.MAX_VALUE_CHARS]
     assert row["State"] == "init" and row["Id"] == "5"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_page(), min_size=1, max_size=5), st.integers(1, 7), st.sampled_from(["", "\n", "junk\n", "TS 1 2\n"]),
+       st.booleans())
+def test_pages_without_ts_lines_read_a_page_at_a_time_equal_the_line_reader(
+        pages: list[str], cut: int, head: str, same_first: bool) -> None:
+    if same_first:                                # every loop's first result set starts with Id
+        pages = [p.replace("\n", "\n       Id: 1\n", 1) if p.startswith("*") else p for p in pages]
+    text = head + "".join(pages)
+    lines = [ln + "\n" for ln in text.split("\n")[:-1]]
+    blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]
+    by_line = list(fmt.vertical_pages(lines))
+    by_page = list(fmt.untimed_pages(blocks))
+    assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import calendar
 import heapq
+import itertools
 import operator
 import re
 from dataclasses import dataclass, field
@@ -363,6 +364,82 @@ def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
     done = page()
     if done is not None:
         yield done
+
+
+# Where a page of a file without TS lines may start: a row-1 header (verified with ROW_HEADER:
+# "01." and other digits count as 1 too), and the column line right after it.
+_ROW_ONE = re.compile(r"^\*{5,} (0*1|[^\n.]*[^\x00-\x7f][^\n.]*)\. row \*{5,}[^\S\n]*$", re.M)
+_COLUMN_START = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*):")
+_ANY_TS = re.compile(r"^TS ", re.M)
+
+
+def untimed_pages(blocks: Iterable[str]) -> Iterator[Page]:
+    """vertical_pages' pages of a loop file without TS lines (pt-stalk 3.1–3.4, Debian's 3.2.1)
+    from text blocks that end at line ends: a page starts at each row-1 header whose next line
+    is the file's first column, and is read as ts_pages reads one. Anything less plain (text
+    before the first header, a header not followed by a column line, a TS line) hands the page
+    it is in, and the rest of the file, to vertical_pages, which decides those cases."""
+    it = iter(blocks)
+    pending: list[str] = []          # the current page's text so far
+    carry = ""                       # the last line of the last block, held back: it may be a header
+    first_key: str | None = None
+    index = 0
+
+    def parsed(text: str) -> Page:
+        results = _fast_results(text)
+        return Page(None, results if results is not None else _slow_results(text), index)
+
+    for block in it:
+        buf = carry + block
+        cut = buf.rfind("\n", 0, len(buf) - 1) + 1          # the start of buf's last line
+        carry, buf = buf[cut:], buf[:cut]
+        pos = 0
+        plain = _ANY_TS.search(buf) is None
+        for m in _ROW_ONE.finditer(buf) if plain else ():
+            hm = ROW_HEADER.match(m.group(0))
+            if hm is None or int(hm.group(1)) != 1:
+                continue
+            col = _COLUMN_START.match(buf, m.end() + 1)
+            if col is None or (first_key is None and (m.start() or any(pending))):
+                plain = False
+                break
+            if first_key is None:
+                first_key = col.group(1)
+            elif col.group(1) == first_key:
+                pending.append(buf[pos:m.start()])
+                page = parsed("".join(pending))
+                if page.results:
+                    yield page
+                    index += 1
+                pending, pos = [], m.start()
+        if not plain or first_key is None and buf.strip():
+            rest = itertools.chain(["".join(pending), buf[pos:], carry], it)
+            for page in vertical_pages(_split_lines(rest)):
+                yield Page(page.ts, page.results, page.index + index)
+            return
+        pending.append(buf[pos:])
+    tail = "".join(pending) + carry
+    if (first_key is None and tail.strip()) or _ANY_TS.search(carry):
+        for page in vertical_pages(_split_lines([tail])):
+            yield Page(page.ts, page.results, page.index + index)
+        return
+    page = parsed(tail)
+    if page.results:
+        yield page
+
+
+def _split_lines(blocks: Iterable[str]) -> Iterator[str]:
+    """The lines of text blocks, each with its line end (the last perhaps without)."""
+    rest = ""
+    for block in blocks:
+        if not block:
+            continue
+        parts = (rest + block).split("\n")
+        rest = parts.pop()
+        for p in parts:
+            yield p + "\n"
+    if rest:
+        yield rest
 
 
 # --- mysqladmin ext ---------------------------------------------------------------------------

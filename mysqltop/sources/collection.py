@@ -340,7 +340,7 @@ class Importer:
     def _pages(self, path: Path, t0: float) -> Iterator[tuple[float, fmt.Page]]:
         head = next((ln for ln in itertools.islice(self._guarded(lines(path)), 50) if ln.strip()), "")
         paged = fmt.parse_ts(head) is not None     # TS-paged: read a page at a time (bench/import)
-        pages = fmt.ts_pages(self._guarded(blocks(path))) if paged else fmt.vertical_pages(self._guarded(lines(path)))
+        pages = (fmt.ts_pages if paged else fmt.untimed_pages)(self._guarded(blocks(path)))
         for page in pages:
             t = page.ts[0] if page.ts is not None else t0 + page.index * INTERVAL
             yield t, page

@@ -129,9 +129,13 @@ def blocks(path: Path, size: int = 1 << 20) -> Iterator[str]:
             data = f.read(size)
             if not data:
                 break
-            if b"\0" in data:
-                raise Unusable(path, "binary data inside the text (a NUL byte)")
             data = rest + data
+            nul = data.find(b"\0")
+            if nul >= 0:                             # the lines before it, then the refusal
+                keep = data[:data.rfind(b"\n", 0, nul) + 1]
+                if keep:
+                    yield _cut(keep).decode("utf-8", "replace")
+                raise Unusable(path, "binary data inside the text (a NUL byte)")
             end = data.rfind(b"\n") + 1
             if end == 0:                             # no line end in sight: a line longer than a block
                 if len(data) < MAX_LINE:
