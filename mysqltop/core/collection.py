@@ -245,10 +245,11 @@ def vertical_pages(lines: Iterable[str]) -> Iterator[Page]:
 
 
 # A line of a \\G page: a row header or a `Column: value` line (the fast path's one token).
-_TOKEN = re.compile(r"^(?:[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.{0,%d})|\*{5,} (\d+)\. row \*{5,}[ \t]*)$"
-                    % MAX_VALUE_CHARS, re.M)     # a longer value is no token: the line reader cuts it
+# A longer value, a row number written "01" or in other digits: no token (the line reader decides).
+_TOKEN = re.compile(r"^(?:[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.{0,%d})|\*{5,} (0|[1-9][0-9]*)\. row \*{5,}[ \t]*)$"
+                    % MAX_VALUE_CHARS, re.M)
 _FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
-_TS_PAGE = re.compile(r"^TS \d{9,11}(?:\.\d+)? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d[ \t]*$", re.M)
+_TS_PAGE = re.compile(r"^TS [^\n]*", re.M)       # a page starts there when parse_ts reads it
 
 
 def _fast_results(text: str) -> list[list[Row]] | None:
@@ -353,13 +354,16 @@ def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
     for block in blocks:
         start = 0
         for m in _TS_PAGE.finditer(block):
+            stamp = parse_ts(m.group(0).rstrip("\r"))
+            if stamp is None:
+                continue                             # not a TS line after all: page text
             pieces.append(block[start:m.start()])
             done = page()
             if done is not None:
                 yield done
                 index += 1
             pieces, start = [], m.end() + 1
-            ts, seen_ts = parse_ts(m.group(0)), True
+            ts, seen_ts = stamp, True
         pieces.append(block[start:])
     done = page()
     if done is not None:
