@@ -120,3 +120,21 @@ def test_latch_waits_between_the_two_mutex_snapshots_are_hotspots_over_their_spa
     assert first["waits_per_s"] * first["span_s"] == pytest.approx(4500)     # the delta, whole
     note = next(b["note"] for b in rep["bookmarks"] if (b.get("note") or "").startswith("latch waits"))
     assert "btr0sea.cc:202 +4500" in note
+
+
+@pytest.mark.parametrize("flavor", ["mysql", "percona", "mariadb", None])
+def test_the_instrument_hint_gives_a_mysql_or_percona_server_no_mariadb_lines(flavor: str | None) -> None:
+    from mysqltop.core.advice import advise
+    from mysqltop.core.frame import Frame, ServerInfo
+    from mysqltop.core.instrumentation import MARIADB_ONLY, hint_config
+
+    note = "performance_schema wait/synch instruments are off: UPDATE performance_schema.setup_instruments …"
+    frames = [Frame(time=1_700_000_000.0 + k, elapsed=1.0, server=ServerInfo("8.0.36-28", flavor, "db1"),
+                    sources=[], notes=[note]) for k in range(10)]
+    (a,) = [x for x in advise(frames, {"performance_schema": "ON"}) if x.id == "synch_instruments_off"]
+    mariadb_words = [*MARIADB_ONLY, "on MariaDB"]
+    if flavor in ("mysql", "percona"):
+        assert not any(w in a.message for w in mariadb_words) and not any(n in hint_config(flavor) for n in MARIADB_ONLY)
+        assert "wait/synch/rwlock/innodb/%=ON" in a.message                  # the InnoDB latches stay
+    else:
+        assert all(n in a.message for n in MARIADB_ONLY)
