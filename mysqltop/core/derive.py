@@ -95,12 +95,14 @@ ENABLE_PS_HINT = (f"{ENABLE_SQL}; on MariaDB latches created at startup are only
 
 
 def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
-           polls: int = 1) -> Frame:
+           polls: int = 1, prev_mutex: ParsedSample | None = None) -> Frame:
     """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
     counters, good or not (host rates keep their own clock while the server does not answer).
     Without `prev_host`, host rates use `prev`. `polls`: how many polls lie between prev and cur
     (a report over every k-th sample: counters are cumulative, so the rates are the exact
-    averages over the span; only the monitor's own statements need counting k times)."""
+    averages over the span; only the monitor's own statements need counting k times).
+    `prev_mutex`: the last earlier sample with SHOW ENGINE INNODB MUTEX rows, for a sample that has
+    them when `prev` has not (an import's two mutex snapshots): its latch waits over that span."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
@@ -135,7 +137,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.pressure = _pressure(prev, cur, server_dt)
     _lock_activity(prev, cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
-    frame.hotspots = _hotspots(prev, cur, server_dt, frame)
+    frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     return frame
@@ -385,6 +387,7 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
         # the status text lists the transactions too: with it, none listed means none active
         frame.unrecorded = [k for k in UNRECORDED_KEYS if getattr(raw, k) is None and k not in raw.errors
                             and not (k == "transactions" and (frame.transactions or raw.innodb_status))]
+        frame.unrecorded += [k for k in raw.not_recorded or () if k not in UNRECORDED_KEYS]
     if raw.lock_waits is not None:
         lk.blocked_sessions = sum(b.blocked for b in frame.blocking)
     if frame.transactions:
@@ -395,7 +398,7 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
     frame.stalls = stall_tree.find(
         frame.blocking, raw.lock_sessions, raw.metadata_locks, raw.server.flavor, frame.time,
         row_waiting=lk.row_lock_current_waits if row_unseen else None,
-        row_longest=lk.longest_lock_wait_s if row_unseen else None)
+        row_longest=lk.longest_lock_wait_s if row_unseen else None, unrecorded=frozenset(frame.unrecorded))
     frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
     _waits_in_progress(prev, cur, frame, dt)
 
@@ -630,7 +633,24 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
-def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame) -> list[Hotspot]:
+def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[Hotspot]:
+    """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
+    (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
+    as one (Hotspot.span_s) — a start→end delta, never spread into a per-second series."""
+    assert before.mutex is not None and cur.mutex is not None
+    span = cur.raw.mono - before.raw.mono
+    if not valid_dt(span):
+        return []
+    hot = hs.mutex_hotspots(before.mutex, cur.mutex, span)
+    for h in hot:
+        h.span_s = span
+    frame.notes.append(f"latch hotspots over the {span:.0f} s between two SHOW ENGINE INNODB MUTEX snapshots "
+                       "(a start→end delta: a span, not a per-second series)")
+    return hot
+
+
+def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame,
+              prev_mutex: ParsedSample | None = None) -> list[Hotspot]:
     """Fills frame.sources/notes on the way: which latch sources this sample has, what is missing."""
     groups: list[list[Hotspot]] = []
     ps_rows = cur.waits or {}
@@ -639,6 +659,9 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
         frame.sources.append("performance_schema")
         if not any("/innodb/" in n for n in ps_rows):
             frame.notes.append("performance_schema instruments no InnoDB latches: " + ENABLE_PS_HINT)
+    elif cur.waits is None and "ps_waits" in (cur.raw.not_recorded or ()):
+        frame.notes.append("latches: no performance_schema rows in an import (a collection holds at most two "
+                           "SHOW ENGINE INNODB MUTEX snapshots)")
     elif cur.waits is None and predates_performance_schema(cur.raw.server.version):
         frame.notes.append("this server predates performance_schema (MySQL 5.5): latch waits come from "
                            "SEMAPHORES and SHOW ENGINE INNODB MUTEX")
@@ -670,6 +693,8 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
                 groups.append(ps)
         if cur.mutex and prev.mutex is not None:
             groups.append(hs.mutex_hotspots(prev.mutex, cur.mutex, dt))
+    if cur.mutex and (prev is None or prev.mutex is None) and prev_mutex is not None and prev_mutex.mutex:
+        groups.append(_mutex_span(prev_mutex, cur, frame))
     if sem is not None and sem.waits:
         groups.append(hs.semaphore_hotspots(sem.waits))   # a snapshot: no previous sample needed
     return hs.rank(*groups)

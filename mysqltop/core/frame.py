@@ -74,6 +74,9 @@ class Hotspot:
     # Taken by mysqltop's own reads (INNODB_TRX, SHOW ENGINE INNODB STATUS): listed last, labelled,
     # with no share, and never a finding's cause (core/hotspots.py OWN_LATCHES).
     own: bool = False
+    # The rates are a start→end delta of two SHOW ENGINE INNODB MUTEX snapshots this many seconds
+    # apart (an import's mutex-status1→2), not this frame's interval; None: the frame's interval.
+    span_s: Num = None
 
 
 @dataclass

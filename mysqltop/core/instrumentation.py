@@ -57,14 +57,35 @@ CONFIGS: tuple[Config, ...] = (
 HINT = LEAN
 HINT_COST = ("+2.8 % ± 5.6 server CPU per transaction against performance_schema=OFF, MariaDB 10.11 at "
              "16 threads; as shipped performance_schema=ON costs +17 % (bench/observer --configs)")
-# The same instruments turned on at runtime (they last until the server restarts).
-ENABLE_SQL = ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE "
-              + " OR ".join(f"NAME LIKE '{name}'" for name in LATCH_INSTRUMENTS))
 # MySQL 5.7+ without performance_schema: SHOW ENGINE INNODB MUTEX lists rw-lock waits always and
 # mutex waits once the latch monitor counters are on (runtime, no restart).
 MUTEX_MONITOR_SQL = "SET GLOBAL innodb_monitor_enable = 'latch'"
 
 
-def hint_config() -> str:
-    """The hint's [mysqld] lines, on one line."""
-    return "; ".join(HINT.lines)
+# Instruments only MariaDB has (its table definition cache): a MySQL or Percona server has no such
+# names, so their hint leaves them out rather than hand a DBA lines that do nothing there.
+MARIADB_ONLY: tuple[str, ...] = ("wait/synch/mutex/sql/LOCK_unused_shares",
+                                 "wait/synch/mutex/sql/TABLE_SHARE::tdc.LOCK_table_share")
+
+
+def _instruments_for(flavor: str | None) -> tuple[str, ...]:
+    if flavor in ("mysql", "percona"):
+        return tuple(name for name in LATCH_INSTRUMENTS if name not in MARIADB_ONLY)
+    return LATCH_INSTRUMENTS
+
+
+def enable_sql(flavor: str | None = None) -> str:
+    """The same instruments turned on at runtime (they last until the server restarts)."""
+    return ("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE "
+            + " OR ".join(f"NAME LIKE '{name}'" for name in _instruments_for(flavor)))
+
+
+ENABLE_SQL = enable_sql()
+
+
+def hint_config(flavor: str | None = None) -> str:
+    """The hint's [mysqld] lines, on one line; for flavor mysql or percona without MariaDB's own."""
+    lines = HINT.lines
+    if flavor in ("mysql", "percona"):
+        lines = tuple(line for line in lines if not any(f"'{name}=" in line for name in MARIADB_ONLY))
+    return "; ".join(lines)

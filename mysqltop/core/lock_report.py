@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
+from mysqltop.core.stalls import NOT_RECORDED
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -115,10 +116,11 @@ class LockWindow:
             self._open[key] = (ep, i)
 
     def stall_episodes(self) -> list[StallEpisode]:
-        """Biggest first (most sessions waiting, then longest)."""
+        """Biggest first (most sessions waiting, then longest); a pile whose holder was not
+        recorded (an import's moments without lock rows) after those whose holder is known."""
         for ep in self.stalls:
             ep.open = ep.end == self._last_time
-        return sorted(self.stalls, key=lambda e: (-e.max_waiting, -(e.end - e.start), e.start))
+        return sorted(self.stalls, key=lambda e: (e.source == NOT_RECORDED, -e.max_waiting, -(e.end - e.start), e.start))
 
     def add(self, f: Frame) -> None:
         self._stalls(f)

@@ -29,6 +29,7 @@ class FramePipeline:
         self._judged: tuple[float, list[Advice]] | None = None    # (sample time, advice) of the last judgement
         self._prev: ParsedSample | None = None
         self._prev_host: RawSample | None = None      # the last sample with host counters, stale or not
+        self._prev_mutex: ParsedSample | None = None  # the last sample with SHOW ENGINE INNODB MUTEX rows
         self._window: deque[Frame] = deque(maxlen=max(window, 1))
 
     @property
@@ -45,6 +46,7 @@ class FramePipeline:
         """The next frame has no rates (a new recording segment), the advice window stays."""
         self._prev = None
         self._prev_host = None
+        self._prev_mutex = None
 
     def push(self, raw: RawSample, *, advise: bool = True, polls: int = 1, judged: bool = True) -> Frame:
         """The frame of `raw`. advise=False skips the rules (a replay warming its window up: only
@@ -53,7 +55,7 @@ class FramePipeline:
         the range a timeline was opened at: it gives rates and charts, not evidence)."""
         cur = parse_sample(raw) if raw.error is None else ParsedSample(raw)
         try:
-            frame = derive(self._prev, cur, self._prev_host, polls)
+            frame = derive(self._prev, cur, self._prev_host, polls, self._prev_mutex)
         except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a live session
             frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
                           failure=Failure.OTHER.value)
@@ -61,6 +63,8 @@ class FramePipeline:
             self._prev = cur
         if raw.host is not None:
             self._prev_host = raw
+        if cur.mutex:
+            self._prev_mutex = cur
         if judged:
             self._window.append(frame)
         if advise:

@@ -72,6 +72,7 @@ class HotspotSummary:
     peak_waits_per_s: float | None
     peak_time: float | None
     seen_pct: float                    # % of live frames it appeared in
+    span_s: float | None = None        # its waits are a start→end delta of two snapshots this far apart
 
 
 @dataclass

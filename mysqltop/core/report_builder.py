@@ -20,6 +20,7 @@ from mysqltop.core.report import (
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import clock, cpu_busy_pct, num
+from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
 EPISODE_GAP_FRAMES = 3
@@ -176,6 +177,7 @@ class _HotAcc:
     ms_dt: float = 0.0            # Σ Δt of the frames with a wait ms/s figure
     peak: float | None = None
     peak_t: float | None = None
+    span_s: float | None = None   # measured between two snapshots this far apart (Hotspot.span_s)
 
 
 class ReportBuilder:
@@ -267,13 +269,15 @@ class ReportBuilder:
                 self._stride *= 2
 
     def _hotspots(self, f: Frame) -> None:
-        dt = f.elapsed or 0.0
         for h in f.hotspots:
             if h.own:
                 continue          # mysqltop's own footprint: not the server's hotspot
+            dt = h.span_s if h.span_s is not None else f.elapsed or 0.0    # the time its rates are over
             a = self.hot.get((h.source, h.name))
             if a is None:
                 a = self.hot[(h.source, h.name)] = _HotAcc(h)
+            if h.span_s is not None:
+                a.span_s = max(a.span_s or 0.0, h.span_s)
             a.seen += 1
             a.thread_weight += (h.waiting_threads or 0.0) * dt
             if h.waits_per_s is not None:
@@ -320,7 +324,8 @@ class ReportBuilder:
                 share=weight[m](a) / total if total else 0.0,
                 waits_per_s=a.count_weight / a.waits_dt if a.waits_dt > 0 else None,
                 wait_ms_per_s=a.ms_weight / a.ms_dt if a.ms_dt > 0 else None,
-                peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1)))
+                peak_waits_per_s=a.peak, peak_time=a.peak_t, seen_pct=100.0 * a.seen / (self.live or 1),
+                span_s=a.span_s))
         out.sort(key=lambda s: (-s.share, -(s.wait_ms_per_s or 0.0), -(s.waits_per_s or 0.0), s.name))
         return out[:self.top]
 
@@ -406,6 +411,8 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
     if ep.root_thread_id is not None:
         who = (f"root thread {ep.root_thread_id} {ep.root_user or '?'}@{(ep.root_host or '?').rsplit(':', 1)[0]}"
                f" ({ep.root_command or '?'}{', inferred' if ep.source == 'inferred' else ''}) — {ep.kill};")
+    elif ep.source == NOT_RECORDED:
+        who = f"{NOT_RECORDED_WORDS};"
     else:
         who = "the holder was not visible;"
     tps = " → ".join(f"{label} {num(x)}" for label, x in (("before", ep.tps_before), ("during", ep.tps_during),

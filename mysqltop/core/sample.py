@@ -119,3 +119,8 @@ class RawSample:
     # The monitor's own session's Rows_read, read with server_time (MariaDB, whose rows read/s
     # comes from Rows_read, which counts the monitor's own statements too); None: not read.
     own_rows_read: int | None = None
+    # What this sample's source never had, as POLL_STATEMENTS keys (and "variables"): an import
+    # sets it to what the collection did not hold for this moment, so views say "not recorded"
+    # and no rule advises a privilege, instrument or setting for it. None: a live poll (a field
+    # it lacks was not needed, not readable or refused — errors says which).
+    not_recorded: list[str] | None = None

@@ -122,6 +122,12 @@ class StallRoot:
     kill: str | None = None           # "KILL 42": ready to copy; mysqltop never kills
 
 
+# Stall.source when the sample does not hold the rows that name a holder (an import whose
+# collection lacks them for this moment): nothing to grant or enable, the holder was not recorded.
+NOT_RECORDED = "not_recorded"
+NOT_RECORDED_WORDS = "the holder was not recorded here (no lock rows for this moment)"
+
+
 @dataclass
 class Stall:
     """Sessions piled up on one kind of lock, and who holds it (None: not visible)."""
@@ -132,7 +138,7 @@ class Stall:
     on: str                            # what they wait on, in words ("metadata lock on `db`.`t`")
     root: StallRoot | None = None
     source: str = "lock tables"        # where the root comes from: lock tables | performance_schema |
-                                       # metadata_lock_info | inferred | none
+                                       # metadata_lock_info | inferred | none | NOT_RECORDED
     action: str = ""
     hint: str | None = None            # what to enable for an exact holder, and its cost
     waiter_ids: list[int] = field(default_factory=list)   # thread ids, longest wait first (at most 20)
@@ -347,10 +353,13 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
 
 def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows: list[list[Any]] | None,
          flavor: str | None = None, now: float | None = None,
-         row_waiting: float | None = None, row_longest: float | None = None) -> list[Stall]:
+         row_waiting: float | None = None, row_longest: float | None = None,
+         unrecorded: frozenset[str] = frozenset()) -> list[Stall]:
     """The piles of one sample, most sessions first. `row_waiting`/`row_longest`: sessions in a
     row-lock wait and the longest, where the blocking trees were not read (a refused lock-table
-    statement): the pile is still reported, with the holder not visible."""
+    statement): the pile is still reported, with the holder not visible. `unrecorded`: the row
+    sources the sample does not hold at all (Frame.unrecorded): a holder missing there was not
+    recorded — nothing to grant or enable."""
     sessions = lock_sessions(session_rows)
     by_id = {s.thread_id: s for s in sessions if s.thread_id is not None}
     out: list[Stall] = []
@@ -358,7 +367,12 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
     for b in blocking:
         if b.blocked:
             out.append(_row_lock_stall(b, by_id, now))
-    if not blocking and row_waiting and row_longest is not None:
+    if not blocking and row_waiting and row_longest is not None and "lock_waits" in unrecorded:
+        st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, NOT_RECORDED,
+                   action="look for it in the samples before and after this one")
+        st.started = now - row_longest if now is not None else None
+        out.append(st)
+    elif not blocking and row_waiting and row_longest is not None:
         st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, "none",
                    action="find the holder: the lock-wait statement was not read",
                    hint="the holder shows with PROCESS (INNODB_TRX, INNODB_LOCK_WAITS) or, on MySQL 8, SELECT on "
@@ -402,8 +416,11 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
         else:
             guess = _infer(kind, longest, [s for s in sessions if s.thread_id not in waiting_ids])
             st.root = _root(guess, None)
-            st.source = "inferred" if guess is not None else "none"
-            st.hint = _hint(flavor, source)
+            if "metadata_locks" in unrecorded:
+                st.source = "inferred" if guess is not None else NOT_RECORDED
+            else:
+                st.source = "inferred" if guess is not None else "none"
+                st.hint = _hint(flavor, source)
         if st.root is not None and st.kind in ("metadata_lock", "table_lock") and (st.root.command or "") != "Sleep":
             running_ddl = (st.root.lock_mode in _DDL_MODES or any(
                 w in (st.root.state or "").lower() for w in _RUNNING_DDL_STATES))

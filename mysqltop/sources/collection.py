@@ -8,24 +8,25 @@ on one time grid. docs/import.md is the contract.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from mysqltop.core import collection as fmt
-from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
+from mysqltop.core.sample import POLL_STATEMENTS, HostSample, RawSample, ServerIdentity
 from mysqltop.errors import UserError
+from mysqltop.sources.collection_files import Unusable, blocks, head_lines, lines, read_small, regular
 from mysqltop.sources.mysql import STATUS_NAMES
 
-MAX_LINE = 1 << 20                  # bytes of one line kept (a longer one is cut)
-MAX_SMALL_FILE = 64 << 20           # innodbstatus, mutex-status, variables: read whole
-SNIFF = 64 << 10                    # bytes looked at to tell text from binary junk
 INTERVAL = 1.0                      # pt-stalk's --sleep-collect default: one loop a second
 _STATUS_KEEP = frozenset(STATUS_NAMES)
 _NAN = float("nan")
+_T = TypeVar("_T")
 
 
 class NotACollection(UserError):
@@ -37,90 +38,78 @@ class NotACollection(UserError):
 class ImportedSample:
     raw: RawSample
     bookmarks: tuple[str, ...] = ()     # notes to bookmark on this sample
+    new_segment: bool = False           # does not follow the sample before (the next collection)
+
+
+@dataclass(frozen=True)
+class Collection:
+    """One pt-stalk collection: the files sharing a prefix, by kind (`processlist`, `innodbstatus1` …)."""
+
+    prefix: str
+    files: dict[str, Path]
 
 
 @dataclass
 class Plan:
-    """What was found: a collection's files by kind (`processlist`, `innodbstatus1` …) or, for a
-    plain series, the files by what their text is (`innodb_status`, `mysqladmin`)."""
+    """What was found: pt-stalk collections in time order or, for a plain series, the files by
+    what their text is (`innodb_status`, `mysqladmin`)."""
 
     label: str
-    prefix: str | None = None
-    files: dict[str, Path] = field(default_factory=dict)
+    collections: list[Collection] = field(default_factory=list)
     statuses: list[Path] = field(default_factory=list)      # plain series: saved INNODB STATUS files
     mysqladmin: list[Path] = field(default_factory=list)    # plain series: mysqladmin ext outputs
     notes: list[str] = field(default_factory=list)
 
 
-# --- reading ---------------------------------------------------------------------------------
-
-def _check_text(path: Path, head: bytes) -> None:
-    if b"\0" in head:
-        raise UserError(f"{path}: binary data, not a text output of pt-stalk or the mysql client", 1)
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:            # not just a character cut at the sniff's end
-            bad = sum(1 for b in head if b >= 0x80) / max(1, len(head))
-            if bad > 0.3:
-                raise UserError(f"{path}: binary data, not a text output of pt-stalk or the mysql client", 1) from None
-
-
-def lines(path: Path) -> Iterator[str]:
-    """The file's lines, streamed (bounded memory whatever its size), invalid UTF-8 replaced."""
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})", 1) from None
-    with f:
-        head = f.read(SNIFF)
-        _check_text(path, head)
-        f.seek(0)
-        while True:
-            line = f.readline(MAX_LINE)
-            if not line:
-                return
-            if len(line) == MAX_LINE and not line.endswith(b"\n"):
-                while True:                      # drop the rest of an overlong line
-                    more = f.readline(MAX_LINE)
-                    if not more or more.endswith(b"\n"):
-                        break
-            if b"\0" in line:
-                raise UserError(f"{path}: binary data inside the text (a NUL byte)", 1)
-            yield line.decode("utf-8", "replace")
-
-
-def read_small(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})", 1) from None
-    if size > MAX_SMALL_FILE:
-        raise UserError(f"{path}: {size / 1e6:.0f} MB is too large for what it claims to be "
-                        f"(limit {MAX_SMALL_FILE >> 20} MB)", 1)
-    return "".join(lines(path))
+# The files a collection must hold one of to be worth importing.
+USEFUL = ("mysqladmin", "processlist", "innodbstatus1", "innodbstatus2", "transactions", "procstat", "vmstat",
+          "mutex-status1", "mutex-status2")
 
 
 # --- finding the collection ------------------------------------------------------------------
 
-def plan(paths: list[str], prefix: str | None = None) -> Plan:
-    """Which collection (or plain series) the paths name; NotACollection when none."""
+def _listed(paths: list[str], notes: list[str]) -> list[Path]:
+    """The regular files the paths name (a directory: the regular files in it). Links, devices
+    and FIFOs are left out with a note: they are never read."""
     files: list[Path] = []
+    skipped: list[str] = []
     for p in map(Path, paths):
-        if p.is_dir():
+        if p.is_dir():                   # the directory itself as the user named it
             try:
-                files += sorted(x for x in p.iterdir() if x.is_file())
+                with os.scandir(p) as it:
+                    entries = sorted(it, key=lambda e: e.name)
             except OSError as exc:
                 raise UserError(f"{p}: cannot list ({exc.strerror})", 1) from None
-        elif p.is_file():
-            files.append(p)
-        elif not p.exists():
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    continue
+                if e.is_file(follow_symlinks=False):
+                    files.append(Path(e.path))
+                else:
+                    skipped.append(e.name)
+        elif not os.path.lexists(p):
             raise UserError(f"{p}: no such file or directory", 2)
+        elif regular(p) is None:
+            files.append(p)
         else:
-            raise NotACollection(f"{p}: not a file or directory")
+            skipped.append(str(p))
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        notes.append(f"left out {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} that "
+                     f"{'is not a regular file' if len(skipped) == 1 else 'are not regular files'} "
+                     f"(symbolic links, devices, FIFOs are never read): {shown}")
+    return files
+
+
+def plan(paths: list[str], prefix: str | None = None) -> Plan:
+    """Which collections (or plain series) the paths name; NotACollection when none. Several
+    collections are all imported, oldest first; `prefix` picks one."""
+    notes: list[str] = []
+    files = _listed(paths, notes)
     if not files:
         raise NotACollection(f"{' '.join(paths)}: no files (expected a pt-stalk collection: "
-                             "YYYY_MM_DD_HH_MM_SS-processlist, -innodbstatus1 …)")
+                             "YYYY_MM_DD_HH_MM_SS-processlist, -innodbstatus1 …)"
+                             + (f"; {notes[0]}" if notes else ""))
     by_prefix: dict[str, dict[str, Path]] = {}
     others: list[Path] = []
     for f in files:
@@ -133,39 +122,31 @@ def plan(paths: list[str], prefix: str | None = None) -> Plan:
         if prefix is not None:
             if prefix not in by_prefix:
                 raise NotACollection(f"no collection with prefix {prefix} (found: {', '.join(sorted(by_prefix))})")
-            chosen = prefix
-        elif len(by_prefix) > 1:
-            raise NotACollection(f"{len(by_prefix)} collections mixed here ({', '.join(sorted(by_prefix))}): "
-                                 "import one at a time with --prefix PREFIX")
-        else:
-            chosen = next(iter(by_prefix))
-        kinds = by_prefix[chosen]
-        useful = {"mysqladmin", "processlist", "innodbstatus1", "innodbstatus2", "transactions", "procstat",
-                  "vmstat", "mutex-status1", "mutex-status2"}
-        if not useful & set(kinds):
-            raise NotACollection(f"{chosen}: none of the files mysqltop reads (-mysqladmin, -processlist, "
-                                 f"-innodbstatus1/2, -transactions, -mutex-status1/2, -procstat, -vmstat)")
-        return Plan(f"pt-stalk collection {chosen}", chosen, kinds)
+            by_prefix = {prefix: by_prefix[prefix]}
+        chosen = [Collection(k, by_prefix[k]) for k in sorted(by_prefix) if set(USEFUL) & set(by_prefix[k])]
+        if not chosen:
+            raise NotACollection(f"{', '.join(sorted(by_prefix))}: none of the files mysqltop reads (-mysqladmin, "
+                                 "-processlist, -innodbstatus1/2, -transactions, -mutex-status1/2, -procstat, -vmstat)")
+        idle = sorted(set(by_prefix) - {c.prefix for c in chosen})
+        if idle:
+            notes.append(f"left out {', '.join(idle)}: none of the files mysqltop reads")
+        if len(chosen) == 1:
+            return Plan(f"pt-stalk collection {chosen[0].prefix}", chosen, notes=notes)
+        notes.append(f"{len(chosen)} collections, imported oldest first, one segment each (the time between "
+                     f"them not recorded): {', '.join(c.prefix for c in chosen)}; --prefix picks one")
+        return Plan(f"{len(chosen)} pt-stalk collections {chosen[0].prefix} … {chosen[-1].prefix}", chosen,
+                    notes=notes)
     # a plain series: each file by what its text is
-    out = Plan(f"{len(others)} saved output(s)")
+    out = Plan(f"{len(others)} saved output(s)", notes=notes)
     for f in others:
-        head = "".join(_head_lines(f, 400))
+        head = "".join(head_lines(f, 400))
         if "INNODB MONITOR OUTPUT" in head:
             out.statuses.append(f)
-        elif re.search(r"^\|?\s*Variable_name\s*\|?\s*Value", head, re.M) and "Uptime" in "".join(_head_lines(f, 4000)):
+        elif re.search(r"^\|?\s*Variable_name\s*\|?\s*Value", head, re.M) and "Uptime" in "".join(head_lines(f, 4000)):
             out.mysqladmin.append(f)
         else:
             raise NotACollection(f"{f}: neither a pt-stalk file (YYYY_MM_DD_HH_MM_SS-KIND) nor a saved "
                                  "SHOW ENGINE INNODB STATUS or `mysqladmin ext` output")
-    return out
-
-
-def _head_lines(path: Path, n: int) -> list[str]:
-    out = []
-    for i, line in enumerate(lines(path)):
-        if i >= n:
-            break
-        out.append(line)
     return out
 
 
@@ -187,7 +168,7 @@ def check_claim(kind: str, path: Path) -> bool:
     want = _HEADS.get(kind)
     if want is None:
         return True
-    head = "".join(_head_lines(path, 200))
+    head = "".join(head_lines(path, 200))
     return not head.strip() or want[0].search(head) is not None
 
 
@@ -220,11 +201,38 @@ class Importer:
         self.start = start                 # plain mysqladmin series: epoch of the first sample
         self.notes: list[str] = list(p.notes)
         self.offset = 0.0                  # collecting host's local time minus UTC
+        self.offset_known = False          # learned from a TS line (kept for a next collection without)
         self.relative = False
+        self.files: dict[str, Path] = {}   # the collection being read
 
     # -- helpers ------------------------------------------------------------------------------
     def _f(self, kind: str) -> Path | None:
-        return self.plan.files.get(kind)
+        return self.files.get(kind)
+
+    def _refused(self, exc: Unusable, rest: bool = False) -> None:
+        """--partial: a note, and the import goes on without the file (or, `rest`, without the
+        rest of a file already partly read); else the one line that ends the import."""
+        if not self.partial:
+            raise UserError(f"{exc.path}: {exc.reason}; pass --partial to import the rest without it", 1) from None
+        self.notes.append(f"{exc.path.name}: {exc.reason}, " + ("the rest of it left out" if rest else "left out"))
+
+    def _guarded(self, items: Iterator[_T]) -> Iterator[_T]:
+        """A streamed file's items until it turns out unusable."""
+        try:
+            yield from items
+        except Unusable as exc:
+            self._refused(exc, rest=True)
+
+    def _small(self, kind: str) -> str | None:
+        """A small file read whole; None when absent or (--partial) unusable."""
+        path = self._f(kind)
+        if path is None:
+            return None
+        try:
+            return read_small(path)
+        except Unusable as exc:
+            self._refused(exc)
+            return None
 
     def _utc(self, local: float) -> float:
         return local - self.offset
@@ -234,21 +242,23 @@ class Importer:
         start = None
         out = self._f("output")
         if out is not None:
-            start = fmt.loop_start(lines(out))
+            start = fmt.loop_start(self._guarded(lines(out)))
         stamp = start
         if stamp is None:
             for kind in ("procstat", "processlist", "transactions", "diskstats", "df"):
                 f = self._f(kind)
                 if f is None:
                     continue
-                for line in _head_lines(f, 3):
+                for line in itertools.islice(self._guarded(lines(f)), 3):
                     stamp = fmt.parse_ts(line)
                     if stamp:
                         break
                 if stamp:
                     break
         if stamp is not None:
-            self.offset = fmt.utc_offset(stamp)
+            self.offset, self.offset_known = fmt.utc_offset(stamp), True
+        elif self.offset_known:
+            self.notes.append("no TS line in the collection: the UTC offset of the collection before used")
         else:
             self.notes.append("no TS line in the collection: its local times are read as UTC")
         return start
@@ -257,35 +267,35 @@ class Importer:
         """The file of `kind` when it is what its name says; one line and exit 1 when not
         (--partial: left out with a note)."""
         path = self._f(kind)
-        if path is None or check_claim(kind, path):
-            return path
-        what = _HEADS[kind][1]
-        if not self.partial:
-            raise UserError(f"{path}: not {what} (what -{kind} holds); pass --partial to import the rest "
-                            "without it", 1)
-        self.notes.append(f"{path.name}: not {what}, left out")
-        return None
+        try:
+            if path is None or check_claim(kind, path):
+                return path
+            raise Unusable(path, f"not {_HEADS[kind][1]} (what -{kind} holds)")
+        except Unusable as exc:
+            self._refused(exc)
+            return None
 
     def _status_point(self, path: Path, fallback: float) -> tuple[float, str] | None:
-        text = read_small(path)
-        status = fmt.status_text(text)
-        if status is None or _truncated_status(path, text):
-            if not self.partial or status is None:
-                what = "cut short (no END OF INNODB MONITOR OUTPUT)" if status else "holds no SHOW ENGINE INNODB STATUS"
-                raise UserError(f"{path}: {what}; pass --partial to import the rest without it", 1)
-            self.notes.append(f"{path.name}: cut short, left out")
+        try:
+            text = read_small(path)
+            status = fmt.status_text(text)
+            if status is None or _truncated_status(path, text):
+                raise Unusable(path, "cut short (no END OF INNODB MONITOR OUTPUT)" if status
+                               else "holds no SHOW ENGINE INNODB STATUS")
+        except Unusable as exc:
+            self._refused(exc)
             return None
         local = fmt.status_time_local(status)
         return (self._utc(local) if local is not None else fallback, status)
 
     def _mutex_point(self, path: Path, t: float) -> tuple[float, list[list[str]], str] | None:
-        text = read_small(path)
-        rows = fmt.mutex_rows(text)
-        if rows is None and fmt.latch_deltas(text, text) is None:
-            if not self.partial:
-                raise UserError(f"{path}: holds no SHOW ENGINE INNODB MUTEX table; pass --partial to import the "
-                                "rest without it", 1)
-            self.notes.append(f"{path.name}: no mutex table, left out")
+        try:
+            text = read_small(path)
+            rows = fmt.mutex_rows(text)
+            if rows is None and fmt.latch_deltas(text, text) is None:
+                raise Unusable(path, "holds no SHOW ENGINE INNODB MUTEX table")
+        except Unusable as exc:
+            self._refused(exc)
             return None
         return t, rows or [], text
 
@@ -319,7 +329,7 @@ class Importer:
                 yield t, {n: v for n, v in s.items() if n in _STATUS_KEEP}
 
         for path in paths:
-            for sample in fmt.mysqladmin_samples(lines(path)):
+            for sample in fmt.mysqladmin_samples(self._guarded(lines(path))):
                 yield from timed(conv.feed(sample))
         yield from timed(conv.finish())
         if conv.relative:
@@ -328,14 +338,17 @@ class Importer:
                               "absolute counters")
 
     def _pages(self, path: Path, t0: float) -> Iterator[tuple[float, fmt.Page]]:
-        for page in fmt.vertical_pages(lines(path)):
+        head = next((ln for ln in itertools.islice(self._guarded(lines(path)), 50) if ln.strip()), "")
+        paged = fmt.parse_ts(head) is not None     # TS-paged: read a page at a time (bench/import)
+        pages = (fmt.ts_pages if paged else fmt.untimed_pages)(self._guarded(blocks(path)))
+        for page in pages:
             t = page.ts[0] if page.ts is not None else t0 + page.index * INTERVAL
             yield t, page
 
     def _host(self, t0: float) -> Iterator[tuple[float, HostSample]]:
         proc = self._claimed("procstat")
         if proc is not None:
-            for ps in fmt.procstat_pages(lines(proc)):
+            for ps in fmt.procstat_pages(self._guarded(lines(proc))):
                 assert ps.ts is not None
                 yield ps.ts[0], HostSample(cpus=ps.cpus, cpu_times=ps.cpu_times, ctx_switches=ps.ctx_switches,
                                            procs_running=ps.procs_running, procs_blocked=ps.procs_blocked,
@@ -345,7 +358,7 @@ class Importer:
         if vm is None:
             return
         mp = self._f("mpstat")
-        cpus = fmt.mpstat_cpus(lines(mp)) if mp is not None else None
+        cpus = fmt.mpstat_cpus(self._guarded(lines(mp))) if mp is not None else None
         if cpus is None:
             self.notes.append("host: -vmstat without -procstat or -mpstat gives no CPU count: host not recorded")
             return
@@ -353,7 +366,7 @@ class Importer:
         # context switches (the pipeline works from deltas)
         acc = {k: 0.0 for k in ("user", "system", "idle", "iowait", "steal")}
         ctx = 0
-        for i, row in enumerate(fmt.vmstat_rows(lines(vm))):
+        for i, row in enumerate(fmt.vmstat_rows(self._guarded(lines(vm)))):
             for key, col in (("user", "us"), ("system", "sy"), ("idle", "id"), ("iowait", "wa"), ("steal", "st")):
                 acc[key] += row.get(col, 0) / 100.0 * INTERVAL * cpus
             ctx += int(row.get("cs", 0) * INTERVAL)
@@ -364,20 +377,47 @@ class Importer:
 
     # -- the samples ---------------------------------------------------------------------------
     def samples(self) -> Iterator[ImportedSample]:
-        if self.plan.prefix is None:
+        if not self.plan.collections:
             yield from self._plain()
             return
+        several = len(self.plan.collections) > 1
+        last: tuple[str, float] | None = None         # the previous collection and its last sample's time
+        for c in self.plan.collections:
+            self.files = c.files
+            noted = len(self.notes)
+            first = True
+            overlap = 0
+            marks: tuple[str, ...] = ()
+            for item in self._collection(c.prefix):
+                if last is not None and item.raw.wall <= last[1]:
+                    overlap += 1                       # started before the previous one ended
+                    marks += item.bookmarks
+                    continue
+                if first and last is not None:
+                    gap = item.raw.wall - last[1]
+                    what = (f"not recorded: {_span(gap)} between pt-stalk collections {last[0]} and {c.prefix}"
+                            if gap > 2 * INTERVAL else f"pt-stalk collection {c.prefix} follows {last[0]}")
+                    item = dataclasses.replace(item, new_segment=gap > 2 * INTERVAL,
+                                               bookmarks=(what, *marks, *item.bookmarks))
+                first = False
+                last = (c.prefix, item.raw.wall)
+                yield item
+            if overlap:
+                self.notes.append(f"its first {overlap} sample(s) overlap the collection before (pt-stalk --sleep "
+                                  "shorter than --run-time): left out")
+            if several:
+                self.notes[noted:] = [f"{c.prefix}: {n}" for n in self.notes[noted:]]
+
+    def _collection(self, prefix: str) -> Iterator[ImportedSample]:
         loop0 = self._learn_offset()
-        local0 = fmt.prefix_local(self.plan.prefix)
+        local0 = fmt.prefix_local(prefix)
         if local0 is None:
-            raise NotACollection(f"{self.plan.prefix}: not a date")
+            raise NotACollection(f"{prefix}: not a date")
         t_prefix = self._utc(local0)
         t_loop = loop0[0] if loop0 is not None else t_prefix + 1.0
         var_file = self._f("variables")
-        variables = fmt.variables(lines(var_file)) if var_file is not None else {}
-        hostname = None
-        if self._f("hostname"):
-            hostname = read_small(self._f("hostname")).strip()[:255] or None  # type: ignore[arg-type]
+        variables = fmt.variables(self._guarded(lines(var_file))) if var_file is not None else {}
+        hostname = (self._small("hostname") or "").strip()[:255] or None
         server = _identity(variables, hostname)
 
         streams: dict[str, _Stream] = {}
@@ -434,19 +474,20 @@ class Importer:
             page = got.get("processlist")
             if page is not None:
                 rows = [r for rs in page.results for r in rs]
-                procs = {i: r for r in rows if (i := fmt._int(r.get("Id"))) is not None}
+                if got.get("transactions") is not None:      # joined by thread id
+                    procs = {i: r for r in rows if (i := fmt._int(r.get("Id"))) is not None}
                 kw["sessions"], kw["session_states"] = fmt.sessions(rows)
             tpage = got.get("transactions")
             if tpage is not None:
                 local_now = t + self.offset
                 kw["transactions"], kw["lock_waits"] = fmt.transactions(tpage.results, procs, local_now)
-            elif "transactions" in streams and page is not None:
-                kw["transactions"], kw["lock_waits"] = [], []    # the loop ran; no transaction was open
+            # no -transactions page for this moment: not recorded (the loop's query may not have
+            # finished), never "no transaction open" — that needs a page that lists none
             kw.update(extra)
             marks = []
             while marks_due and marks_due[0][0] <= t + 0.5:
                 marks.append(marks_due.pop(0)[1])
-            return ImportedSample(RawSample(**kw), tuple(marks))
+            return ImportedSample(_raw(kw), tuple(marks))
 
         marks_due.sort(key=lambda m: m[0])
         tol = INTERVAL * 0.6
@@ -502,13 +543,12 @@ class Importer:
         if out is None:
             return False
         needle = "Removing empty file"
-        return any(needle in line and f"-{kind}" in line for line in lines(out))
+        return any(needle in line and f"-{kind}" in line for line in self._guarded(lines(out)))
 
     def _trigger_note(self) -> str | None:
-        f = self._f("trigger")
-        if f is None:
+        text = self._small("trigger")
+        if text is None:
             return "pt-stalk collection start"
-        text = read_small(f)
         first = next((ln for ln in text.splitlines() if ln.strip()), "")
         first = re.sub(r"^\d{4}_\d\d_\d\d_\d\d_\d\d_\d\d\s*", "", first).strip()
         return f"pt-stalk trigger: {first[:200]}" if first else "pt-stalk collection start"
@@ -539,13 +579,13 @@ class Importer:
                 kw: dict[str, Any] = dict(wall=t, mono=t - t_first, global_status=status)
                 while points and points[0][0] <= t + INTERVAL * 0.6:
                     kw["innodb_status"] = points.pop(0)[1]
-                yield ImportedSample(RawSample(**kw))
+                yield ImportedSample(_raw(kw))
             for t, s in points:
-                yield ImportedSample(RawSample(wall=t, mono=t - (t_first or t), innodb_status=s))
+                yield ImportedSample(_raw(dict(wall=t, mono=t - (t_first or t), innodb_status=s)))
             return
         t_first = points[0][0] if points else None
         for t, s in points:
-            yield ImportedSample(RawSample(wall=t, mono=t - (t_first or t), innodb_status=s))
+            yield ImportedSample(_raw(dict(wall=t, mono=t - (t_first or t), innodb_status=s)))
 
 
 def _drain(name: str, s: _Stream) -> Iterator[tuple[float, str, Any, bool]]:
@@ -553,6 +593,20 @@ def _drain(name: str, s: _Stream) -> Iterator[tuple[float, str, Any, bool]]:
         t, payload = s.head
         s.head = next(s.items, None)
         yield t, name, payload, True
+
+
+def _raw(kw: dict[str, Any]) -> RawSample:
+    """The sample, saying what the collection did not hold for this moment (RawSample.not_recorded):
+    an empty map is not recorded, an empty list of rows is "none"."""
+    def held(v: Any) -> bool:
+        return v is not None and not (isinstance(v, dict) and not v)
+    return RawSample(**kw, not_recorded=[k for k in POLL_STATEMENTS if not held(kw.get(k))])
+
+
+def _span(seconds: float) -> str:
+    s = max(0, round(seconds))
+    return f"{s // 3600} h {s % 3600 // 60:02d} min" if s >= 3600 else f"{s // 60} min {s % 60:02d} s" if s >= 60 \
+        else f"{s} s"
 
 
 def _mtime(path: Path) -> float:

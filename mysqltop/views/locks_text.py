@@ -11,6 +11,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.core.report import Report
 from mysqltop.core.safe_text import visible
+from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED, NOT_RECORDED_WORDS
 
 TOP_BLOCKERS = 5
 TOP_WAITERS = 6
@@ -116,6 +117,8 @@ def stall_lines(frame: Frame) -> list[str]:
                 f"{_t(r.command, 16)} {secs(r.time_s)}"
             out.append(f"{n}: root thread {r.thread_id if r.thread_id is not None else '?'} "
                        f"{who(r.user, r.host)} {idle}{how} — {_t(st.action, 160)}")
+        elif st.source == HOLDER_NOT_RECORDED:
+            out.append(f"{n}: {NOT_RECORDED_WORDS} — {_t(st.action, 100)}")
         else:
             out.append(f"{n}: {_t(st.action, 100)}" + (f"; holder not visible: {_t(st.hint, 200)}" if st.hint else ""))
         if st.root is not None and st.source == "inferred" and st.hint:
@@ -266,6 +269,8 @@ def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
                            f"{_t(ep.action, 160)}")
             if ep.root_statement:
                 b.lines.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
+        elif ep.source == HOLDER_NOT_RECORDED:
+            b.lines.append(f"  {NOT_RECORDED_WORDS}: {_t(ep.action, 160)}")
         else:
             b.lines.append(f"  holder not visible: {_t(ep.action, 160)}")
         figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),

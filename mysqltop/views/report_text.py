@@ -125,6 +125,10 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
                  u.pct(h.seen_pct), h.source] for i, h in enumerate(r.hotspots, 1)]
     if not hot.rows:
         hot.lines.append("no latch waits measured (see notes for the sources this server offers)")
+    spans = sorted({h.span_s for h in r.hotspots if h.span_s is not None})
+    if spans:
+        hot.lines.append(f"SHOW ENGINE INNODB MUTEX rows: waits between two snapshots {u.num(spans[-1])} s apart, "
+                         "per second over that span (a start→end delta, not a series)")
     io, fl = r.io, r.flush
     peaks = Block("IO, flush and lock peaks", [
         f"pending reads max {_peak(io['pending_reads'])}, writes max {_peak(io['pending_writes'])}, "

@@ -6,7 +6,7 @@ import re
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, MUTEX_MONITOR_SQL, hint_config
+from mysqltop.core.instrumentation import HINT_COST, MUTEX_MONITOR_SQL, enable_sql, hint_config
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, pct
 from mysqltop.core.rules.server import predates_performance_schema
 
@@ -29,6 +29,8 @@ def _note(f: Frame) -> str | None:
 def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     if predates_performance_schema(w.last.server.version):
         return                 # nothing to enable on 5.0/5.1: SEMAPHORES and MUTEX are the sources
+    if all("ps_waits" in f.unrecorded for f in w.frames):
+        return                 # an import: the collection never read performance_schema, nothing was off
     ps_off = v.on("performance_schema") is False
     held = 1.0 if ps_off else w.held(lambda f: 1.0 if _note(f) else None, lambda _: True)
     if held < SUSTAINED:
@@ -46,11 +48,13 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     else:
         what = "no latch hotspots can be shown"
     server = w.last.server
+    lines = hint_config(server.flavor)
     if ps_off:
-        how = f"put these lines in the server config's [mysqld] section and restart: {hint_config()}"
+        how = f"put these lines in the server config's [mysqld] section and restart: {lines}"
     else:
-        how = (f"{ENABLE_SQL} (or mysqltop --enable-instruments), and to keep them over a restart (on "
-               f"MariaDB also for latches created at startup) these [mysqld] lines: {hint_config()}")
+        also = " (on MariaDB also for latches created at startup)" if server.flavor not in ("mysql", "percona") else ""
+        how = (f"{enable_sql(server.flavor)} (or mysqltop --enable-instruments), and to keep them over a restart{also} "
+               f"these [mysqld] lines: {lines}")
     how += _mysql_mutex_note(server.flavor, server.version)
     msg = (f"Latch wait instruments are off — {what}: {how}. These instruments — only the latches mysqltop "
            f"ranks, and only the summary consumer — cost throughput: {HINT_COST}")

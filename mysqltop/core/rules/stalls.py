@@ -12,7 +12,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
 from mysqltop.core.rules.base import Vars, Window, advice, clock, num
 from mysqltop.core.safe_text import visible
-from mysqltop.core.stalls import STALL_MIN_WAIT_S, Stall, StallRoot
+from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS, STALL_MIN_WAIT_S, Stall, StallRoot
 
 SQL_SHOWN = 160
 WAITERS_SHOWN = 8
@@ -72,6 +72,8 @@ def stall_advice(w: Window, st: Stall) -> Advice:
                f"{st.action}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
+    elif st.source == NOT_RECORDED:
+        msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; {NOT_RECORDED_WORDS} — {st.action}"
     else:
         msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; the holder is not visible: {st.hint or st.action}"
     ids = ", ".join(str(i) for i in st.waiter_ids[:WAITERS_SHOWN]) + (" …" if len(st.waiter_ids) > WAITERS_SHOWN else "")
