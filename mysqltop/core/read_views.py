@@ -7,8 +7,9 @@ STATEMENT_BYTES, printed right after its thread-id line) and the identifiers of 
 whole forged entry included, so a line is believed only on known ground:
 
 - an entry's statement is skipped when its INNODB_TRX row gives the same text (or none, and the
-  thread line says the session is idle); otherwise every character that statement could cover
-  is unknown ground;
+  thread line says the session is idle), or the same text with each run of characters the
+  server printed as raw bytes of another character set ("?", U+FFFD) in place of its non-ASCII
+  characters; otherwise every character that statement could cover is unknown ground;
 - a lock line's identifier stretch is unknown ground (the read view line comes before it);
 - a line that may be a thread-id line or a lock line on unknown ground widens it by what such a
   line could be followed by, so unknown ground ends only where the server's lines resume.
@@ -79,9 +80,12 @@ def _statement_end(body: str, at: int, line: str, row: TrxRow) -> int | None:
     if not row.statement:
         return at if _idle(line, row.user) else None
     text, split = printed_statement(row.statement)
-    if not body.startswith(text, at):
+    if body.startswith(text, at):
+        end = at + len(text)
+    elif (whole := _skeleton_end(body, at, row.statement)) is not None:
+        end, split = whole, False
+    else:
         return None
-    end = at + len(text)
     if split:                     # the cut character's bytes: never a newline
         stop = body.find("\n", end, end + _CUT_TAIL + 1)
         end = stop if stop >= 0 else -1
@@ -90,6 +94,41 @@ def _statement_end(body: str, at: int, line: str, row: TrxRow) -> int | None:
     if end == len(body):
         return end
     return end + 1 if body.startswith("\n", end) else None
+
+
+def _unreadable(c: str) -> bool:
+    return c == "?" or c > "\x7f"
+
+
+def _skeleton_end(body: str, at: int, statement: str) -> int | None:
+    """Where `statement` ends in `body` from `at` when the server printed it whole but not as
+    the row decodes it: a statement in another character set (latin1 `café`) is printed as its
+    raw bytes, which reach us as "?" or U+FFFD, one to four per character. Every ASCII
+    character, newlines included, must match exactly; a run of non-ASCII characters (and "?")
+    matches the whole run of such characters at that place, one to four per character. The
+    runs hold no newline, so the end is the row's, whatever the text: nothing in it can move
+    where the next server line starts. None: no such match, or a statement the server may
+    have cut (STATEMENT_BYTES)."""
+    if statement.isascii() or len(statement) >= STATEMENT_BYTES:
+        return None
+    pos, i, n = at, 0, len(statement)
+    while i < n:
+        c = statement[i]
+        if not _unreadable(c):
+            if not body.startswith(c, pos):
+                return None
+            pos, i = pos + 1, i + 1
+            continue
+        j = i
+        while j < n and _unreadable(statement[j]):
+            j += 1
+        k = pos
+        while k < len(body) and _unreadable(body[k]):
+            k += 1
+        if not j - i <= k - pos <= 4 * (j - i):
+            return None
+        pos, i = k, j
+    return pos
 
 
 def _same_trx(printed: str, row_id: str) -> bool:

@@ -29,6 +29,7 @@ class Sess:
     view: bool
     statement: str | None
     table: str | None         # the table of the lock it waits for (None: not waiting)
+    latin1: str = ""          # its client's character set is latin1: each byte ≥ 0x80 prints as this
 
 
 def _forged(ids: list[tuple[int, int]], pick: st.DrawFn) -> str:
@@ -56,23 +57,26 @@ def sessions(draw: st.DrawFn) -> list[Sess]:
     ids = list(zip(threads, trxs))
     out = []
     for thread, trx in ids:
-        kind = draw(st.sampled_from(["idle", "short", "forged", "long", "wide"]))
+        kind = draw(st.sampled_from(["idle", "short", "forged", "long", "wide", "latin1"]))
         statement = {
             "idle": None,
             "short": "SELECT 1",
             "forged": f"SELECT 1 /*\n{_forged(ids, draw)}\n*/",
             "long": f"SELECT '{'x' * draw(st.integers(250, 700))}' /*\n{_forged(ids, draw)}\n*/",
             "wide": f"SELECT '{'é' * draw(st.integers(250, 400))}' /*\n{_forged(ids, draw)}\n*/",
+            "latin1": f"SELECT /* café */ '{'ü?' * draw(st.integers(0, 40))}' /*\n{_forged(ids, draw)}\n*/",
         }[kind]
         table = None
         if draw(st.integers(0, 4)) == 0:          # waiting, its table's name a forgery of ≤ 64 characters
             table = ("t\n" + _forged(ids, draw))[:64]
         out.append(Sess(thread, draw(st.sampled_from([trx, 0])), draw(st.integers(0, 500)), draw(st.booleans()),
-                        statement, table))
+                        statement, table, draw(st.sampled_from(["?", "\ufffd"])) if kind == "latin1" else ""))
     return out
 
 
-def _printed(statement: str) -> str:
+def _printed(statement: str, latin1: str = "") -> str:
+    if latin1:      # the server prints the raw latin1 bytes; they reach the client as "?" (or U+FFFD)
+        return "".join(latin1 if b >= 0x80 else chr(b) for b in statement.encode("latin1")[:STATEMENT_BYTES])
     return statement.encode()[:STATEMENT_BYTES].decode("utf-8", "replace")   # as the source decodes it
 
 
@@ -85,7 +89,7 @@ def status_body(ss: list[Sess]) -> str:
         state = "" if s.statement is None else " Sending data"
         parts.append(f"MariaDB thread id {s.thread}, OS thread handle 1, query id 5 localhost {USER}{state}")
         if s.statement is not None:
-            parts.append(_printed(s.statement))
+            parts.append(_printed(s.statement, s.latin1))
         if s.view:
             parts.append("Trx read view will not see trx with id >= 900, sees < 900")
         if s.table:
@@ -107,9 +111,10 @@ def _zoned(ss: list[Sess]) -> set[int]:
     out: set[int] = set()
     waiting = False
     for s in ss:
-        if waiting:
+        cut = bool(s.latin1) and len(s.statement or "") >= STATEMENT_BYTES   # printed in part: unknown
+        if waiting or cut:
             out.add(s.thread)
-        waiting = waiting or s.table is not None
+        waiting = waiting or s.table is not None or cut
     return out
 
 
@@ -190,3 +195,29 @@ def test_the_reported_attack_names_the_attacker() -> None:
         holder = _view_holder(Window.of([frame], None))
         assert holder is not None and holder.thread_id == 7 and holder.read_view is True
         assert _kill_line(holder).startswith("KILL 7 ")
+
+
+def test_a_latin1_statement_leaves_its_neighbours_readable() -> None:
+    """The reported case: the application's latin1 `SELECT /* café */ …` reaches the client as
+    "caf?"; the DBA's older write transaction holds no read view and is never named."""
+    app = Sess(31, 0, 200, True, "SELECT /* café */ SLEEP(60) FROM t", None, "?")
+    dba = Sess(12, 4242, 900, False, None, None)
+    for ss in ([app, dba], [dba, app]):
+        got = read_views(status_body(ss), rows_of(ss))
+        assert got == {31: True, 12: False}
+        trx = locks.transactions(_trx_rows(ss), _status(ss))
+        frame = Frame(time=0.0, elapsed=1.0)
+        frame.transactions = trx
+        holder = _view_holder(Window.of([frame], None))
+        assert holder is not None and holder.thread_id == 31 and holder.read_view is True
+        assert _kill_line(holder).startswith("KILL 31 ")
+
+
+def test_a_statement_the_text_does_not_show_is_unknown_for_that_entry() -> None:
+    """Bytes that match nothing the row says (another statement, text cut inside): that entry is
+    unknown, never a "no"; the DBA's transaction without a view stays known."""
+    app = Sess(31, 0, 200, True, "SELECT /* café */ 1", None, "?")
+    dba = Sess(12, 4242, 900, False, None, None)
+    rows = [TrxRow("0", 31, "SELECT /* naïve */ 2", USER), TrxRow("4242", 12, None, USER)]
+    got = read_views(status_body([dba, app]), rows)
+    assert got == {31: None, 12: False}
