@@ -46,8 +46,8 @@ def test_transactions_and_lock_waits_only_when_one_waits_or_is_old() -> None:
     assert second("0", status.format(1)) == ([], True)
     assert second("0", status.format(OLD_TRANSACTION_S)) == (["transactions"], True)
     # while a transaction waits: the lock waits, and every session to find who holds the lock
-    assert second("2", status.format(1)) == (["transactions", "lock_waits", "lock_sessions"], False)
-    assert second(None, status.format(1)) == (["transactions", "lock_waits", "lock_sessions"], False)  # cannot tell
+    assert second("2", status.format(1)) == (["transactions", "lock_waits", "row_locks", "lock_sessions"], False)
+    assert second(None, status.format(1)) == (["transactions", "lock_waits", "row_locks", "lock_sessions"], False)  # cannot tell
     assert second("0", None) == (["transactions"], True)
     # a session waiting for a metadata lock: its holder may be an idle transaction
     p = Poll(values={"global_status": [("Innodb_row_lock_current_waits", "0")],

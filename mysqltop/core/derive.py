@@ -363,7 +363,7 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
     waits = cur.innodb.transactions.lock_waits if cur.innodb is not None else []
     lk.row_lock_current_waits = _current_row_waits(cur)
     if cur.raw.lock_waits is not None:   # the server's lock tables: no statement can print into them
-        lk.longest_lock_wait_s = lock_tree.longest_wait_s(cur.raw.lock_waits)
+        lk.longest_lock_wait_s = lock_tree.longest_wait_s(cur.raw.lock_waits, cur.raw.row_locks)
     else:
         lk.longest_lock_wait_s = max((w.get("waiting_s") or 0 for w in waits), default=None)
     metrics = (prev.raw.innodb_metrics or {}) if prev is not None else {}
@@ -378,7 +378,7 @@ UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
 
 def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
     raw = cur.raw
-    frame.blocking = lock_tree.blocking_tree(raw.lock_waits)
+    frame.blocking = lock_tree.blocking_tree(raw.lock_waits, raw.row_locks)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
     frame.sessions = lock_tree.sessions(raw.sessions, raw.lock_sessions)
     frame.session_states = lock_tree.session_states(raw.session_states)
@@ -389,7 +389,9 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
                             and not (k == "transactions" and (frame.transactions or raw.innodb_status))]
         frame.unrecorded += [k for k in raw.not_recorded or () if k not in UNRECORDED_KEYS]
     if raw.lock_waits is not None:
-        lk.blocked_sessions = sum(b.blocked for b in frame.blocking)
+        # sessions blocked, each once (the holders of a shared row each count all its waiters)
+        lk.blocked_sessions = (sum(b.blocked for b in frame.blocking) if raw.row_locks is None
+                               else len(lock_tree.row_waits(raw.lock_waits, raw.row_locks)))
     if frame.transactions:
         lk.longest_transaction_s = frame.transactions[0].age_s
     elif raw.transactions is not None:
@@ -417,7 +419,7 @@ def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Fram
     0 ms/s while it lasts and then the whole stall in one second."""
     raw = cur.raw
     lk = frame.locks
-    row_waits = lock_tree.row_waits(raw.lock_waits)            # {waiting trx: seconds}
+    row_waits = lock_tree.row_waits(raw.lock_waits, raw.row_locks)   # {waiting trx: seconds}
     server_waits = [st.time_s or 0.0 for st in (stall_tree.lock_sessions(raw.lock_sessions))
                     if st.kind not in (None, "row_lock")]
     group_waits = stall_tree.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state

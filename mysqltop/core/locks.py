@@ -56,6 +56,13 @@ class Blocker:
     longest_wait_s: float | None = None
     kill: str | None = None           # "KILL 42": ready to copy; mysqltop itself never kills
     waiters: list["LockWaiter"] = field(default_factory=list)
+    # The row it holds that most sessions wait for (row_locks): table, index and the locked key
+    # as the server prints it (lock_data), and how many transactions hold it at once (shared
+    # locks: more than one, and no single one releases it).
+    hot_table: str | None = None
+    hot_index: str | None = None
+    hot_key: str | None = None
+    hot_holders: int = 0
 
 
 @dataclass
@@ -134,8 +141,9 @@ def _row(r: Any, width: int) -> list[Any] | None:
     return list(r) + [None] * (width - len(r)) if isinstance(r, list) else None
 
 
-def row_waits(rows: list[list[Any]] | None) -> dict[str, float]:
-    """Waiting transaction → seconds it has waited, from the lock-wait rows (one per waiter)."""
+def row_waits(rows: list[list[Any]] | None, row_locks: list[list[Any]] | None = None) -> dict[str, float]:
+    """Waiting transaction → seconds it has waited, from the lock-wait rows (one per waiter) and
+    the requested locks of row_locks (every waiter, where the lock-wait rows are cut)."""
     out: dict[str, float] = {}
     for raw in rows or []:
         r = _row(raw, 18)
@@ -143,24 +151,162 @@ def row_waits(rows: list[list[Any]] | None) -> dict[str, float]:
             continue
         w = _n(r[4])
         out[str(r[0])] = max(out.get(str(r[0]), 0.0), w or 0.0)
+    for raw in row_locks or []:
+        r = _row(raw, ROW_LOCK_WIDTH)
+        if r is None or r[1] is None or not _truthy(r[8]):
+            continue
+        w = _n(r[7])
+        out[str(r[1])] = max(out.get(str(r[1]), 0.0), w or 0.0)
     return out
 
 
-def longest_wait_s(rows: list[list[Any]] | None) -> float | None:
+def longest_wait_s(rows: list[list[Any]] | None, row_locks: list[list[Any]] | None = None) -> float | None:
     """The longest lock wait in the lock-wait rows (None when nobody waits)."""
     waits = [_n(r[4]) for r in (_row(raw, 18) for raw in rows or []) if r is not None]
+    waits += [_n(r[7]) for r in (_row(raw, ROW_LOCK_WIDTH) for raw in row_locks or [])
+              if r is not None and _truthy(r[8])]
     return max((w for w in waits if w is not None), default=None)
 
 
+# ---- roots from the listed locks ------------------------------------------------------------------
+ROW_LOCK_WIDTH = 19
+LOCK_DATA_CHARS = 200
+DIRECT_WAITERS = 20      # waiters a root built from row_locks alone lists (the count is whole)
+
+
+@dataclass
+class LockRoots:
+    """What row_locks says: every root (a transaction holding a lock some other waits for, and
+    waiting for nothing) with every session behind it, and the transactions that wait."""
+
+    roots: dict[str, Blocker]
+    waiting: set[str]
+
+
+def _truthy(v: Any) -> bool:
+    return v is True or (isinstance(v, (int, float)) and not isinstance(v, bool) and v == 1) or v in ("1", b"1")
+
+
+def _lock_key(r: list[Any]) -> tuple[str, ...]:
+    """The record (or table) a lock is on: a waiter and the holders of one record share it."""
+    if str(r[10] or "").upper() == "TABLE":
+        return ("TABLE", str(r[11]))
+    return ("RECORD", str(r[11]), str(r[13]), str(r[14]), str(r[15]))
+
+
+def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
+    """The row_locks rows (sources/locks.py) → the roots with how many sessions wait behind each,
+    directly or through a chain (a waiter that holds what others wait for), and the row most
+    waited on among those it holds. None when not read.
+
+    Every lock is one row, so these are whole however many wait pairs the locks make: a root
+    counted here is one the server lists, with the waiters the server lists behind it."""
+    if rows is None:
+        return None
+    info: dict[str, list[Any]] = {}
+    waiting: set[str] = set()
+    waits_on: dict[tuple[str, ...], list[tuple[str, list[Any]]]] = {}
+    holds: dict[str, dict[tuple[str, ...], list[Any]]] = {}
+    for raw in rows:
+        r = _row(raw, ROW_LOCK_WIDTH)
+        if r is None or r[1] is None:
+            continue
+        trx = str(r[1])
+        info.setdefault(trx, r)
+        key = _lock_key(r)
+        if _truthy(r[8]):
+            waiting.add(trx)
+            waits_on.setdefault(key, []).append((trx, r))
+        else:
+            holds.setdefault(trx, {}).setdefault(key, r)
+        if r[5] == "LOCK WAIT":
+            waiting.add(trx)
+    holders_of: dict[tuple[str, ...], int] = {}
+    for trx, keys in holds.items():
+        if trx not in waiting:
+            for key in keys:
+                holders_of[key] = holders_of.get(key, 0) + 1
+    roots: dict[str, Blocker] = {}
+    for trx, keys in holds.items():
+        if trx in waiting or not any(w != trx for key in keys for w, _ in waits_on.get(key, [])):
+            continue
+        r = info[trx]
+        root = Blocker(thread_id=_id(r[2]), trx_id=trx, user=_s(r[3]), host=_s(r[4]), trx_age_s=_n(r[6]),
+                       trx_state=_s(r[5]), command=_s(r[17]), statement=_sql(r[18]))
+        seen, level, depth = {trx}, [trx], 0
+        while level:
+            nxt = []
+            for t in level:
+                for key in holds.get(t, {}):
+                    for w, wr in waits_on.get(key, []):
+                        if w in seen:
+                            continue
+                        seen.add(w)
+                        nxt.append(w)
+                        wait = _n(wr[7])
+                        if wait is not None and (root.longest_wait_s is None or wait > root.longest_wait_s):
+                            root.longest_wait_s = wait
+                        if t == trx and len(root.waiters) < DIRECT_WAITERS:
+                            root.waiters.append(_lock_waiter(w, wr))
+            depth += 1 if nxt else 0
+            level = nxt
+        root.blocked, root.depth = len(seen) - 1, max(depth, 1)
+        root.waiters.sort(key=lambda n: -(n.waiting_s or 0))
+        hot = max(keys, key=lambda k: (sum(1 for w, _ in waits_on.get(k, []) if w != trx), k))
+        h = keys[hot]
+        root.hot_table, root.hot_index, root.hot_key = _s(h[11]), _s(h[12]), _s(h[16], LOCK_DATA_CHARS)
+        root.hot_holders = holders_of.get(hot, 1)
+        root.kill = f"KILL {root.thread_id}" if root.thread_id else None
+        roots[trx] = root
+    return LockRoots(roots, waiting)
+
+
+def _lock_waiter(trx: str, r: list[Any]) -> LockWaiter:
+    return LockWaiter(thread_id=_id(r[2]), trx_id=trx, user=_s(r[3]), host=_s(r[4]), waiting_s=_n(r[7]),
+                      lock_table=_s(r[11]), lock_index=_s(r[12]), lock_mode=_s(r[9]), lock_type=_s(r[10]))
+
+
+def _merge(trees: list[Blocker], listed: LockRoots) -> list[Blocker]:
+    """The roots row_locks lists, whole, with the lock-wait rows' trees as their detail: a root
+    the bounded lock-wait rows left out is still there with its count, a "root" whose own wait
+    they left out is not (it waits), and each root's count is every session behind it."""
+    by_trx = {b.trx_id: b for b in trees}
+    out: list[Blocker] = []
+    for trx, root in listed.roots.items():
+        tree = by_trx.pop(trx, None)
+        if tree is not None:
+            tree.blocked, tree.depth = root.blocked, max(tree.depth, root.depth)
+            tree.longest_wait_s = _max_of(tree.longest_wait_s, root.longest_wait_s)
+            tree.hot_table, tree.hot_index, tree.hot_key = root.hot_table, root.hot_index, root.hot_key
+            tree.hot_holders = root.hot_holders
+            tree.statement = tree.statement or root.statement
+            root = tree
+        out.append(root)
+    out += [b for b in by_trx.values() if b.trx_id not in listed.waiting]   # rows a second apart
+    out.sort(key=lambda x: (-x.blocked, -(x.longest_wait_s or 0), x.trx_id))
+    return out
+
+
+def _max_of(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
 # ---- blocking tree --------------------------------------------------------------------------------
-def blocking_tree(rows: list[list[Any]] | None) -> list[Blocker]:
+def blocking_tree(rows: list[list[Any]] | None, row_locks: list[list[Any]] | None = None) -> list[Blocker]:
     """Lock-wait edges → one tree per root blocker, hottest first (most sessions behind it, then
-    the longest wait).
+    the longest wait); with `row_locks`, the roots and their counts are those rows' (whole: see
+    lock_roots), the edges only their detail.
 
     InnoDB reports a queued request as blocked by the holder AND by every request queued before
     it, so the edges form a graph, not a tree: each waiter is placed once, under the blocker
     nearest a root (breadth first from the sessions that hold locks and wait for none). A real
     chain (B holds row 2 that C wants while B waits for A's row 1) keeps its depth."""
+    trees = _edge_trees(rows)
+    listed = lock_roots(row_locks)
+    return trees if listed is None else _merge(trees, listed)
+
+
+def _edge_trees(rows: list[list[Any]] | None) -> list[Blocker]:
     if not rows:
         return []
     edges: dict[str, list[tuple[str, list[Any]]]] = {}     # blocker trx → [(waiter trx, row)]

@@ -31,7 +31,8 @@ class Failure(str, Enum):
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
     "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
-    "lock_waits", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks", "variables")
+    "lock_waits", "row_locks", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks",
+    "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 
@@ -113,6 +114,10 @@ class RawSample:
     # where the server lists them (row shapes: sources/locks.py); None: not read.
     lock_sessions: list[list[Any]] | None = None
     metadata_locks: list[list[Any]] | None = None
+    # Every lock InnoDB lists while a transaction waits, with its transaction (row shape:
+    # sources/locks.py): the roots and their waiter counts, whole; None: not read (MySQL 8,
+    # older recordings).
+    row_locks: list[list[Any]] | None = None
     # The server's own clock (epoch seconds) read in the same round trip; None: not read (old
     # recordings, replays of them, a failed poll).
     server_time: float | None = None

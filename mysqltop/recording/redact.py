@@ -233,6 +233,8 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     table = lambda v: names.of("table", v)                # noqa: E731
     lock_sessions = _rows(raw.lock_sessions, {1: user, 2: host, 3: schema, 7: sql, 11: sql})
     metadata_locks = _rows(raw.metadata_locks, {3: schema, 4: table})   # a table's or a user lock's name
+    # lock_data is the locked key's values: the table's data, marked like a statement
+    row_locks = _rows(raw.row_locks, {3: user, 4: host, 11: names.lock_table, 12: names.index, 16: sql, 18: sql})
     server = raw.server
     if not names.keep_server_host:
         server = dataclasses.replace(server, hostname=str(names.host(server.hostname)) if server.hostname else None,
@@ -250,7 +252,8 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     status = redact_status(raw.innodb_status) if raw.innodb_status else raw.innodb_status
     return dataclasses.replace(
         raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
-        lock_sessions=lock_sessions, metadata_locks=metadata_locks, host=host_sample, variables=variables,
+        lock_sessions=lock_sessions, metadata_locks=metadata_locks, row_locks=row_locks, host=host_sample,
+        variables=variables,
         innodb_status=names.text(status) if status else status,  # type: ignore[arg-type]
         global_status={k: str(names.text(v)) for k, v in raw.global_status.items()},
         errors={k: str(names.text(v)) for k, v in raw.errors.items()},

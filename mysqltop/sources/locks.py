@@ -28,6 +28,13 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
                    last_sql]   every session while one waits on a lock: the waiters and whoever may
                    hold what they wait for, idle ones included (performance_schema.threads, else
                    SHOW PROCESSLIST's rows with the transactions read)
+  row_locks       [lock_id, trx_id, thread, user, host, trx_state, trx_age_s, wait_s, waiting, lock_mode,
+                   lock_type, lock_table, lock_index, lock_space, lock_page, lock_rec, lock_data, command,
+                   sql]   every lock InnoDB lists while a transaction waits (INNODB_LOCKS: the locks
+                   requested and the locks that block them, one row each, however many wait pairs
+                   they make), with its transaction; waiting: 1 for the transaction's requested lock;
+                   sql only for transactions that wait for nothing (the roots). The roots and their
+                   waiter counts come from these (core/locks.py), complete where lock_waits is cut
   metadata_locks  [source, thread, object_type, schema, name, mode, status, duration]   while a
                    session waits on a metadata, global, backup, table or user lock; source
                    "performance_schema" | "metadata_lock_info", or one row "instrument_off"
@@ -47,8 +54,8 @@ from mysqltop.core import stalls as stall_states
 
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
-K_LOCK_SESSIONS, K_METADATA_LOCKS = "lock_sessions", "metadata_locks"
-KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES, K_LOCK_SESSIONS, K_METADATA_LOCKS)
+K_LOCK_SESSIONS, K_METADATA_LOCKS, K_ROW_LOCKS = "lock_sessions", "metadata_locks", "row_locks"
+KEYS = (K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES, K_LOCK_SESSIONS, K_METADATA_LOCKS, K_ROW_LOCKS)
 
 MAX_LOCK_WAITS = 100
 MAX_TRANSACTIONS = 20
@@ -152,6 +159,28 @@ def _lock_waits_ps(ps: bool) -> Select:
         "FROM performance_schema.data_lock_waits",
         "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
         ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"), ps)
+
+
+# A locked key as the server prints it (lock_data: the index columns' values, possibly a user's text).
+LOCK_DATA_CHARS = 200
+
+
+def _row_locks_is(ps: bool) -> Select:
+    """MariaDB, MySQL 5.5–5.7: each lock of INNODB_LOCKS with its transaction. INNODB_LOCKS lists a
+    lock once however many requests it blocks, so its rows grow with the sessions involved, not
+    with the wait pairs (n holders of one row and m waiters are n + m rows, n·m pairs): read
+    whole, nothing an application does pushes a root out of it."""
+    user, host, command = _who("p", ps)
+    return Select(
+        ("l.lock_id", "l.lock_trx_id", "t.trx_mysql_thread_id", user, host, "t.trx_state",
+         "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())",
+         "t.trx_requested_lock_id <=> l.lock_id", "l.lock_mode", "l.lock_type", "l.lock_table", "l.lock_index",
+         "l.lock_space", "l.lock_page", "l.lock_rec", f"LEFT(l.lock_data, {LOCK_DATA_CHARS})", command,
+         f"CASE WHEN t.trx_requested_lock_id IS NULL THEN {_sql('t.trx_query')} END"),
+        f"FROM information_schema.INNODB_LOCKS l LEFT JOIN {_TRX} t ON t.trx_id = l.lock_trx_id"
+        + _join("p", "t.trx_mysql_thread_id", ps),
+        ROWS_READ, lambda r: (_text(r[1]), _text(r[0])),
+        () if ps else ((2, 3, 4, 17),))
 
 
 def _transactions(ps: bool) -> Select:
@@ -265,6 +294,9 @@ class LockReads:
     # PROCESSLIST's rows) and the metadata locks where the server lists them
     lock_sessions: Select | None = None
     metadata_locks: Select | None = None
+    # every listed lock with its transaction, read with lock_waits (None: MySQL 8, whose
+    # data_locks lists every lock taken, not only those in a wait)
+    row_locks: Select | None = None
 
     def first_trip(self) -> list[tuple[str, str]]:
         """(key, SQL) sent every poll; without performance_schema the states are counted from the
@@ -282,7 +314,8 @@ def reads(flavor: str, version: tuple[int, ...], ps_readable: bool, mdl_plugin: 
     return LockReads(lock_waits=_lock_waits_ps(ps_readable) if mysql8 else _lock_waits_is(ps_readable),
                      transactions=_transactions(ps_readable), ps=ps_readable,
                      lock_sessions=LOCK_SESSIONS_PS if ps_readable else None,
-                     metadata_locks=METADATA_LOCKS_PLUGIN if mdl_plugin else METADATA_LOCKS_PS if ps_mdl else None)
+                     metadata_locks=METADATA_LOCKS_PLUGIN if mdl_plugin else METADATA_LOCKS_PS if ps_mdl else None,
+                     row_locks=None if mysql8 else _row_locks_is(ps_readable))
 
 
 def lock_statements(flavor: str, version: tuple[int, ...], ps_readable: bool) -> list[tuple[str, str]]:

@@ -51,6 +51,9 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
     for key, opt in ((locks_src.K_LOCK_SESSIONS, reads.lock_sessions), (locks_src.K_METADATA_LOCKS, reads.metadata_locks)):
         if key in values and opt is not None:
             out[key] = opt.pick(locks_src.plain_rows(values[key]))
+    if locks_src.K_ROW_LOCKS in values and reads.row_locks is not None:
+        sel = reads.row_locks
+        out[locks_src.K_ROW_LOCKS] = sel.pick(locks_src.fill_threads(sel, locks_src.plain_rows(values[locks_src.K_ROW_LOCKS]), threads))
     if not reads.ps and threads is not None and K_TRANSACTIONS in values and K_SESSIONS in values:
         # no performance_schema: every session is in SHOW PROCESSLIST's rows already
         rows, _ = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
@@ -76,6 +79,8 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     locks = lock_rows(plan, v)
     if p.none_waiting:
         locks[K_LOCK_WAITS] = []              # not asked: no transaction waits for a row lock
+        if plan.locks.row_locks is not None:
+            locks[locks_src.K_ROW_LOCKS] = []
     return RawSample(
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,

@@ -188,6 +188,8 @@ class StatementPlan:
             out.append((K_TRANSACTIONS, self.locks.transactions.sql))
         if waiting:
             out.append((K_LOCK_WAITS, self.locks.lock_waits.sql))
+            if self.locks.row_locks is not None:
+                out.append((locks_src.K_ROW_LOCKS, self.locks.row_locks.sql))
         elif K_LOCK_WAITS not in self.disabled:
             poll.none_waiting = True
         # who holds what they wait for: every session (idle ones too), and the metadata locks

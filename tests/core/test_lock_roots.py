@@ -1,0 +1,128 @@
+"""The roots of a row-lock pile from every listed lock (row_locks), whatever the lock-wait pairs.
+
+Lock graphs are generated the way InnoDB lists them: records held by one transaction (X) or
+several (S), transactions waiting for one record each (a waiter may hold records others wait
+for: chains; no cycles: InnoDB ends deadlocks), INNODB_LOCKS with each held lock that blocks
+someone and each requested lock once, and INNODB_LOCK_WAITS with a pair per (waiter, holder),
+read in no order and cut at any bound, as LIMIT does.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from mysqltop.core.locks import blocking_tree, lock_roots
+
+
+@dataclass
+class Graph:
+    holds: dict[int, set[int]]        # trx → records it holds
+    waits: dict[int, int]             # trx → the record it waits for
+
+
+def _thread(trx: int) -> int:
+    return trx - 900
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> Graph:
+    n = draw(st.integers(2, 40))
+    records = draw(st.integers(1, 6))
+    holds: dict[int, set[int]] = {}
+    waits: dict[int, int] = {}
+    owner: dict[int, list[int]] = {}
+    for rec in range(records):
+        shared = draw(st.booleans())
+        k = draw(st.integers(1, min(n, 8))) if shared else 1
+        for t in draw(st.lists(st.integers(1000, 1000 + n - 1), min_size=k, max_size=k, unique=True)):
+            holds.setdefault(t, set()).add(rec)
+            owner.setdefault(rec, []).append(t)
+    for t in range(1000, 1000 + n):
+        # wait only for a record every holder of which comes before it: no cycle
+        can = [r for r, hs in owner.items() if all(h < t for h in hs) and r not in holds.get(t, set())]
+        if can and draw(st.integers(0, 3)) > 0:
+            waits[t] = draw(st.sampled_from(can))
+    return Graph(holds, waits)
+
+
+def _true_roots(g: Graph) -> dict[int, int]:
+    """Root transaction → every transaction waiting behind it, directly or through a chain."""
+    out: dict[int, int] = {}
+    for t, recs in g.holds.items():
+        if t in g.waits or not any(w != t and r in recs for w, r in g.waits.items()):
+            continue
+        seen, queue = {t}, deque([t])
+        while queue:
+            h = queue.popleft()
+            for w, r in g.waits.items():
+                if w not in seen and r in g.holds.get(h, set()):
+                    seen.add(w)
+                    queue.append(w)
+        out[t] = len(seen) - 1
+    return out
+
+
+def _lock_row(trx: int, rec: int, waiting: bool, g: Graph) -> list[object]:
+    state = "LOCK WAIT" if trx in g.waits else "RUNNING"
+    return [f"{trx}:{rec}:{int(waiting)}", str(trx), _thread(trx), "app", "h", state, 100 - trx % 50,
+            (trx % 30) if trx in g.waits else None, 1 if waiting else 0, "X" if waiting else "S", "RECORD",
+            f"`db`.`t{rec % 2}`", "PRIMARY", 5, 3 + rec, 2, str(rec + 1), "Sleep", None]
+
+
+def row_locks(g: Graph) -> list[list[object]]:
+    contested = set(g.waits.values())
+    rows = [_lock_row(t, r, False, g) for t, recs in g.holds.items() for r in sorted(recs) if r in contested]
+    rows += [_lock_row(t, r, True, g) for t, r in g.waits.items()]
+    return rows
+
+
+def wait_pairs(g: Graph) -> list[list[object]]:
+    out = []
+    for w, rec in g.waits.items():
+        for h, recs in g.holds.items():
+            if rec in recs and h != w:
+                out.append([str(w), _thread(w), "app", "h", w % 30, "UPDATE", str(h), _thread(h), "app", "h",
+                             100 - h % 50, "LOCK WAIT" if h in g.waits else "RUNNING", "Sleep", None,
+                             f"`db`.`t{rec % 2}`", "PRIMARY", "X", "RECORD"])
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(), st.randoms(use_true_random=False), st.integers(0, 2000))
+def test_every_root_is_named_with_its_true_count_whatever_the_pairs_read(g: Graph, rnd, limit: int) -> None:
+    pairs = wait_pairs(g)
+    rnd.shuffle(pairs)                       # LIMIT without ORDER BY: any rows, in any order
+    got = {b.trx_id: b for b in blocking_tree(pairs[:limit], row_locks(g))}
+    truth = _true_roots(g)
+    assert set(got) == {str(t) for t in truth}
+    for t, n in truth.items():
+        b = got[str(t)]
+        assert b.blocked == n and b.thread_id == _thread(t) and b.kill == f"KILL {_thread(t)}"
+        assert t not in g.waits and g.holds[t]          # a holder the server lists, waiting for nothing
+        # its hot row: a record it holds, with the most waiters of those
+        most = max(sum(1 for w, r in g.waits.items() if r == rec and w != t) for rec in g.holds[t])
+        hot = int(b.hot_key or 0) - 1
+        assert hot in g.holds[t] and sum(1 for w, r in g.waits.items() if r == hot and w != t) == most
+        assert b.hot_holders == sum(1 for h, recs in g.holds.items() if hot in recs and h not in g.waits)
+
+
+def test_a_flood_of_pairs_does_not_hide_the_real_root() -> None:
+    """The reported case: 35 sessions share a row, 30 more wait for it (over a thousand pairs);
+    thread 600 holds another table's row, 3 wait for it. The pairs read first are the flood's."""
+    holds = {2000 + i: {0} for i in range(35)} | {1500: {1}}
+    waits = {3000 + i: 0 for i in range(30)} | {3100 + i: 1 for i in range(3)}
+    g = Graph(holds, waits)
+    pairs = sorted(wait_pairs(g), key=lambda r: str(r[14]) != "`db`.`t0`")[:1000]
+    assert all(r[6] != "1500" for r in pairs)           # the real root's pairs were not read at all
+    tree = blocking_tree(pairs, row_locks(g))
+    real = [b for b in tree if b.trx_id == "1500"]
+    assert real and real[0].blocked == 3 and real[0].kill == "KILL 600" and real[0].hot_holders == 1
+    assert real[0].hot_table == "`db`.`t1`" and real[0].hot_index == "PRIMARY" and real[0].hot_key == "2"
+    flood = [b for b in tree if b.trx_id != "1500"]
+    assert len(flood) == 35 and all(b.blocked == 30 and b.hot_holders == 35 for b in flood)
+    # without row_locks (MySQL 8, older recordings) the pairs alone are all there is
+    assert "1500" not in {b.trx_id for b in blocking_tree(pairs)}
+    assert lock_roots(None) is None
