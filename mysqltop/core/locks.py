@@ -63,6 +63,10 @@ class Blocker:
     hot_index: str | None = None
     hot_key: str | None = None
     hot_holders: int = 0
+    # Sessions that may be this root where the server does not say which: MariaDB lists every
+    # read-only transaction as trx 0, so its locks join every such session (oldest first).
+    # thread_id and kill are then None.
+    candidates: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -204,6 +208,7 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
     if rows is None:
         return None
     info: dict[str, list[Any]] = {}
+    threads: dict[str, dict[int, float]] = {}         # trx → its sessions (several: MariaDB's trx 0)
     waiting: set[str] = set()
     waits_on: dict[tuple[str, ...], list[tuple[str, list[Any]]]] = {}
     holds: dict[str, dict[tuple[str, ...], list[Any]]] = {}
@@ -213,6 +218,8 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
             continue
         trx = str(r[1])
         info.setdefault(trx, r)
+        if (tid := _id(r[2])) is not None:
+            threads.setdefault(trx, {})[tid] = _n(r[6]) or 0.0
         key = _lock_key(r)
         if _truthy(r[8]):
             waiting.add(trx)
@@ -231,8 +238,13 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
         if trx in waiting or not any(w != trx for key in keys for w, _ in waits_on.get(key, [])):
             continue
         r = info[trx]
-        root = Blocker(thread_id=_id(r[2]), trx_id=trx, user=_s(r[3]), host=_s(r[4]), trx_age_s=_n(r[6]),
-                       trx_state=_s(r[5]), command=_s(r[17]), statement=_sql(r[18]))
+        who = threads.get(trx, {})
+        if len(who) > 1:     # not one session: the server does not say which of these holds it
+            root = Blocker(thread_id=None, trx_id=trx, trx_state=_s(r[5]),
+                           candidates=sorted(who, key=lambda t: (-who[t], t)))
+        else:
+            root = Blocker(thread_id=_id(r[2]), trx_id=trx, user=_s(r[3]), host=_s(r[4]), trx_age_s=_n(r[6]),
+                           trx_state=_s(r[5]), command=_s(r[17]), statement=_sql(r[18]))
         seen, level, depth = {trx}, [trx], 0
         while level:
             nxt = []
@@ -255,8 +267,9 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
         hot = max(keys, key=lambda k: (sum(1 for w, _ in waits_on.get(k, []) if w != trx), k))
         h = keys[hot]
         root.hot_table, root.hot_index, root.hot_key = _s(h[11]), _s(h[12]), _s(h[16], LOCK_DATA_CHARS)
-        root.hot_holders = holders_of.get(hot, 1)
-        root.kill = f"KILL {root.thread_id}" if root.thread_id else None
+        root.hot_holders = max(holders_of.get(hot, 1), len(root.candidates))
+        # a row several transactions hold at once (shared locks) is released by none of them alone
+        root.kill = f"KILL {root.thread_id}" if root.thread_id and root.hot_holders <= 1 else None
         roots[trx] = root
     return LockRoots(roots, waiting)
 
@@ -274,17 +287,26 @@ def _merge(trees: list[Blocker], listed: LockRoots) -> list[Blocker]:
     out: list[Blocker] = []
     for trx, root in listed.roots.items():
         tree = by_trx.pop(trx, None)
-        if tree is not None:
+        if tree is not None and not root.candidates:
             tree.blocked, tree.depth = root.blocked, max(tree.depth, root.depth)
             tree.longest_wait_s = _max_of(tree.longest_wait_s, root.longest_wait_s)
             tree.hot_table, tree.hot_index, tree.hot_key = root.hot_table, root.hot_index, root.hot_key
-            tree.hot_holders = root.hot_holders
+            tree.hot_holders, tree.kill = root.hot_holders, root.kill
             tree.statement = tree.statement or root.statement
             root = tree
         out.append(root)
     out += [b for b in by_trx.values() if b.trx_id not in listed.waiting]   # rows a second apart
     out.sort(key=lambda x: (-x.blocked, -(x.longest_wait_s or 0), x.trx_id))
     return out
+
+
+def hot_row(b: Blocker) -> str | None:
+    """"`db`.`t` PRIMARY key 5": the row most waited on among those a root holds, in the server's
+    words (untrusted text: views pass it through core.safe_text); None where not listed."""
+    if b.hot_table is None:
+        return None
+    out = b.hot_table + (f" {b.hot_index}" if b.hot_index else "")
+    return out + (f" key {b.hot_key}" if b.hot_key is not None else "")
 
 
 def _max_of(a: float | None, b: float | None) -> float | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, hot_row
 
 # Processlist states of sessions waiting on a server-level lock besides "Waiting for … lock"
 # (sources/locks.py asks for the holders while one of these waits).
@@ -335,7 +335,9 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
                      statement=b.statement or (s.last_statement if s else None), kill=b.kill)
     first = b.waiters[0] if b.waiters else None
     on = "a row lock"
-    if first is not None and first.lock_table:
+    if (row := hot_row(b)) is not None:
+        on = f"a row lock on {row}"
+    elif first is not None and first.lock_table:
         on = f"a row lock on {first.lock_table}" + (f" ({first.lock_index})" if first.lock_index else "")
     ids: list[int] = []
 
@@ -348,6 +350,27 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
     st = Stall("row_lock", b.blocked, b.longest_wait_s, on, root, "lock tables", waiter_ids=ids)
     st.action = _action("row_lock", root)
     st.started = now - b.longest_wait_s if now is not None and b.longest_wait_s is not None else None
+    return st
+
+
+def _shared_row_stall(group: list[Blocker], by_id: dict[int, LockSession], now: float | None) -> Stall:
+    """The holders of one row in share mode, as one pile: none of them alone releases it."""
+    group = sorted(group, key=lambda b: (-(b.trx_age_s or 0.0), b.trx_id))
+    st = _row_lock_stall(group[0], by_id, now)
+    threads = [t for b in group for t in ([b.thread_id] if b.thread_id is not None else b.candidates)]
+    shown = ", ".join(str(t) for t in threads[:8]) + (" …" if len(threads) > 8 else "")
+    holders = max(len(group), *(b.hot_holders for b in group))
+    if any(b.candidates for b in group):
+        # MariaDB lists every read-only transaction as trx 0: which of them hold it, it does not say
+        held = (f"it is held in share mode by read-only transactions (the server does not say which: "
+                f"{len(threads)} candidates, threads {shown})")
+        st.root = None
+    else:
+        held = f"it is held in share mode by {holders} sessions (threads {shown or '?'})"
+        if st.root is not None:
+            st.root.kill = None
+    st.action = (f"{held}; no single KILL releases it: every holder must end its transaction (their "
+                 "application takes shared locks, e.g. SELECT … LOCK IN SHARE MODE, and keeps them)")
     return st
 
 
@@ -364,9 +387,13 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
     by_id = {s.thread_id: s for s in sessions if s.thread_id is not None}
     out: list[Stall] = []
     # row locks: the server's lock tables name the holder exactly
+    shared: dict[str, list[Blocker]] = {}
     for b in blocking:
-        if b.blocked:
+        if b.blocked and b.hot_holders > 1 and (row := hot_row(b)) is not None:
+            shared.setdefault(row, []).append(b)
+        elif b.blocked:
             out.append(_row_lock_stall(b, by_id, now))
+    out += [_shared_row_stall(group, by_id, now) for group in shared.values()]
     if not blocking and row_waiting and row_longest is not None and "lock_waits" in unrecorded:
         st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, NOT_RECORDED,
                    action="look for it in the samples before and after this one")

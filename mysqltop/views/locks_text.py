@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction, hot_row
 from mysqltop.core.report import Report
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED, NOT_RECORDED_WORDS
@@ -57,10 +57,17 @@ def blocker_line(b: Blocker) -> str:
     if (b.command or "") == "Sleep":
         idle = " (idle in transaction)" if b.trx_age_s is not None else " (idle)"
     trx = f"trx {secs(b.trx_age_s)} " if b.trx_age_s is not None or b.trx_id else ""
-    head = (f"thread {b.thread_id if b.thread_id is not None else '?'} {who(b.user, b.host)} "
+    if b.thread_id is None and b.candidates:     # the server does not say which session
+        shown = ", ".join(str(t) for t in b.candidates[:6]) + (" …" if len(b.candidates) > 6 else "")
+        thread = f"one of threads {shown}"
+    else:
+        thread = f"thread {b.thread_id if b.thread_id is not None else '?'} {who(b.user, b.host)}"
+    head = (f"{thread} "
             f"{trx}{_t(b.command, 16) or _t(b.trx_state, 16)}{idle}: "
             f"blocks {b.blocked} (longest wait {secs(b.longest_wait_s)}")
     head += f", chain {b.depth} deep)" if b.depth > 1 else ")"
+    if (row := hot_row(b)) is not None:
+        head += f" on {_t(row, 100)}" + (f", held by {b.hot_holders} at once (no single KILL)" if b.hot_holders > 1 else "")
     if b.statement:
         head += f"  {_t(b.statement, SQL_SHOWN)}"
     return head

@@ -7,6 +7,7 @@ and a stall that ends clears at once. core/stalls.py finds the piles and their r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
@@ -74,6 +75,8 @@ def stall_advice(w: Window, st: Stall) -> Advice:
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
     elif st.source == NOT_RECORDED:
         msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; {NOT_RECORDED_WORDS} — {st.action}"
+    elif st.source == "lock tables":          # the lock tables list its holders: several, none alone
+        msg = f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}; {st.action}"
     else:
         msg = f"Stall: {n} waiting on {_t(st.on, 120)} for {wait}; the holder is not visible: {st.hint or st.action}"
     ids = ", ".join(str(i) for i in st.waiter_ids[:WAITERS_SHOWN]) + (" …" if len(st.waiter_ids) > WAITERS_SHOWN else "")
@@ -113,15 +116,31 @@ def collapsed(w: Window, st: Stall) -> bool:
     return was >= COLLAPSE_MIN_BEFORE and sum(now) / len(now) <= COLLAPSE_SHARE * was
 
 
+# Other roots of the same kind named after the biggest pile (each its own session to release).
+OTHER_ROOTS_SHOWN = 3
+
+
+def _others(st: Stall, piles: list[Stall]) -> str:
+    """"; also thread 6 … blocks 3 — KILL 6": the other piles of its kind whose root one KILL
+    releases, so a bigger pile (a shared row, say) never hides them."""
+    more = [o for o in piles if o is not st and o.kind == st.kind and o.root is not None and o.root.kill]
+    if not more:
+        return ""
+    lines = [f"{root_words(o.root)} blocks {o.waiting} on {_t(o.on, 80)} — {o.root.kill}"
+             for o in more[:OTHER_ROOTS_SHOWN] if o.root is not None]
+    return "; also " + "; ".join(lines) + (" …" if len(more) > OTHER_ROOTS_SHOWN else "")
+
+
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
-    for st in w.last.stalls:
+    piles = [st for st in w.last.stalls
+             if st.is_stall or ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st))]
+    for st in piles:
         if st.kind in seen:
             continue
-        if not st.is_stall and not ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st)):
-            continue
         seen.add(st.kind)
-        yield stall_advice(w, st)
+        a = stall_advice(w, st)
+        yield replace(a, message=a.message + _others(st, piles))
 
 
 RULES = (stalls,)
