@@ -9,10 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
+from mysqltop.core.locks import hot_row
 from mysqltop.core.stalls import NOT_RECORDED
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
+# A holder seen blocking a row for less than this many seconds, on a row other holders held too
+# in the window, is one of a queue passing the row along (a hot row), not a session to release.
+PASSING_S = 5.0
 
 
 @dataclass
@@ -30,6 +34,8 @@ class ChainSummary:
     longest_wait_s: float | None       # longest wait behind it
     frames: int
     kill: str | None
+    hot_row: str | None = None         # the row most waited on that it held (core/locks.py hot_row)
+    holders: int = 1                   # > 1: a hot row held in turn by this many sessions (no KILL)
 
 
 @dataclass
@@ -136,6 +142,7 @@ class LockWindow:
                 c.longest_wait_s = b.longest_wait_s
             c.statement = b.statement or c.statement
             c.command = b.command or c.command
+            c.hot_row = hot_row(b) or c.hot_row
         for t in f.transactions:
             if t.age_s is None:
                 continue
@@ -157,7 +164,27 @@ class LockWindow:
             self.trx = dict(sorted(self.trx.items(), key=lambda kv: -kv[1].max_age_s)[:_KEEP // 2])
 
     def longest_chains(self) -> list[ChainSummary]:
-        return sorted(self.chains.values(), key=_chain_rank)[:self.top]
+        """The longest chains; the short-lived holders of a row others held in turn are one hot-row
+        entry with no KILL (each held it a moment: releasing one only hands it to the next)."""
+        by_row: dict[str, list[ChainSummary]] = {}
+        for c in self.chains.values():
+            if c.hot_row is not None:
+                by_row.setdefault(c.hot_row, []).append(c)
+        passing: dict[str, list[ChainSummary]] = {}
+        for row, cs in by_row.items():
+            brief = [c for c in cs if c.last - c.first < PASSING_S]
+            if len(cs) > 1 and brief:
+                passing[row] = brief
+        gone = {id(c) for cs in passing.values() for c in cs}
+        out = [c for c in self.chains.values() if id(c) not in gone]
+        for row, cs in passing.items():
+            cs.sort(key=lambda c: c.first)
+            out.append(ChainSummary(
+                None, "", None, None, None, next((c.statement for c in cs if c.statement), None),
+                cs[0].first, max(c.last for c in cs), max(c.max_blocked for c in cs), max(c.max_depth for c in cs),
+                max((c.longest_wait_s for c in cs if c.longest_wait_s is not None), default=None),
+                sum(c.frames for c in cs), None, row, len(cs)))
+        return sorted(out, key=_chain_rank)[:self.top]
 
     def longest_transactions(self) -> list[TransactionSummary]:
         return sorted(self.trx.values(), key=lambda s: (-s.max_age_s, s.trx_id))[:self.top]

@@ -236,11 +236,15 @@ def report_blocks(r: Report, block: type) -> list:
         b = block("Longest blocking chains (most sessions blocked at once)")
         for c in r.blocking_chains:
             span = _when(c.first) if c.first == c.last else f"{_when(c.first)}–{_when(c.last)}"
-            line = (f"thread {c.thread_id if c.thread_id is not None else '?'} {who(c.user, c.host)}: blocked "
+            holder = (f"hot row {_t(c.hot_row, 100)}, held in turn by {c.holders} sessions" if c.holders > 1 and c.hot_row
+                      else f"thread {c.thread_id if c.thread_id is not None else '?'} {who(c.user, c.host)}")
+            line = (f"{holder}: blocked "
                     f"{c.max_blocked} at once (chain {c.max_depth} deep), longest wait {secs(c.longest_wait_s)}, "
                     f"{span} UTC in {c.frames} sample(s)")
             if c.command == "Sleep":
                 line += ", idle in transaction"
+            elif c.hot_row and c.holders <= 1:
+                line += f", on {_t(c.hot_row, 100)}"
             b.lines.append(line)
             if c.statement:
                 b.lines.append(f"  {_t(c.statement, SQL_SHOWN)}")

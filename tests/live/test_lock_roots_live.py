@@ -12,11 +12,15 @@ import pytest
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
+from mysqltop.core.lock_report import LockWindow
 from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.load import hottest_row
 from mysqltop.sources.locks import ROWS_READ
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from mysqltop.views.locks_text import kill_line
+from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB
 from tests.support.row_waits import start_row_waiter
 from tests.support.waiting import wait_until
@@ -119,3 +123,42 @@ def test_a_flood_of_wait_pairs_does_not_hide_the_real_root(mariadb: ThrowawayMar
             t.join(timeout=60)
         for c_ in waiters:
             c_.close()
+
+
+def test_a_hot_row_is_named_and_its_passing_holders_are_no_kill_targets(mariadb: ThrowawayMariaDB) -> None:
+    """24 sessions update one counter row, each in a short transaction (no idle holder): the
+    finding names the row (table, index, key) and the report lists no holder as a KILL target."""
+    table = "hot_counter"
+    gen = LoadGenerator(mariadb.root_kwargs(), LoadSpec(mode="hot", threads=24, duration=120, rows=10, table=table))
+    gen.prepare()
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    pipe = FramePipeline()
+    frames: list[Frame] = []
+    variables: dict[str, str] = {}
+    try:
+        with gen:
+            src.open()
+
+            def named() -> bool:
+                raw = src.read()
+                variables.update(raw.variables or {})
+                frames.append(pipe.push(raw))
+                listed = [f for f in frames if any(b.hot_key for b in f.blocking)]
+                return len(frames) >= 12 and len(listed) >= 5
+            wait_until(named, timeout=120, step=1.0)
+    finally:
+        src.close()
+    row = f"`{TEST_DB}`.`{table}` PRIMARY key 1"
+    found = [a for a in advise(frames, variables, span_s=None) if a.id == "row_lock_waits"]
+    assert found, [a.id for a in advise(frames, variables, span_s=None)]
+    assert f"the row most waited on: {row} (up to " in found[0].message
+    hottest = hottest_row(Window.of(frames, None))
+    assert hottest is not None and hottest[0] == row and hottest[1] >= 2
+    # the holders rotate: over the window, the report's chains name the row, never a KILL of a holder
+    window = LockWindow()
+    for f in frames:
+        window.add(f)
+    chains = window.longest_chains()
+    on_row = [c for c in chains if c.hot_row == row]
+    assert on_row and all(c.kill is None for c in on_row)
+    assert any(c.holders > 1 for c in on_row)

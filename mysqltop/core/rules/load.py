@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.locks import Transaction
+from mysqltop.core.locks import Transaction, hot_row
 from mysqltop.core.safe_text import visible
 import mysqltop.core.rules.signals as signals   # the submodule, not the package (__init__ imports this module)
 from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct, running_sessions
@@ -309,15 +309,36 @@ ROW_LOCK_WAIT_MS_PER_S = 1000.0
 ROW_LOCK_CRITICAL_MS_PER_S = 5000.0
 
 
+def hottest_row(w: Window) -> tuple[str, int, int] | None:
+    """(row, most sessions waiting for it at once, samples it was waited for in): the row the
+    window's sessions waited for most (sessions waiting, summed over the samples), from the
+    server's lock rows (table, index, key); None where no sample lists one."""
+    seen: dict[str, list[int]] = {}
+    for f in w.frames:
+        now: dict[str, int] = {}
+        for b in f.blocking:
+            if (row := hot_row(b)) is not None:
+                now[row] = max(now.get(row, 0), b.blocked)
+        for row, n in now.items():
+            seen.setdefault(row, []).append(n)
+    if not seen:
+        return None
+    row, counts = max(seen.items(), key=lambda kv: (sum(kv[1]), kv[0]))
+    return row, max(counts), len(counts)
+
+
 def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
     waited = lambda f: f.locks.row_lock_wait_ms_per_s  # noqa: E731
     held = w.held(waited, lambda x: x >= ROW_LOCK_WAIT_MS_PER_S)
     if held < SUSTAINED:
         return
     avg = w.avg(waited) or 0.0
+    hot = hottest_row(w)
+    where = (f"; the row most waited on: {visible(hot[0])} (up to {hot[1]} sessions waiting for it at once, in "
+             f"{hot[2]} of {len(w.frames)} samples)") if hot is not None else ""
     msg = ("Sessions queue on row locks (a hot row, not a latch): no server variable removes this — keep "
            "the transactions that update the hot rows short, commit sooner, or spread a hot counter over "
-           f"several rows; {v.show('innodb_lock_wait_timeout')} s caps each wait (an error instead of a stall)")
+           f"several rows{where}; {v.show('innodb_lock_wait_timeout')} s caps each wait (an error instead of a stall)")
     deadlocks = w.avg(lambda f: f.locks.deadlocks_per_s)
     evidence = (f"{num(avg)} ms/s waited on row locks (≈ {num(avg / 1000)} sessions always blocked), "
                 f"{num(w.avg(lambda f: f.locks.row_lock_waits_per_s))} lock waits/s, up to "
