@@ -10,7 +10,7 @@ read in no order and cut at any bound, as LIMIT does.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -21,6 +21,9 @@ from mysqltop.core.locks import blocking_tree, lock_roots
 class Graph:
     holds: dict[int, set[int]]        # trx → records it holds
     waits: dict[int, int]             # trx → the record it waits for
+    # read-only transactions (they hold, never wait): MariaDB lists each as trx 0, so INNODB_LOCKS
+    # has one row per record they hold, joined with every trx-0 transaction of INNODB_TRX
+    readonly: set[int] = field(default_factory=set)
 
 
 def _thread(trx: int) -> int:
@@ -45,23 +48,30 @@ def graphs(draw: st.DrawFn) -> Graph:
         can = [r for r, hs in owner.items() if all(h < t for h in hs) and r not in holds.get(t, set())]
         if can and draw(st.integers(0, 3)) > 0:
             waits[t] = draw(st.sampled_from(can))
-    return Graph(holds, waits)
+    never_wait = sorted(t for t in holds if t not in waits)
+    readonly = set(draw(st.lists(st.sampled_from(never_wait), unique=True))) if never_wait else set()
+    return Graph(holds, waits, readonly)
 
 
-def _true_roots(g: Graph) -> dict[int, int]:
-    """Root transaction → every transaction waiting behind it, directly or through a chain."""
-    out: dict[int, int] = {}
-    for t, recs in g.holds.items():
-        if t in g.waits or not any(w != t and r in recs for w, r in g.waits.items()):
+def _true_roots(g: Graph) -> dict[str, int]:
+    """Root as the server names it (its trx id; "0" for the read-only ones together) → every
+    transaction waiting behind it, directly or through a chain."""
+    groups: dict[str, set[int]] = {}
+    for t in g.holds:
+        groups.setdefault("0" if t in g.readonly else str(t), set()).add(t)
+    out: dict[str, int] = {}
+    for name, members in groups.items():
+        recs = set().union(*(g.holds[t] for t in members))
+        if any(t in g.waits for t in members) or not any(w not in members and r in recs for w, r in g.waits.items()):
             continue
-        seen, queue = {t}, deque([t])
+        seen, queue = set(members), deque(members)
         while queue:
             h = queue.popleft()
             for w, r in g.waits.items():
                 if w not in seen and r in g.holds.get(h, set()):
                     seen.add(w)
                     queue.append(w)
-        out[t] = len(seen) - 1
+        out[name] = len(seen) - len(members)
     return out
 
 
@@ -74,7 +84,14 @@ def _lock_row(trx: int, rec: int, waiting: bool, g: Graph) -> list[object]:
 
 def row_locks(g: Graph) -> list[list[object]]:
     contested = set(g.waits.values())
-    rows = [_lock_row(t, r, False, g) for t, recs in g.holds.items() for r in sorted(recs) if r in contested]
+    rows = [_lock_row(t, r, False, g) for t, recs in g.holds.items() for r in sorted(recs)
+            if r in contested and t not in g.readonly]
+    shared = sorted({r for t in g.readonly for r in g.holds[t] if r in contested})
+    for r in shared:                     # lock "0:…" listed once, joined with every trx-0 transaction
+        for u in sorted(g.readonly):
+            row = _lock_row(u, r, False, g)
+            row[0], row[1] = f"0:{r}", "0"
+            rows.append(row)
     rows += [_lock_row(t, r, True, g) for t, r in g.waits.items()]
     return rows
 
@@ -84,7 +101,8 @@ def wait_pairs(g: Graph) -> list[list[object]]:
     for w, rec in g.waits.items():
         for h, recs in g.holds.items():
             if rec in recs and h != w:
-                out.append([str(w), _thread(w), "app", "h", w % 30, "UPDATE", str(h), _thread(h), "app", "h",
+                trx = "0" if h in g.readonly else str(h)
+                out.append([str(w), _thread(w), "app", "h", w % 30, "UPDATE", trx, _thread(h), "app", "h",
                              100 - h % 50, "LOCK WAIT" if h in g.waits else "RUNNING", "Sleep", None,
                              f"`db`.`t{rec % 2}`", "PRIMARY", "X", "RECORD"])
     return out
@@ -95,19 +113,35 @@ def wait_pairs(g: Graph) -> list[list[object]]:
 def test_every_root_is_named_with_its_true_count_whatever_the_pairs_read(g: Graph, rnd, limit: int) -> None:
     pairs = wait_pairs(g)
     rnd.shuffle(pairs)                       # LIMIT without ORDER BY: any rows, in any order
-    got = {b.trx_id: b for b in blocking_tree(pairs[:limit], row_locks(g))}
+    tree = blocking_tree(pairs[:limit], row_locks(g))
+    got = {b.trx_id: b for b in tree}
+    assert len(got) == len(tree)
     truth = _true_roots(g)
-    assert set(got) == {str(t) for t in truth}
-    for t, n in truth.items():
-        b = got[str(t)]
-        assert b.blocked == n and b.thread_id == _thread(t)
-        assert b.kill == (f"KILL {_thread(t)}" if b.hot_holders == 1 else None)    # a shared row: no one KILL
-        assert t not in g.waits and g.holds[t]          # a holder the server lists, waiting for nothing
+    assert set(got) == set(truth)
+    for name, n in truth.items():
+        b = got[name]
+        assert b.blocked == n
+        if name == "0":
+            # which read-only transaction holds it, the server does not say: candidates, no KILL
+            members = g.readonly
+            if len(g.readonly) > 1:
+                assert b.thread_id is None and b.kill is None
+                assert set(b.candidates) == {_thread(t) for t in g.readonly}
+            else:
+                assert b.thread_id == _thread(next(iter(g.readonly)))
+        else:
+            t = int(name)
+            members = {t}
+            assert b.thread_id == _thread(t) and not b.candidates
+            assert b.kill == (f"KILL {_thread(t)}" if b.hot_holders == 1 else None)    # a shared row: no one KILL
+            assert t not in g.waits and g.holds[t]          # a holder the server lists, waiting for nothing
+        if b.kill is not None:          # one session the server names: the holder itself
+            assert b.hot_holders == 1 and len(members) == 1 and b.kill == f"KILL {_thread(next(iter(members)))}"
         # its hot row: a record it holds, with the most waiters of those
-        most = max(sum(1 for w, r in g.waits.items() if r == rec and w != t) for rec in g.holds[t])
+        held = set().union(*(g.holds[t] for t in members))
+        most = max(sum(1 for w, r in g.waits.items() if r == rec and w not in members) for rec in held)
         hot = int(b.hot_key or 0) - 1
-        assert hot in g.holds[t] and sum(1 for w, r in g.waits.items() if r == hot and w != t) == most
-        assert b.hot_holders == sum(1 for h, recs in g.holds.items() if hot in recs and h not in g.waits)
+        assert hot in held and sum(1 for w, r in g.waits.items() if r == hot and w not in members) == most
 
 
 def test_a_flood_of_pairs_does_not_hide_the_real_root() -> None:
