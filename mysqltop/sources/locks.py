@@ -70,6 +70,10 @@ STATUS_SQL_CHARS = 600
 # Rows one read may return (a server with 5,000 sessions costs the wire what one with 1,000 does);
 # the kept rows are chosen from these client-side.
 ROWS_READ = 1000
+# Wait pairs read where row_locks gives the roots and their counts: the pairs are then only the
+# trees' detail, and an application's flood of pairs (n share-mode holders × m waiters, each
+# joined with every read-only transaction on MariaDB) costs the server and the wire a fifth.
+DETAIL_PAIRS_READ = 200
 
 # Commands that are not work: an idle connection, a server thread, a replica's dump thread.
 IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL", "Slave_worker")
@@ -104,10 +108,11 @@ class Select:
     # (thread, user, host, command) column positions filled from SHOW PROCESSLIST's rows where
     # performance_schema is not readable (the statement then reads NULL there)
     thread_cols: tuple[tuple[int, int, int, int], ...] = ()
+    limit: int = ROWS_READ    # rows the server may return
 
     @property
     def sql(self) -> str:
-        return f"SELECT {', '.join(self.cols)} {self.rest} LIMIT {ROWS_READ}"
+        return f"SELECT {', '.join(self.cols)} {self.rest} LIMIT {self.limit}"
 
     def pick(self, rows: list[list[Any]]) -> list[list[Any]]:
         return sorted(rows, key=self.order)[:self.keep]
@@ -124,7 +129,8 @@ def _join(alias: str, thread: str, ps: bool) -> str:
     return f" LEFT JOIN {_THREADS} {alias} ON {alias}.PROCESSLIST_ID = {thread}" if ps else ""
 
 
-def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...], ps: bool) -> Select:
+def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...], ps: bool,
+                       limit: int = ROWS_READ) -> Select:
     ru, rh, _ = _who("rp", ps)
     bu, bh, bc = _who("bp", ps)
     return Select(
@@ -139,7 +145,7 @@ def _lock_waits_select(waits: str, lock_join: str, lock_cols: tuple[str, ...], p
         # pending request is not what anyone waits for first); real chains hold a granted lock.
         + " WHERE b.trx_requested_lock_id IS NULL OR b.trx_requested_lock_id <> w.blk_lock",
         MAX_LOCK_WAITS, lambda r: (_desc(r[4]), _text(r[0]), _text(r[6])),     # longest wait first
-        () if ps else ((1, 2, 3, -1), (7, 8, 9, 12)))
+        () if ps else ((1, 2, 3, -1), (7, 8, 9, 12)), limit)
 
 
 def _lock_waits_is(ps: bool) -> Select:
@@ -148,7 +154,7 @@ def _lock_waits_is(ps: bool) -> Select:
         "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
         "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
         "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
-        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"), ps)
+        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"), ps, DETAIL_PAIRS_READ)
 
 
 def _lock_waits_ps(ps: bool) -> Select:
