@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mysqltop.sources import locks
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.poll_results import ps_rows
+from mysqltop.sources.poll_results import ps_rows, status_text
 from mysqltop.sources.poll_statements import OLD_TRANSACTION_S, Poll, StatementPlan, oldest_active_s
 
 
@@ -105,3 +105,11 @@ def test_without_performance_schema_processlist_rows_name_the_threads() -> None:
 
 def test_ps_waits_rows_keep_exact_integers() -> None:
     assert ps_rows([("wait/synch/mutex/a", 1, 2**63)]) == [["wait/synch/mutex/a", 1, 2**63]]
+
+
+def test_status_text_sent_as_bytes_decodes_without_moving_lines() -> None:
+    raw = b"---TRANSACTION 5, ACTIVE 3 sec\nSELECT /* caf\xe9 */ 1\nTrx read view will not see trx"
+    text = status_text(raw)
+    assert text.split("\n") == ["---TRANSACTION 5, ACTIVE 3 sec", "SELECT /* caf\ufffd */ 1",
+                                 "Trx read view will not see trx"]
+    assert status_text("plain") == "plain"

@@ -21,6 +21,13 @@ def ps_rows(rows: Any) -> list[list[Any]]:
     return [[str(r[0]), *(int(x) for x in r[1:])] for r in rows]
 
 
+def status_text(v: Any) -> str:
+    """The status text as a string: a server that sends it as bytes (a binary result character
+    set) is decoded with each undecodable byte as U+FFFD, so statement bytes in another character
+    set stay one character each and move no line of the text (core/read_views.py)."""
+    return v.decode("utf-8", "replace") if isinstance(v, (bytes, bytearray)) else str(v)
+
+
 def clock_row(rows: Any) -> dict[str, Any]:
     """RawSample fields from the server_time statement: (clock, [own session's Rows_read])."""
     row: Any = rows[0] if rows else ()
@@ -66,7 +73,7 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     """The RawSample of a poll that answered."""
     v = p.values
     status_rows = v.get(K_STATUS)
-    innodb_status = str(status_rows[0][2]) if status_rows else None
+    innodb_status = status_text(status_rows[0][2]) if status_rows else None
     mutex = v.get(K_MUTEX)
     if mutex is not None:
         plan.saw_mutex(mutex)
