@@ -185,6 +185,7 @@ class LockRoots:
 
     roots: dict[str, Blocker]
     waiting: set[str]
+    shared: set[str] = field(default_factory=set)    # ids several sessions are listed under (trx 0)
 
 
 def _truthy(v: Any) -> bool:
@@ -209,25 +210,39 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
         return None
     info: dict[str, list[Any]] = {}
     threads: dict[str, dict[int, float]] = {}         # trx → its sessions (several: MariaDB's trx 0)
-    waiting: set[str] = set()
-    waits_on: dict[tuple[str, ...], list[tuple[str, list[Any]]]] = {}
+    waiting_threads: set[tuple[str, int | None]] = set()
+    requested: dict[str, set[str]] = {}               # trx → the lock ids its sessions wait for
+    # record → its waiting sessions (trx, thread): MariaDB's one trx-0 row per record, joined with
+    # every read-only transaction, is a request only for the sessions that ask for it
+    waits_on: dict[tuple[str, ...], list[tuple[str, int | None, list[Any]]]] = {}
     holds: dict[str, dict[tuple[str, ...], list[Any]]] = {}
+    good: list[list[Any]] = []
     for raw in rows:
         r = _row(raw, ROW_LOCK_WIDTH)
         if r is None or r[1] is None:
             continue
-        trx = str(r[1])
+        good.append(r)
+        trx, tid = str(r[1]), _id(r[2])
         info.setdefault(trx, r)
-        if (tid := _id(r[2])) is not None:
+        if tid is not None:
             threads.setdefault(trx, {})[tid] = _n(r[6]) or 0.0
-        key = _lock_key(r)
+        if _truthy(r[8]) or r[5] == "LOCK WAIT":
+            waiting_threads.add((trx, tid))
         if _truthy(r[8]):
-            waiting.add(trx)
-            waits_on.setdefault(key, []).append((trx, r))
-        else:
-            holds.setdefault(trx, {}).setdefault(key, r)
-        if r[5] == "LOCK WAIT":
-            waiting.add(trx)
+            requested.setdefault(trx, set()).add(str(r[0]))
+            waits_on.setdefault(_lock_key(r), []).append((trx, tid, r))
+    for r in good:
+        trx = str(r[1])
+        # a lock id one of its sessions waits for is that request (MariaDB gives every read-only
+        # transaction's lock on a record the same id: a held one is then not told apart)
+        if not _truthy(r[8]) and str(r[0]) not in requested.get(trx, set()):
+            holds.setdefault(trx, {}).setdefault(_lock_key(r), r)
+    # an id waits when every session listed under it waits
+    def waits(trx: str) -> bool:
+        sessions: list[int | None] = [*threads.get(trx, {})] or [None]
+        return all((trx, t) in waiting_threads for t in sessions)
+    waiting = {trx for trx in info if waits(trx)}
+    shared = {trx for trx, who in threads.items() if len(who) > 1}
     holders_of: dict[tuple[str, ...], int] = {}
     for trx, keys in holds.items():
         if trx not in waiting:
@@ -235,26 +250,32 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
                 holders_of[key] = holders_of.get(key, 0) + 1
     roots: dict[str, Blocker] = {}
     for trx, keys in holds.items():
-        if trx in waiting or not any(w != trx for key in keys for w, _ in waits_on.get(key, [])):
+        if trx in waiting or not any(w != trx for key in keys for w, _, _ in waits_on.get(key, [])):
             continue
         r = info[trx]
         who = threads.get(trx, {})
-        if len(who) > 1:     # not one session: the server does not say which of these holds it
+        if trx in shared:    # not one session: the server does not say which of these holds it
+            free = [t for t in who if (trx, t) not in waiting_threads]
             root = Blocker(thread_id=None, trx_id=trx, trx_state=_s(r[5]),
-                           candidates=sorted(who, key=lambda t: (-who[t], t)))
+                           candidates=sorted(free, key=lambda t: (-who[t], t)))
         else:
             root = Blocker(thread_id=_id(r[2]), trx_id=trx, user=_s(r[3]), host=_s(r[4]), trx_age_s=_n(r[6]),
                            trx_state=_s(r[5]), command=_s(r[17]), statement=_sql(r[18]))
         seen, level, depth = {trx}, [trx], 0
+        behind: set[tuple[str, int | None]] = set()
         while level:
             nxt = []
             for t in level:
                 for key in holds.get(t, {}):
-                    for w, wr in waits_on.get(key, []):
-                        if w in seen:
+                    for w, wt, wr in waits_on.get(key, []):
+                        if w == trx or (w, wt) in behind:
                             continue
-                        seen.add(w)
-                        nxt.append(w)
+                        behind.add((w, wt))
+                        # a chain goes on through a waiter's own locks; not through an id several
+                        # sessions share: which of them holds those, the server does not say
+                        if w not in seen and w not in shared:
+                            seen.add(w)
+                            nxt.append(w)
                         wait = _n(wr[7])
                         if wait is not None and (root.longest_wait_s is None or wait > root.longest_wait_s):
                             root.longest_wait_s = wait
@@ -262,16 +283,16 @@ def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
                             root.waiters.append(_lock_waiter(w, wr))
             depth += 1 if nxt else 0
             level = nxt
-        root.blocked, root.depth = len(seen) - 1, max(depth, 1)
+        root.blocked, root.depth = len(behind), max(depth, 1)
         root.waiters.sort(key=lambda n: -(n.waiting_s or 0))
-        hot = max(keys, key=lambda k: (sum(1 for w, _ in waits_on.get(k, []) if w != trx), k))
+        hot = max(keys, key=lambda k: (sum(1 for w, _, _ in waits_on.get(k, []) if w != trx), k))
         h = keys[hot]
         root.hot_table, root.hot_index, root.hot_key = _s(h[11]), _s(h[12]), _s(h[16], LOCK_DATA_CHARS)
         root.hot_holders = max(holders_of.get(hot, 1), len(root.candidates))
         # a row several transactions hold at once (shared locks) is released by none of them alone
         root.kill = f"KILL {root.thread_id}" if root.thread_id and root.hot_holders <= 1 else None
         roots[trx] = root
-    return LockRoots(roots, waiting)
+    return LockRoots(roots, waiting, shared)
 
 
 def _lock_waiter(trx: str, r: list[Any]) -> LockWaiter:
@@ -295,7 +316,9 @@ def _merge(trees: list[Blocker], listed: LockRoots) -> list[Blocker]:
             tree.statement = tree.statement or root.statement
             root = tree
         out.append(root)
-    out += [b for b in by_trx.values() if b.trx_id not in listed.waiting]   # rows a second apart
+    # roots only the pairs show (read a moment apart); never one of an id several sessions share:
+    # the pairs' join gives it any of their threads
+    out += [b for b in by_trx.values() if b.trx_id not in listed.waiting and b.trx_id not in listed.shared]
     out.sort(key=lambda x: (-x.blocked, -(x.longest_wait_s or 0), x.trx_id))
     return out
 

@@ -24,6 +24,13 @@ class Graph:
     # read-only transactions (they hold, never wait): MariaDB lists each as trx 0, so INNODB_LOCKS
     # has one row per record they hold, joined with every trx-0 transaction of INNODB_TRX
     readonly: set[int] = field(default_factory=set)
+    # read-only sessions that wait (a shared-mode read) and hold nothing: trx 0 too; never for a
+    # record read-only transactions hold (MariaDB's one row for both cannot tell them apart)
+    ro_waiters: set[int] = field(default_factory=set)
+
+    @property
+    def zero(self) -> set[int]:
+        return self.readonly | self.ro_waiters
 
 
 def _thread(trx: int) -> int:
@@ -50,7 +57,10 @@ def graphs(draw: st.DrawFn) -> Graph:
             waits[t] = draw(st.sampled_from(can))
     never_wait = sorted(t for t in holds if t not in waits)
     readonly = set(draw(st.lists(st.sampled_from(never_wait), unique=True))) if never_wait else set()
-    return Graph(holds, waits, readonly)
+    ro_held = {r for t in readonly for r in holds[t]}
+    can_ro = sorted(t for t, r in waits.items() if t not in holds and r not in ro_held)
+    ro_waiters = set(draw(st.lists(st.sampled_from(can_ro), unique=True))) if can_ro else set()
+    return Graph(holds, waits, readonly, ro_waiters)
 
 
 def _true_roots(g: Graph) -> dict[str, int]:
@@ -64,11 +74,13 @@ def _true_roots(g: Graph) -> dict[str, int]:
         recs = set().union(*(g.holds[t] for t in members))
         if any(t in g.waits for t in members) or not any(w not in members and r in recs for w, r in g.waits.items()):
             continue
+        # a read-only session waiting behind read-only holders cannot be told from them
+        mine = g.zero if name == "0" else members
         seen, queue = set(members), deque(members)
         while queue:
             h = queue.popleft()
             for w, r in g.waits.items():
-                if w not in seen and r in g.holds.get(h, set()):
+                if w not in seen and w not in mine and r in g.holds.get(h, set()):
                     seen.add(w)
                     queue.append(w)
         out[name] = len(seen) - len(members)
@@ -88,11 +100,16 @@ def row_locks(g: Graph) -> list[list[object]]:
             if r in contested and t not in g.readonly]
     shared = sorted({r for t in g.readonly for r in g.holds[t] if r in contested})
     for r in shared:                     # lock "0:…" listed once, joined with every trx-0 transaction
-        for u in sorted(g.readonly):
+        for u in sorted(g.zero):
             row = _lock_row(u, r, False, g)
             row[0], row[1] = f"0:{r}", "0"
             rows.append(row)
-    rows += [_lock_row(t, r, True, g) for t, r in g.waits.items()]
+    for r in sorted({g.waits[t] for t in g.ro_waiters}):      # a read-only request: the same
+        for u in sorted(g.zero):
+            row = _lock_row(u, r, g.waits.get(u) == r, g)
+            row[0], row[1] = f"0:{r}", "0"
+            rows.append(row)
+    rows += [_lock_row(t, r, True, g) for t, r in g.waits.items() if t not in g.ro_waiters]
     return rows
 
 
@@ -102,7 +119,7 @@ def wait_pairs(g: Graph) -> list[list[object]]:
         for h, recs in g.holds.items():
             if rec in recs and h != w:
                 trx = "0" if h in g.readonly else str(h)
-                out.append([str(w), _thread(w), "app", "h", w % 30, "UPDATE", trx, _thread(h), "app", "h",
+                out.append(["0" if w in g.ro_waiters else str(w), _thread(w), "app", "h", w % 30, "UPDATE", trx, _thread(h), "app", "h",
                              100 - h % 50, "LOCK WAIT" if h in g.waits else "RUNNING", "Sleep", None,
                              f"`db`.`t{rec % 2}`", "PRIMARY", "X", "RECORD"])
     return out
@@ -124,7 +141,7 @@ def test_every_root_is_named_with_its_true_count_whatever_the_pairs_read(g: Grap
         if name == "0":
             # which read-only transaction holds it, the server does not say: candidates, no KILL
             members = g.readonly
-            if len(g.readonly) > 1:
+            if len(g.zero) > 1:
                 assert b.thread_id is None and b.kill is None
                 assert set(b.candidates) == {_thread(t) for t in g.readonly}
             else:
@@ -139,9 +156,10 @@ def test_every_root_is_named_with_its_true_count_whatever_the_pairs_read(g: Grap
             assert b.hot_holders == 1 and len(members) == 1 and b.kill == f"KILL {_thread(next(iter(members)))}"
         # its hot row: a record it holds, with the most waiters of those
         held = set().union(*(g.holds[t] for t in members))
-        most = max(sum(1 for w, r in g.waits.items() if r == rec and w not in members) for rec in held)
+        mine = g.zero if name == "0" else members
+        most = max(sum(1 for w, r in g.waits.items() if r == rec and w not in mine) for rec in held)
         hot = int(b.hot_key or 0) - 1
-        assert hot in held and sum(1 for w, r in g.waits.items() if r == hot and w not in members) == most
+        assert hot in held and sum(1 for w, r in g.waits.items() if r == hot and w not in mine) == most
 
 
 def test_a_flood_of_pairs_does_not_hide_the_real_root() -> None:
