@@ -142,7 +142,8 @@ class LockWindow:
                 c.longest_wait_s = b.longest_wait_s
             c.statement = b.statement or c.statement
             c.command = b.command or c.command
-            c.hot_row = hot_row(b) or c.hot_row
+            if b.hot_key is not None:      # a row (its key known), not only a table and index
+                c.hot_row = hot_row(b)
         for t in f.transactions:
             if t.age_s is None:
                 continue

@@ -174,7 +174,8 @@ def longest_wait_s(rows: list[list[Any]] | None, row_locks: list[list[Any]] | No
 
 # ---- roots from the listed locks ------------------------------------------------------------------
 ROW_LOCK_WIDTH = 19
-LOCK_DATA_CHARS = 200
+LOCK_WAIT_WIDTH = 19     # lock_waits rows; recordings before lock_data have 18
+LOCK_DATA_CHARS = 200    # a locked key (lock_data: the index columns' values, maybe a user's text)
 DIRECT_WAITERS = 20      # waiters a root built from row_locks alone lists (the count is whole)
 
 
@@ -358,7 +359,7 @@ def _edge_trees(rows: list[list[Any]] | None) -> list[Blocker]:
     waiting: set[str] = set()
     info: dict[str, list[Any]] = {}
     for raw in rows:
-        r = _row(raw, 18)
+        r = _row(raw, LOCK_WAIT_WIDTH)
         if r is None or r[0] is None or r[6] is None:
             continue
         w, b = str(r[0]), str(r[6])
@@ -411,13 +412,31 @@ def _edge_trees(rows: list[list[Any]] | None) -> list[Blocker]:
         return below, deepest, longest
 
     out: list[Blocker] = []
+    # the row each root's direct waiters ask for most (table, index, the server's lock_data), and
+    # how many roots their waiters ask that row of (> 1: held in share mode, no single KILL)
+    hot: dict[str, tuple[str, str, str]] = {}
+    for b in roots:
+        asked: dict[tuple[str, str, str], int] = {}
+        for _, r in edges.get(b, []):
+            if r[14] is not None:
+                k = (str(r[14]), _s(r[15]) or "", "" if r[18] is None else str(r[18])[:LOCK_DATA_CHARS])
+                asked[k] = asked.get(k, 0) + 1
+        if asked:
+            hot[b] = max(asked, key=lambda k: (asked[k], k))
+    sharing: dict[tuple[str, str, str], int] = {}
+    for k in hot.values():
+        if k[2]:                      # only a known key is one row (older rows have none)
+            sharing[k] = sharing.get(k, 0) + 1
     for b in roots:
         r = info[b]
         root = Blocker(thread_id=_id(r[7]), trx_id=b, user=_s(r[8]), host=_s(r[9]), trx_age_s=_n(r[10]),
                        trx_state=_s(r[11]), command=_s(r[12]), statement=_sql(r[13]))
         root.blocked, root.depth, root.longest_wait_s = finish(b, 1)
         root.waiters = children.get(b, [])
-        root.kill = f"KILL {root.thread_id}" if root.thread_id else None
+        if (row := hot.get(b)) is not None:
+            root.hot_table, root.hot_index, root.hot_key = row[0], row[1] or None, row[2] or None
+            root.hot_holders = sharing.get(row, 1)
+        root.kill = f"KILL {root.thread_id}" if root.thread_id and root.hot_holders <= 1 else None
         out.append(root)
     out.sort(key=lambda x: (-x.blocked, -(x.longest_wait_s or 0), x.trx_id))
     return out

@@ -335,7 +335,7 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
                      statement=b.statement or (s.last_statement if s else None), kill=b.kill)
     first = b.waiters[0] if b.waiters else None
     on = "a row lock"
-    if (row := hot_row(b)) is not None:
+    if b.hot_key is not None and (row := hot_row(b)) is not None:
         on = f"a row lock on {row}"
     elif first is not None and first.lock_table:
         on = f"a row lock on {first.lock_table}" + (f" ({first.lock_index})" if first.lock_index else "")

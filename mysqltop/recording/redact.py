@@ -229,7 +229,7 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     sessions = _rows(raw.sessions, {1: user, 2: host, 3: schema, 7: sql})
     transactions = _rows(raw.transactions, {2: user, 3: host, 11: sql})
     lock_waits = _rows(raw.lock_waits, {2: user, 3: host, 5: sql, 8: user, 9: host, 13: sql,
-                                        14: names.lock_table, 15: names.index})
+                                        14: names.lock_table, 15: names.index, 18: sql})
     table = lambda v: names.of("table", v)                # noqa: E731
     lock_sessions = _rows(raw.lock_sessions, {1: user, 2: host, 3: schema, 7: sql, 11: sql})
     metadata_locks = _rows(raw.metadata_locks, {3: schema, 4: table})   # a table's or a user lock's name

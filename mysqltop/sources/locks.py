@@ -19,7 +19,8 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
   lock_waits      [waiting_trx, waiting_thread, waiting_user, waiting_host, wait_s, waiting_sql,
                    blocking_trx, blocking_thread, blocking_user, blocking_host, blocking_trx_age_s,
                    blocking_trx_state, blocking_command, blocking_sql, lock_table, lock_index,
-                   lock_mode, lock_type]
+                   lock_mode, lock_type, lock_data]   lock_data: the key the waiter asks for
+                   (absent in older recordings)
   transactions    [trx_id, thread, user, host, state, age_s, rows_locked, rows_modified,
                    lock_structs, isolation, command, sql, wait_s]
   sessions        [thread, user, host, db, command, state, time_s, sql]
@@ -51,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from mysqltop.core import stalls as stall_states
+from mysqltop.core.locks import LOCK_DATA_CHARS     # a locked key as the server prints it (lock_data)
 
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
@@ -154,7 +156,8 @@ def _lock_waits_is(ps: bool) -> Select:
         "SELECT requesting_trx_id AS req_trx, blocking_trx_id AS blk_trx, requested_lock_id AS req_lock, "
         "blocking_lock_id AS blk_lock FROM information_schema.INNODB_LOCK_WAITS",
         "LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.req_lock",
-        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type"), ps, DETAIL_PAIRS_READ)
+        ("l.lock_table", "l.lock_index", "l.lock_mode", "l.lock_type", f"LEFT(l.lock_data, {LOCK_DATA_CHARS})"),
+        ps, DETAIL_PAIRS_READ)
 
 
 def _lock_waits_ps(ps: bool) -> Select:
@@ -164,11 +167,8 @@ def _lock_waits_ps(ps: bool) -> Select:
         "REQUESTING_ENGINE_LOCK_ID AS req_lock, BLOCKING_ENGINE_LOCK_ID AS blk_lock, ENGINE AS eng "
         "FROM performance_schema.data_lock_waits",
         "LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.req_lock AND l.ENGINE = w.eng",
-        ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE"), ps)
-
-
-# A locked key as the server prints it (lock_data: the index columns' values, possibly a user's text).
-LOCK_DATA_CHARS = 200
+        ("CONCAT('`', l.OBJECT_SCHEMA, '`.`', l.OBJECT_NAME, '`')", "l.INDEX_NAME", "l.LOCK_MODE", "l.LOCK_TYPE",
+         f"LEFT(l.LOCK_DATA, {LOCK_DATA_CHARS})"), ps)
 
 
 def _row_locks_is(ps: bool) -> Select:

@@ -121,7 +121,7 @@ def wait_pairs(g: Graph) -> list[list[object]]:
                 trx = "0" if h in g.readonly else str(h)
                 out.append(["0" if w in g.ro_waiters else str(w), _thread(w), "app", "h", w % 30, "UPDATE", trx, _thread(h), "app", "h",
                              100 - h % 50, "LOCK WAIT" if h in g.waits else "RUNNING", "Sleep", None,
-                             f"`db`.`t{rec % 2}`", "PRIMARY", "X", "RECORD"])
+                             f"`db`.`t{rec % 2}`", "PRIMARY", "X", "RECORD", str(rec + 1)])
     return out
 
 
@@ -179,3 +179,18 @@ def test_a_flood_of_pairs_does_not_hide_the_real_root() -> None:
     # without row_locks (MySQL 8, older recordings) the pairs alone are all there is
     assert "1500" not in {b.trx_id for b in blocking_tree(pairs)}
     assert lock_roots(None) is None
+
+
+def test_pairs_alone_name_the_row_and_a_shared_one_has_no_kill() -> None:
+    """MySQL 8 (no row_locks; every transaction its own id): the pairs read whole name each root's
+    row from the waiters' lock_data, and 35 holders of one row offer no KILL; older recordings
+    (no lock_data) keep their KILL lines."""
+    holds = {2000 + i: {0} for i in range(35)} | {1500: {1}}
+    waits = {3000 + i: 0 for i in range(30)} | {3100 + i: 1 for i in range(3)}
+    tree = blocking_tree(wait_pairs(Graph(holds, waits)))
+    real = next(b for b in tree if b.trx_id == "1500")
+    assert (real.kill, real.hot_table, real.hot_key, real.hot_holders) == ("KILL 600", "`db`.`t1`", "2", 1)
+    flood = [b for b in tree if b.trx_id != "1500"]
+    assert flood and all(b.kill is None and b.hot_holders == 35 and b.hot_key == "1" for b in flood)
+    old = [r[:18] for r in wait_pairs(Graph(holds, waits))]
+    assert all(b.kill is not None and b.hot_key is None for b in blocking_tree(old))
