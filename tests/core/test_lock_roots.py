@@ -9,11 +9,15 @@ read in no order and cut at any bound, as LIMIT does.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from mysqltop.core import stalls
+from mysqltop.core.advice import advise
+from mysqltop.core.frame import Frame
 from mysqltop.core.locks import blocking_tree, lock_roots
 
 
@@ -194,3 +198,20 @@ def test_pairs_alone_name_the_row_and_a_shared_one_has_no_kill() -> None:
     assert flood and all(b.kill is None and b.hot_holders == 35 and b.hot_key == "1" for b in flood)
     old = [r[:18] for r in wait_pairs(Graph(holds, waits))]
     assert all(b.kill is not None and b.hot_key is None for b in blocking_tree(old))
+
+
+def test_the_stall_finding_leads_with_the_shared_row_and_still_names_the_real_root() -> None:
+    """The finding over the flood: the shared row's pile offers no KILL, the real root's does."""
+    holds = {2000 + i: {0} for i in range(35)} | {1500: {1}}
+    waits = {3000 + i: 0 for i in range(30)} | {3100 + i: 1 for i in range(3)}
+    g = Graph(holds, waits, readonly={2000 + i for i in range(35)})
+    pairs = sorted(wait_pairs(g), key=lambda r: str(r[14]) != "`db`.`t0`")[:1000]
+    frame = Frame(time=1000.0, elapsed=1.0)
+    frame.blocking = blocking_tree(pairs, row_locks(g))
+    frame.stalls = stalls.find(frame.blocking, None, None, "mariadb", frame.time)
+    found = [a for a in advise([frame], {}, span_s=None) if a.id == "stall_row_lock"]
+    assert len(found) == 1
+    msg = found[0].message
+    assert msg.startswith("Stall: 30 sessions waiting on a row lock on `db`.`t0` PRIMARY key 1")
+    assert "the server does not say which: 35 candidates" in msg and "no single KILL releases it" in msg
+    assert re.findall(r"KILL \d+", msg) == ["KILL 600"] and "blocks 3 on a row lock on `db`.`t1` PRIMARY key 2" in msg
