@@ -148,19 +148,22 @@ def _row(r: Any, width: int) -> list[Any] | None:
 def row_waits(rows: list[list[Any]] | None, row_locks: list[list[Any]] | None = None) -> dict[str, float]:
     """Waiting transaction → seconds it has waited, from the lock-wait rows (one per waiter) and
     the requested locks of row_locks (every waiter, where the lock-wait rows are cut)."""
+    mine = [r for r in (_row(raw, ROW_LOCK_WIDTH) for raw in row_locks or [])
+            if r is not None and r[1] is not None and _truthy(r[8])]
+    sessions: dict[str, set[Any]] = {}
+    for r in mine:
+        sessions.setdefault(str(r[1]), set()).add(r[2])
+    shared = {trx for trx, who in sessions.items() if len(who) > 1}   # MariaDB's read-only trx 0
     out: dict[str, float] = {}
     for raw in rows or []:
-        r = _row(raw, 18)
-        if r is None or r[0] is None:
+        e = _row(raw, LOCK_WAIT_WIDTH)
+        if e is None or e[0] is None or str(e[0]) in shared:
             continue
-        w = _n(r[4])
-        out[str(r[0])] = max(out.get(str(r[0]), 0.0), w or 0.0)
-    for raw in row_locks or []:
-        r = _row(raw, ROW_LOCK_WIDTH)
-        if r is None or r[1] is None or not _truthy(r[8]):
-            continue
-        w = _n(r[7])
-        out[str(r[1])] = max(out.get(str(r[1]), 0.0), w or 0.0)
+        w = _n(e[4])
+        out[str(e[0])] = max(out.get(str(e[0]), 0.0), w or 0.0)
+    for r in mine:
+        key = f"{r[1]}@{r[2]}" if str(r[1]) in shared else str(r[1])     # each waiting session once
+        out[key] = max(out.get(key, 0.0), _n(r[7]) or 0.0)
     return out
 
 

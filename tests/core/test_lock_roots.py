@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from mysqltop.core import stalls
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import blocking_tree, lock_roots
+from mysqltop.core.locks import blocking_tree, lock_roots, row_waits
 
 
 @dataclass
@@ -135,6 +135,7 @@ def test_every_root_is_named_with_its_true_count_whatever_the_pairs_read(g: Grap
     pairs = wait_pairs(g)
     rnd.shuffle(pairs)                       # LIMIT without ORDER BY: any rows, in any order
     tree = blocking_tree(pairs[:limit], row_locks(g))
+    assert len(row_waits(pairs[:limit], row_locks(g))) == len(g.waits)       # each waiting session once
     got = {b.trx_id: b for b in tree}
     assert len(got) == len(tree)
     truth = _true_roots(g)
