@@ -105,3 +105,26 @@ def test_not_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     err = capsys.readouterr().err
     assert code in (1, 2) and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "o.mtrec").exists()
+
+
+def test_row_locks_and_locked_keys_are_redacted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The lock rows carry user, host, table, index, the locked key (the table's data) and a
+    statement: names become pseudonyms, the key and the statement marks."""
+    lock = ["77:5:3:2", "77", 9, "attacker", "evil.example:4000", "RUNNING", 40, None, 0, "X", "RECORD",
+            "`shop`.`orders`", "orders_by_mail", 5, 3, 2, "'alice@mail.example'", "Sleep", "UPDATE orders SET paid = 1"]
+    wait = ["78", 10, "attacker", "evil.example:4001", 5, "UPDATE orders SET paid = 2", "77", 9, "attacker",
+            "evil.example:4000", 40, "RUNNING", "Sleep", None, "`shop`.`orders`", "orders_by_mail", "X", "RECORD",
+            "'alice@mail.example'"]
+    raws = [dataclasses.replace(r, row_locks=[lock], lock_waits=[wait]) for r in series(3)]
+    src, out = tmp_path / "in.mtrec", tmp_path / "out.mtrec"
+    with RecordingWriter(src, interval=1.0) as w:
+        for r in raws:
+            w.append(r)
+    assert main(["redact", str(src), str(out)]) == 0, capsys.readouterr().err
+    after = _dump(out)
+    for word in ("attacker", "evil.example", "shop", "orders", "alice", "mail.example", "paid"):
+        assert not _has(word, after), word
+    with RecordingReader(out) as r:
+        got = r.sample(0)
+        assert got.row_locks is not None and got.row_locks[0][16] == SQL_MARK and got.row_locks[0][18] == SQL_MARK
+        assert got.lock_waits is not None and got.lock_waits[0][18] == SQL_MARK
