@@ -1,9 +1,10 @@
-"""Read a pt-stalk collection (or a plain series of saved outputs) from disk as RawSamples.
+"""Read pt-stalk collections (or a plain series of saved outputs) from disk as RawSamples.
 
-The formats are parsed by core/collection.py; this module finds the files, bounds what is read
-(files are streamed line by line, a line is cut at MAX_LINE bytes, whole-file reads are capped),
-refuses what is not what it claims with one line (UserError), and lines the files' samples up
-on one time grid. docs/import.md is the contract.
+The formats are parsed by core/collection.py and files are read (regular files only, bounded)
+by collection_files.py; this module finds the collections, refuses what is not what it claims
+with one line (UserError; --partial: leaves it out with a note), lines each collection's samples
+up on one time grid, says what it did not hold (RawSample.not_recorded), and puts several
+collections one after the other. docs/import.md is the contract.
 """
 
 from __future__ import annotations
