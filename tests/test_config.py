@@ -57,10 +57,10 @@ def test_localhost_prefers_existing_common_socket(home: Path, monkeypatch: pytes
 def test_preferred_tls_context_is_built_once_and_verifies_nothing() -> None:
     import ssl
 
-    from mysqltop.sources.capabilities import _preferred_tls
+    from mysqltop.sources.wire import preferred_tls
 
-    ctx = _preferred_tls()
-    assert ctx is _preferred_tls() and ctx.verify_mode == ssl.CERT_NONE and not ctx.check_hostname
+    ctx = preferred_tls()
+    assert ctx is preferred_tls() and ctx.verify_mode == ssl.CERT_NONE and not ctx.check_hostname
     assert ctx.cert_store_stats()["x509"] == 0                  # no CA bundle parsed for it
 
 

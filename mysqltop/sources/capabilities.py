@@ -7,9 +7,7 @@ performance_schema being off or its synch instruments disabled is NOT fatal: it 
 
 from __future__ import annotations
 
-import functools
 import re
-import ssl
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMEN
 from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
+from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
 
 MYSQLD_NAMES = ("mysqld", "mariadbd")
 NO_PS = "it came with MySQL 5.5"
@@ -73,102 +72,6 @@ def grantee(current_user: str) -> str:
     return f"'{user}'@'{host}'" if user else f"'{current_user}'"
 
 
-@functools.cache
-def _preferred_tls() -> ssl.SSLContext:
-    """TLS when the server offers it, nothing verified (the mysql client's ssl-mode=PREFERRED):
-    one context per process. PyMySQL builds a verifying default context per connection for it,
-    loading the system's CA certificates (~50 ms of CPU) only to switch verification off."""
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    return ctx
-
-
-# Authentication plugins that send the password itself: to a server that has not proven itself
-# (no TLS), only with --enable-cleartext-plugin, as the mysql client does. The password encrypted
-# with an RSA key the server sends (sha256_password, caching_sha2_password's full auth) goes to
-# it without TLS only with --get-server-public-key, as in the mysql client.
-CLEARTEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
-CR_AUTH_PLUGIN_CANNOT_LOAD = 2059
-
-
-def _cleartext_refused() -> type:
-    import pymysql
-
-    class CleartextRefused(pymysql.err.OperationalError):
-        """The server asked for the password in clear text over a connection without TLS."""
-
-    return CleartextRefused
-
-
-CleartextRefused = _cleartext_refused()
-CR_AUTH_PLUGIN_ERR = 2061       # "Authentication requires secure connection", as the mysql client
-
-
-def _server_key_refused() -> type:
-    import pymysql
-
-    class ServerKeyRefused(pymysql.err.OperationalError):
-        """Without TLS, the server sent the RSA key to encrypt the password with: whoever answers
-        as the server can decrypt it."""
-
-    return ServerKeyRefused
-
-
-ServerKeyRefused = _server_key_refused()
-
-
-def _connection_class() -> type:
-    import pymysql.connections
-
-    class CountingConnection(pymysql.connections.Connection):
-        """Counts wire bytes per poll (bench/poll reports them); one shared context for TLS
-        when the server offers it and no --ssl-* option asked for more; never answers a
-        cleartext-password plugin over plain TCP unless allowed."""
-
-        bytes_in = 0
-        bytes_out = 0
-
-        def __init__(self, *args: Any, cleartext_ok: bool = False, server_key_ok: bool = False, **kw: Any) -> None:
-            self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
-            self._server_key_ok = server_key_ok
-            super().__init__(*args, **kw)
-
-        @property
-        def server_public_key(self) -> bytes | None:
-            return self._server_key
-
-        @server_public_key.setter
-        def server_public_key(self, key: bytes | None) -> None:
-            # PyMySQL sets it once from the options, then from the server when the password is to
-            # be RSA-encrypted (sha256_password, caching_sha2_password's full auth) without TLS
-            if key and "_server_key" in self.__dict__ and not self._server_key_ok \
-                    and not getattr(self, "_secure", False):
-                raise ServerKeyRefused(CR_AUTH_PLUGIN_ERR, "server public key")
-            self._server_key = key
-
-        def _process_auth(self, plugin_name: bytes, auth_packet: Any, handler: Any = None) -> Any:
-            if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok and not getattr(self, "_secure", False):
-                raise CleartextRefused(CR_AUTH_PLUGIN_CANNOT_LOAD, plugin_name.decode("ascii"))
-            return super()._process_auth(plugin_name, auth_packet, handler)  # type: ignore[misc]
-
-        def _create_ssl_ctx(self, sslp: Any) -> ssl.SSLContext:
-            if not sslp:
-                return _preferred_tls()
-            return super()._create_ssl_ctx(sslp)  # type: ignore[misc]  # private, not in the stubs
-
-        def _read_bytes(self, num_bytes: int) -> bytes:
-            data = super()._read_bytes(num_bytes)  # type: ignore[misc]  # private, not in the stubs
-            self.bytes_in += len(data)
-            return data
-
-        def _write_bytes(self, data: bytes) -> None:
-            super()._write_bytes(data)  # type: ignore[misc]
-            self.bytes_out += len(data)
-
-    return CountingConnection
-
-
 _CONN_CLASS: type | None = None
 
 
@@ -182,7 +85,7 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     import pymysql
     from pymysql.constants import CLIENT
 
-    _CONN_CLASS = _CONN_CLASS or _connection_class()
+    _CONN_CLASS = _CONN_CLASS or connection_class()
     kw = opts.pymysql_kwargs()
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
@@ -190,7 +93,7 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
               server_key_ok=opts.get_server_public_key)
     try:
         conn = _CONN_CLASS(**kw)
-    except pymysql.err.MySQLError as e:
+    except (pymysql.err.MySQLError, AuthRefused) as e:
         raise connect_error(e, opts, connect_timeout) from None
     except (OSError, RuntimeError, ValueError) as e:   # SSL setup, missing auth plugin support
         raise UserError(f"cannot connect to {opts.address}: {one_line(e)}") from None

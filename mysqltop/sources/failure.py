@@ -15,8 +15,9 @@ from mysqltop.core.sample import Failure
 _UNREACHABLE = {2002, 2003, 2005}          # no socket, cannot connect, unknown host
 _LOST = {2006, 2013, 2055,                 # gone away, lost during query / at reading packet
          1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927}  # shutdown, aborted, net errors, killed
-_DENIED = {1044, 1045, 1130, 1227, 1251, 1820, 1862, 3118, 4151,  # access, host, privilege,
-           2059}  # auth plugin, password expired, account locked (MySQL, MariaDB), cleartext refused
+# access, host, privilege, auth plugin, password expired, account locked (MySQL, MariaDB); the
+# password withheld without TLS (a cleartext plugin, an RSA key the server sent: sources/wire.py)
+_DENIED = {1044, 1045, 1130, 1227, 1251, 1820, 1862, 3118, 4151, 2059, 2061}
 
 # A statement of a poll the server refuses with one of these will be refused again: the poller
 # stops sending it and keeps reporting why (privileges, no such table or column, syntax).

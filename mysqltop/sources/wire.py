@@ -1,0 +1,102 @@
+"""The PyMySQL connection mysqltop connects with: wire bytes counted per poll (bench/poll reports
+them), one TLS context for the whole process, and no password to a server that has not proven
+itself.
+
+Some authentication plugins send the password itself (mysql_clear_password, MariaDB's dialog for
+PAM), others encrypt it with an RSA key the server sends (sha256_password, caching_sha2_password's
+full authentication): without TLS, whoever answers as the server gets it or can decrypt it. As the
+mysql client does, mysqltop refuses both unless TLS is on or the user allowed it
+(--enable-cleartext-plugin, --get-server-public-key); the refusals are typed so connect can say
+what to do.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+from typing import Any
+
+@functools.cache
+def preferred_tls() -> ssl.SSLContext:
+    """TLS when the server offers it, nothing verified (the mysql client's ssl-mode=PREFERRED):
+    one context per process. PyMySQL builds a verifying default context per connection for it,
+    loading the system's CA certificates (~50 ms of CPU) only to switch verification off."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+# Authentication plugins that send the password itself: to a server that has not proven itself
+# (no TLS), only with --enable-cleartext-plugin, as the mysql client does. The password encrypted
+# with an RSA key the server sends (sha256_password, caching_sha2_password's full auth) goes to
+# it without TLS only with --get-server-public-key, as in the mysql client.
+CLEARTEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+CR_AUTH_PLUGIN_CANNOT_LOAD = 2059
+
+
+class AuthRefused(Exception):
+    """The handshake was stopped before the password left: args are (client error code, plugin)."""
+
+
+class CleartextRefused(AuthRefused):
+    """The server asked for the password in clear text over a connection without TLS."""
+
+
+CR_AUTH_PLUGIN_ERR = 2061       # "Authentication requires secure connection", as the mysql client
+
+
+class ServerKeyRefused(AuthRefused):
+    """Without TLS, the server sent the RSA key to encrypt the password with: whoever answers
+    as the server can decrypt it."""
+
+
+def connection_class() -> type:
+    import pymysql.connections
+
+    class CountingConnection(pymysql.connections.Connection):
+        """Counts wire bytes per poll (bench/poll reports them); one shared context for TLS
+        when the server offers it and no --ssl-* option asked for more; never answers a
+        cleartext-password plugin over plain TCP unless allowed."""
+
+        bytes_in = 0
+        bytes_out = 0
+
+        def __init__(self, *args: Any, cleartext_ok: bool = False, server_key_ok: bool = False, **kw: Any) -> None:
+            self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
+            self._server_key_ok = server_key_ok
+            super().__init__(*args, **kw)
+
+        @property
+        def server_public_key(self) -> bytes | None:
+            return self._server_key
+
+        @server_public_key.setter
+        def server_public_key(self, key: bytes | None) -> None:
+            # PyMySQL sets it once from the options, then from the server when the password is to
+            # be RSA-encrypted (sha256_password, caching_sha2_password's full auth) without TLS
+            if key and "_server_key" in self.__dict__ and not self._server_key_ok \
+                    and not getattr(self, "_secure", False):
+                raise ServerKeyRefused(CR_AUTH_PLUGIN_ERR, "server public key")
+            self._server_key = key
+
+        def _process_auth(self, plugin_name: bytes, auth_packet: Any, handler: Any = None) -> Any:
+            if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok and not getattr(self, "_secure", False):
+                raise CleartextRefused(CR_AUTH_PLUGIN_CANNOT_LOAD, plugin_name.decode("ascii"))
+            return super()._process_auth(plugin_name, auth_packet, handler)  # type: ignore[misc]
+
+        def _create_ssl_ctx(self, sslp: Any) -> ssl.SSLContext:
+            if not sslp:
+                return preferred_tls()
+            return super()._create_ssl_ctx(sslp)  # type: ignore[misc]  # private, not in the stubs
+
+        def _read_bytes(self, num_bytes: int) -> bytes:
+            data = super()._read_bytes(num_bytes)  # type: ignore[misc]  # private, not in the stubs
+            self.bytes_in += len(data)
+            return data
+
+        def _write_bytes(self, data: bytes) -> None:
+            super()._write_bytes(data)  # type: ignore[misc]
+            self.bytes_out += len(data)
+
+    return CountingConnection
