@@ -263,7 +263,7 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
 
 # Fields that hold only the server's own vocabulary (instrument, latch, counter and variable
 # names, statement keys): no user's name can be there, and `root` in `KEYINFO::root_lock` is none.
-_VOCABULARY = ("ps_waits", "innodb_mutex", "innodb_metrics", "timings_ms")
+_VOCABULARY = ("ps_waits", "innodb_mutex", "innodb_metrics", "timings_ms", "not_recorded")
 
 
 def _values(raw: RawSample, keep_server_host: bool) -> str:
