@@ -92,3 +92,23 @@ def test_the_option_file_can_allow_them_as_the_mysql_client_reads_it(tmp_path: P
     flagged = resolve_connection(connection_flags(p.parse_args(
         ["--defaults-file", str(tmp_path / "my.cnf"), "--enable-cleartext-plugin", "--get-server-public-key"])), env={})
     assert flagged.enable_cleartext_plugin and flagged.get_server_public_key
+
+
+def test_serve_sends_a_listed_server_asking_for_cleartext_no_password(tmp_path: Path) -> None:
+    """serve keeps retrying a server that refused it: every attempt withholds the password."""
+    from tests.support.mariadb import free_port
+    from tests.support.waiting import wait_until
+
+    with CleartextServer() as srv:
+        serve = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", "-h", f"127.0.0.1:{srv.port}", "-u",
+                                  "monitor_ops", f"--password={SECRET}", "--listen", f"127.0.0.1:{free_port()}",
+                                  "--connect-timeout", "1", "--interval", "0.2"],
+                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        try:
+            wait_until(lambda: srv.connections >= 3, timeout=60)           # the first connect and retries
+        finally:
+            serve.terminate()
+            _, err = serve.communicate(timeout=60)
+        assert SECRET.encode() not in srv.received()
+    assert "in clear text" in err and "--enable-cleartext-plugin" in err and "Traceback" not in err
