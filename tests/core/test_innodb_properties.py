@@ -7,6 +7,7 @@ import random
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -210,10 +211,12 @@ def assert_not_steered(hostile: str, text: str, query: str) -> None:
     for key in want:
         if key == "transactions" or got[key] == want[key]:
             continue
+        if key == "deadlock" and got[key] and want[key] and _deadlock_frame(got[key]) == _deadlock_frame(want[key]):
+            continue            # a statement printed lines into the story: when it happened stands
         if event and (key in EVENT_KEYS or key == "sections"):
             continue
         assert head, key
-        assert (key in EVENT_KEYS and got[key] in (None, {"time": None})
+        assert (key in EVENT_KEYS and (got[key] is None or got[key]["time"] is None)
                 or key == "sections" and set(got[key]) <= set(want[key])), key
     for key, value in want["transactions"].items():
         if key in FROM_ENTRIES and entries:
@@ -222,6 +225,11 @@ def assert_not_steered(hostile: str, text: str, query: str) -> None:
 
 
 EVENT_KEYS = {"deadlock", "foreign_key_error"}
+
+
+def _deadlock_frame(d: dict[str, Any]) -> tuple[Any, ...]:
+    """What a statement inside the deadlock section cannot change: when it happened."""
+    return d["time"], d["thread"]
 
 
 def test_every_corpus_layout_has_a_query_position() -> None:

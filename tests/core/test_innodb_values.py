@@ -126,7 +126,7 @@ def test_percona_55_checkpoint_and_deadlock() -> None:
     assert s.transactions.history_list_length == 5198
     assert s.transactions.trx_id_counter == 0x55D015695
     assert (s.log.lsn, s.log.checkpoint_lsn, s.log.checkpoint_age) == (22611157035212, 22611148135290, 8899922)
-    assert s.deadlock == {"time": "2018-02-27 14:45:46"}
+    assert s.deadlock is not None and s.deadlock.time == "2018-02-27 14:45:46"
     assert s.buffer_pool.total_memory_allocated == 24245174272
 
 
@@ -144,7 +144,7 @@ def test_mysql_57_sx_counters() -> None:
 def test_mysql_57_docs_wrapper_and_events() -> None:
     s = corpus("mysql-5.7__mysql-docs__InnoDB_Monitors-5.7-example.txt")   # has the \G wrapper
     assert s.time == "2014-10-16 18:37:29" and s.averaging_s == 20
-    assert s.deadlock == {"time": "2014-10-16 18:36:30"}
+    assert s.deadlock is not None and s.deadlock.time == "2014-10-16 18:36:30"
     assert s.foreign_key_error == {"time": "2014-10-16 18:35:18"}
     assert len(s.buffer_pool.instances) == 2
 

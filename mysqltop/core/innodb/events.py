@@ -1,6 +1,7 @@
-"""LATEST DETECTED DEADLOCK / LATEST FOREIGN KEY ERROR: presence and time.
+"""LATEST DETECTED DEADLOCK / LATEST FOREIGN KEY ERROR.
 
-Their bodies are free-form (SQL, record dumps), so no line in them counts as unknown.
+Their bodies are free-form (SQL, record dumps), so no line in them counts as unknown. The
+deadlock is read whole (deadlock.py); of a foreign key error only its time is kept.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .atoms import time_of
+from .deadlock import Deadlock, parse_deadlock_section
 from .model import InnodbStatus
 from .rules import Context
 
@@ -22,7 +24,9 @@ def _event(body: str) -> dict[str, Any]:
 
 
 def parse_deadlock(body: str, status: InnodbStatus, ctx: Context) -> None:
-    status.deadlock = {"time": None} if "LATEST DETECTED DEADLOCK" in ctx.doubtful else _event(body)
+    # A title a statement printed too: the text cannot tell which body is the server's.
+    doubtful = "LATEST DETECTED DEADLOCK" in ctx.doubtful
+    status.deadlock = Deadlock(truncated=True) if doubtful else parse_deadlock_section(body)
 
 
 def parse_foreign_key(body: str, status: InnodbStatus, ctx: Context) -> None:

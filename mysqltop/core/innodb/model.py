@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .deadlock import Deadlock
+
 Int = int | None
 Float = float | None
 
@@ -196,7 +198,7 @@ class InnodbStatus:
     truncated: bool = True                # no END OF INNODB MONITOR OUTPUT seen
     sections: list[str] = field(default_factory=list)
     unknown_lines: int = 0
-    deadlock: dict[str, Any] | None = None            # {time} when LATEST DETECTED DEADLOCK present
+    deadlock: Deadlock | None = None                  # LATEST DETECTED DEADLOCK, read whole
     foreign_key_error: dict[str, Any] | None = None   # {time} when LATEST FOREIGN KEY ERROR present
     background: dict[str, Any] = field(default_factory=dict)
     semaphores: Semaphores = field(default_factory=Semaphores)
