@@ -140,6 +140,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
+    frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     return frame
 
 

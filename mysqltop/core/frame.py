@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from mysqltop.core.innodb.deadlock import Deadlock
 from mysqltop.core.locks import Blocker, Session, SessionState, Transaction
 from mysqltop.core.stalls import Stall
 from mysqltop.core.sample import Failure
@@ -331,6 +332,10 @@ class Frame:
     # Row sources the sample does not hold at all — neither read nor refused: an older recording,
     # an import whose collection lacks them. Unknown, not none: panes say "not recorded".
     unrecorded: list[str] = field(default_factory=list)
+    # The latest deadlock the server shows (LATEST DETECTED DEADLOCK, read whole: core/innodb/
+    # deadlock.py); None when none since the server started or the status was not read. The
+    # deadlocks of a whole timeline: core/deadlocks.py.
+    deadlock: Deadlock | None = None
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch

@@ -1,0 +1,80 @@
+"""The deadlocks of a timeline: each distinct one kept once, grouped into patterns, counted against
+the server's Innodb_deadlocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mysqltop.core.deadlocks import DeadlockBook, fixes, signature, summary
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.sample import RawSample, ServerIdentity
+
+MADE = Path(__file__).resolve().parents[1] / "fixtures" / "deadlocks"
+TWO_ROW = (MADE / "mariadb-10.11__two-row.txt").read_text()
+GAP = (MADE / "mariadb-10.11__gap-insert.txt").read_text()
+THREE = (MADE / "mariadb-10.11__three-way.txt").read_text()
+SERVER = ServerIdentity("10.11.19-MariaDB", "mariadb", "127.0.0.1:3306")
+
+
+def again(text: str, n: int) -> str:
+    """The same deadlock happening again later: other transaction ids and time."""
+    return (text.replace("2026-11-28 01:35:29", f"2026-11-28 02:{n:02d}:00")
+            .replace("TRANSACTION 32,", f"TRANSACTION {1000 + n},").replace("trx id 32 ", f"trx id {1000 + n} ")
+            .replace("TRANSACTION 31,", f"TRANSACTION {2000 + n},").replace("trx id 31 ", f"trx id {2000 + n} "))
+
+
+def frames(texts: list[str | None], counts: list[int]) -> list:
+    pipe = FramePipeline()
+    out = []
+    for i, (text, count) in enumerate(zip(texts, counts)):
+        raw = RawSample(wall=1_800_000_000.0 + i, mono=100.0 + i, server=SERVER, innodb_status=text,
+                        global_status={"Innodb_deadlocks": str(count), "Uptime": str(1000 + i)})
+        out.append(pipe.push(raw, advise=False))
+    return out
+
+
+def test_each_distinct_deadlock_once_grouped_by_pattern() -> None:
+    texts = [TWO_ROW, TWO_ROW, again(TWO_ROW, 1), again(TWO_ROW, 1), GAP, again(TWO_ROW, 2), THREE, THREE]
+    counts = [5, 5, 6, 6, 7, 9, 10, 10]
+    book = DeadlockBook.of(frames(texts, counts))
+    # the first frame's deadlock happened before the timeline: listed, not captured
+    assert [s.prior for s in book.seen] == [True, False, False, False, False]
+    assert book.captured == 4 and book.counted == 5
+    assert "4 captured of 5 the server counted (1 happened between polls" in book.counts_line()
+    ranked = book.ranked()
+    assert [p.count for p in ranked] == [2, 1, 1]
+    top = ranked[0]
+    assert top.tables == ["shop.accounts"] and top.indexes == ["shop.accounts.PRIMARY"]
+    assert (top.first_time, top.last_time) == ("2026-11-28 02:01:00", "2026-11-28 02:02:00")
+    assert (top.first_seen, top.last_seen) == (1_800_000_002.0, 1_800_000_005.0)
+    assert "UPDATE shop.accounts SET balance=balance+? WHERE id=?" in top.signature
+    assert "X record on shop.accounts PRIMARY" in top.signature
+
+
+def test_signature_ignores_values_rows_and_numbering() -> None:
+    a = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
+    b = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=again(TWO_ROW, 3)
+                                       .replace("id=1", "id=77")), advise=False).deadlock
+    assert a is not None and b is not None and signature(a) == signature(b)
+    g = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
+    assert g is not None and signature(g) != signature(a)
+
+
+def test_summary_and_fixes() -> None:
+    g = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
+    assert g is not None
+    assert summary(g) == ("2 trx on shop.orders (idx_customer): X insert-intention ⇄ X insert-intention, "
+                          "victim (1) thread 7: INSERT INTO shop.orders (customer) VALUES (?)")
+    assert "record lock instead" in fixes(g)[0]
+    t = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
+    assert t is not None and fixes(t)[0].startswith("lock the rows in one consistent order")
+
+
+def test_a_restart_counts_on_and_stale_frames_are_skipped() -> None:
+    book = DeadlockBook.of(frames([TWO_ROW, None, again(TWO_ROW, 4)], [5, 8, 1]))
+    assert book.counted == 3 + 1 and book.captured == 1
+
+
+def test_no_deadlock_no_entries() -> None:
+    book = DeadlockBook.of(frames([None, None], [0, 0]))
+    assert book.seen == [] and book.captured == 0 and book.counted == 0 and book.ranked() == []
