@@ -189,3 +189,37 @@ class DeadlockBook:
         missed = max(0, int(counted) - self.captured)
         return (f"{told} of {int(counted)} the server counted"
                 + (f" ({missed} happened between polls: the server shows only the latest)" if missed else ""))
+
+
+@dataclass
+class PatternSummary:
+    """One pattern as the report tells it (epochs `first`/`last`: when the timeline first and last
+    showed it; `first_time`/`last_time`: the server's own clock as printed)."""
+    signature: str
+    count: int
+    tables: list[str]
+    indexes: list[str]
+    first: float
+    last: float
+    first_time: str | None
+    last_time: str | None
+    summary: str
+    fixes: list[str]
+
+
+@dataclass
+class DeadlocksSummary:
+    captured: int = 0
+    counted: float | None = None      # Innodb_deadlocks over the window (None: not counted)
+    before: str | None = None         # the deadlock already there at the window's start, one line
+    patterns: list[PatternSummary] = field(default_factory=list)
+    counts: str = ""                  # "3 captured of 5 the server counted (…)"
+
+
+def summarise(book: DeadlockBook, top: int = 10) -> DeadlocksSummary:
+    before = next((s for s in book.seen if s.prior), None)
+    return DeadlocksSummary(
+        book.captured, book.counted, summary(before.deadlock) if before is not None else None,
+        [PatternSummary(p.signature, p.count, p.tables, p.indexes, p.first_seen, p.last_seen, p.first_time,
+                        p.last_time, summary(p.example), fixes(p.example)) for p in book.ranked()[:top]],
+        book.counts_line())

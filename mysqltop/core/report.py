@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mysqltop.core.deadlocks import DeadlocksSummary
 from mysqltop.core.frame import Advice, iso_utc
 from mysqltop.core.lock_report import ChainSummary, StallEpisode, TransactionSummary
 
@@ -140,6 +141,8 @@ class Report:
     # (the biggest stall: from–to, root session, sessions blocked, throughput before/during/after).
     stalls: list[StallEpisode] = field(default_factory=list)
     headline: str | None = None
+    # Each distinct deadlock of the window grouped by pattern, most frequent first (core/deadlocks.py).
+    deadlocks: DeadlocksSummary = field(default_factory=DeadlocksSummary)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
+from mysqltop.core.deadlocks import DeadlockBook
+from mysqltop.core.deadlocks import summarise as summarise_deadlocks
 from mysqltop.core.frame import COMMITTED_LABEL, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank
 from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
@@ -208,6 +210,7 @@ class ReportBuilder:
         self.restarts: list[float] = []
         self._down: Outage | None = None
         self._fresh: Frame | None = None              # the last fresh frame with an Uptime
+        self.deadlocks = DeadlockBook()
 
     def _outage(self, f: Frame) -> None:
         if f.outage:
@@ -238,6 +241,7 @@ class ReportBuilder:
             self.errors[k] = self.errors.get(k, 0) + 1
         self._episodes(i, f)
         self._outage(f)
+        self.deadlocks.add(f)
         if f.stale:
             self.stale += 1
             return
@@ -379,7 +383,8 @@ class ReportBuilder:
             long_transactions=self.lock_window.longest_transactions(),
             finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None},
             outages=list(self.outages), restarts=list(self.restarts),
-            stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first))
+            stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
+            deadlocks=summarise_deadlocks(self.deadlocks))
 
     def _stall_episodes(self) -> list[StallEpisode]:
         eps = self.lock_window.stall_episodes()

@@ -6,14 +6,14 @@ stay O(len(window)): `advise` runs them all on every live frame.
 
 from __future__ import annotations
 
-from mysqltop.core.rules import instruments, io, latches, load, pressure, stalls
+from mysqltop.core.rules import deadlocks, instruments, io, latches, load, pressure, stalls
 from mysqltop.core.rules.base import Rule
 
 # Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
 # Rules that judge the last frame alone (durations the server measured): they run from the first
 # frame with rates, where the others need rules.base.MIN_FRAMES.
 LAST_FRAME_RULES: tuple[Rule, ...] = stalls.RULES
-RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *pressure.RULES,
+RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *pressure.RULES, *deadlocks.RULES,
                            *instruments.RULES)
 
 # The server variables the rules read or name: the report shows them, and a comparison of two

@@ -1,0 +1,102 @@
+"""Deadlocks as text: the report's DEADLOCKS block, the story of one deadlock (who held what, who
+waited for what), and the one-line summary the locks pane shows.
+
+Statements, identifiers and hosts come from the server: every line built here passes through
+safe_text.visible() before it is returned, and nothing is ever read as markup.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from mysqltop.core.deadlocks import DeadlocksSummary, summary
+from mysqltop.core.innodb.deadlock import Deadlock, DeadlockLock, DeadlockTrx
+from mysqltop.core.safe_text import visible
+
+STATEMENT_WIDTH = 200        # characters of a statement a story line shows
+
+
+def _clock(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
+
+
+def one_line(d: Deadlock | None) -> str:
+    """The locks pane's line about the latest deadlock ("" when the server shows none)."""
+    if d is None:
+        return ""
+    return visible(f"latest deadlock {d.time or '?'}: {summary(d)}")
+
+
+def _lock_text(lk: DeadlockLock) -> str:
+    where = f"{lk.table or '?'}" + (f" index {lk.index}" if lk.index else "")
+    keys = []
+    for r in lk.records[:2]:
+        if r.supremum:
+            keys.append("supremum (end of page)")
+        elif r.fields:
+            keys.append("key 0x" + (r.fields[0] or "NULL") + (" …" if len(r.fields) > 1 else ""))
+    return f"{lk.mode or '?'} {lk.kind} lock on {where}" + (f" [{', '.join(keys)}]" if keys else "")
+
+
+def _who(t: DeadlockTrx) -> str:
+    return (f"({t.number}) thread {t.thread_id if t.thread_id is not None else '?'} "
+            f"{t.user or '?'}@{t.host or '?'}, trx {t.trx_id or '?'}, active {t.active_s if t.active_s is not None else '?'} s"
+            + (f", {t.row_locks} row lock(s)" if t.row_locks is not None else ""))
+
+
+def story(d: Deadlock) -> list[str]:
+    """Who held what and who waited for what, transaction by transaction, then the victim."""
+    out = [f"deadlock at {d.time or '?'} (server time): {len(d.transactions)} transactions"
+           + (" — the section is truncated: the server did not print the whole cycle" if d.truncated else "")]
+    owner = {t.trx_id: t for t in d.transactions}
+    for t in d.transactions:
+        victim = "  ✗ ROLLED BACK" if t.number == d.victim else ""
+        out.append(f"{_who(t)}{victim}")
+        stmt = " ".join((t.statement or "?").split())
+        out.append(f"    runs   {stmt[:STATEMENT_WIDTH]}{'…' if len(stmt) > STATEMENT_WIDTH else ''}")
+        for lk in t.holds:
+            out.append(f"    holds  {_lock_text(lk)}")
+        for lk in t.waits_for:
+            blockers = [o for o in d.transactions if o is not t and any(_covers(h, lk) for h in o.holds)]
+            by = f"  ← held by ({', '.join(str(o.number) for o in blockers)})" if blockers else ""
+            out.append(f"    waits  {_lock_text(lk)}{by}")
+    if d.victim is not None:
+        v = owner.get(next((t.trx_id for t in d.transactions if t.number == d.victim), None))
+        out.append(f"the server rolled back ({d.victim})" + (f", thread {v.thread_id}" if v else "")
+                   + ": its client got error 1213 and must retry")
+    return [visible(x) for x in out]
+
+
+def _covers(held: DeadlockLock, wanted: DeadlockLock) -> bool:
+    """A held lock in the way of a wanted one: same table and index, and the same page when known."""
+    if held.table != wanted.table or held.index != wanted.index:
+        return False
+    return held.page is None or wanted.page is None or (held.space, held.page) == (wanted.space, wanted.page)
+
+
+def list_lines(seen: list[tuple[float, Deadlock, bool]], width: int = 160) -> list[str]:
+    """Newest first: 'HH:MM:SS  summary' (the first one, seen at the start, marked as before)."""
+    out = []
+    for at, d, prior in reversed(seen):
+        when = "before" if prior else _clock(at)
+        out.append(visible(f"{when:>8}  {summary(d)}")[:width])
+    return out
+
+
+def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
+    """The report's DEADLOCKS block: the counts, then each pattern with its count, times and fixes."""
+    b = block("Deadlocks (grouped by pattern: tables, indexes, lock modes, statement shapes)")
+    b.lines.append(s.counts)
+    if s.before:
+        b.lines.append(f"already shown at the start (happened before the window): {s.before}")
+    for i, p in enumerate(s.patterns, 1):
+        span = _clock(p.first) if p.count == 1 else f"{_clock(p.first)}–{_clock(p.last)}"
+        b.lines.append(f"{i}. {p.count}× {span} UTC (server time {p.first_time or '?'}"
+                       + (f" – {p.last_time}" if p.count > 1 else "") + f"): {p.summary}")
+        for part in p.signature.split(" || "):
+            b.lines.append(f"     {part}")
+        b.lines += [f"     fix: {f}" for f in p.fixes]
+    return b
+
+
