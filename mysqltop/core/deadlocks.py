@@ -186,7 +186,9 @@ class DeadlockBook:
         told = f"{self.captured} captured"
         if counted is None:
             return told + " (the server does not count them)"
-        missed = max(0, int(counted) - self.captured)
+        if counted < self.captured:         # a counter that missed some (disabled, reset, replaced text)
+            return f"{told} (the server's counter moved by {int(counted)})"
+        missed = int(counted) - self.captured
         return (f"{told} of {int(counted)} the server counted"
                 + (f" ({missed} happened between polls: the server shows only the latest)" if missed else ""))
 

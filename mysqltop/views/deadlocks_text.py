@@ -69,10 +69,15 @@ def story(d: Deadlock) -> list[str]:
 
 
 def _covers(held: DeadlockLock, wanted: DeadlockLock) -> bool:
-    """A held lock in the way of a wanted one: same table and index, and the same page when known."""
+    """A held lock in the way of a wanted one: same table and index, the same page and record
+    (heap number) where the section prints them."""
     if held.table != wanted.table or held.index != wanted.index:
         return False
-    return held.page is None or wanted.page is None or (held.space, held.page) == (wanted.space, wanted.page)
+    if held.page is not None and wanted.page is not None and (held.space, held.page) != (wanted.space, wanted.page):
+        return False
+    heaps_held = {r.heap_no for r in held.records}
+    heaps_wanted = {r.heap_no for r in wanted.records}
+    return not heaps_held or not heaps_wanted or bool(heaps_held & heaps_wanted)
 
 
 def list_lines(seen: list[tuple[float, Deadlock, bool]], width: int = 160) -> list[str]:

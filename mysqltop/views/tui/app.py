@@ -38,6 +38,7 @@ from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.keymap import KEYS, applies, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick, to_message
 from mysqltop.views.tui.position import Position, ViewMode
+from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
@@ -214,6 +215,8 @@ class MysqltopApp(App[None]):
             self.grid.remove_class("-stale")
         for pane in self.panes.values():
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
+        if isinstance(self.screen, DeadlockScreen):
+            self.screen.show(frame, self.trend)
         self.update_status()
 
     def on_feed_opened(self, message: FeedOpened) -> None:
@@ -312,6 +315,10 @@ class MysqltopApp(App[None]):
 
     def action_unzoom(self) -> None:
         self.zoomed = None
+
+    def action_deadlocks(self) -> None:
+        if not isinstance(self.screen, DeadlockScreen):
+            self.push_screen(DeadlockScreen(self.good_frame or self.frame, self.trend))
 
     def action_kill_line(self) -> None:
         copy_kill_line(self, self.frame)

@@ -35,6 +35,8 @@ KEYS: tuple[Key, ...] = (
     Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
         footer=True, label="kill line"),
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
+    Key("d", "d", "deadlocks", "deadlocks: the latest told as a story, and those of the samples on screen by pattern",
+        label="deadlocks"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,
         label="rec"),

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
+from mysqltop.views import deadlocks_text
 from mysqltop.views import locks_text as lt
 from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import kv_lines, sparkline
@@ -47,6 +48,8 @@ class LocksPane(Pane):
             ("oldest trx", lt.secs(lk.longest_transaction_s)),
             ("deadlocks/s", units.num(lk.deadlocks_per_s)),
         ], width)
+        if frame.deadlock is not None:
+            lines.append(_fit(deadlocks_text.one_line(frame.deadlock) + "  (d: the story)", width, p.warm))
         if frame.session_states:             # "16 in Commit" at a glance, above the detail
             lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         kill = lt.kill_line(frame)
