@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
-from mysqltop.views import locks_text
+from mysqltop.views import deadlocks_text, locks_text
 from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
 from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
@@ -153,6 +153,8 @@ def text_frame(f: Frame, top: int = TOP_HOTSPOTS, width: int | None = None,
                                      ("waiting on any lock", fmt_num(lk.waiting_sessions)),
                                      ("longest", fmt_seconds(lk.longest_wait_s))]), width))
     out += locks_text.text_lines(f, listed)
+    if f.deadlock is not None:
+        out.append("DEADLOCK    " + deadlocks_text.one_line(f.deadlock))
     m = f.semaphores
     out.append(_wrap("SEMAPHORES  " + _kv([("os waits/s", fmt_num(m.os_waits_per_s)),
                                      ("spin waits/s", fmt_num(m.spin_waits_per_s)),
