@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from mysqltop.commands.demo import INCIDENT
-from mysqltop.core.frame import Frame, Host
+from mysqltop.core.frame import ClassShape, Frame, Host, WaitLoad
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.core.pipeline import FramePipeline
@@ -101,7 +101,8 @@ def test_every_documented_frame_key_is_in_real_frames() -> None:
     locked = Frame(time=0.0, blocking=[Blocker(thread_id=1, trx_id="1", waiters=[LockWaiter(thread_id=2, trx_id="2")])],
                    transactions=[Transaction(trx_id="1")], sessions=[Session(thread_id=1)],
                    session_states=[SessionState(command="Query", state="updating", sessions=1)],
-                   deadlock=Deadlock(transactions=[DeadlockTrx(1)]))
+                   deadlock=Deadlock(transactions=[DeadlockTrx(1)]),
+                   load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)]))
     for frame in [*incident_frames(), locked]:
         d = json.loads(json.dumps(frame.to_dict(), default=str))
         seen.setdefault("", set()).update(d)

@@ -17,6 +17,7 @@ from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stalls as stall_tree
+from mysqltop.core import wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Pressure, Semaphores, ServerInfo, TableCache, Throughput)
@@ -141,6 +142,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
+    frame.load = wait_load.of(frame)
     return frame
 
 

@@ -189,6 +189,40 @@ class Locks:
     waiting_ms_per_s: Num = None
 
 
+# What active sessions wait on (core/wait_load.py, docs/wait-classes.md), in chart order; each is
+# a WaitLoad field.
+WAIT_CLASSES: tuple[str, ...] = ("cpu", "row_lock", "metadata_lock", "latch", "io", "commit", "other")
+
+
+@dataclass
+class ClassShape:
+    wait_class: str
+    shape: str               # raw: views pass it through safe_text
+    sessions: int
+
+
+@dataclass
+class WaitLoad:
+    """Active sessions of one sample by wait class (the classes add up to `active`); `cores`: the
+    host's CPUs where known, what `active` compares against."""
+    active: float | None = None
+    cores: float | None = None
+    cpu: float | None = None
+    row_lock: float | None = None
+    metadata_lock: float | None = None
+    latch: float | None = None
+    io: float | None = None
+    commit: float | None = None
+    other: float | None = None
+    top: list[ClassShape] = field(default_factory=list)
+
+    def value(self, cls: str) -> float | None:
+        return getattr(self, cls)
+
+    def classes(self) -> list[tuple[str, float]]:
+        return [(c, v) for c in WAIT_CLASSES if (v := self.value(c)) is not None]
+
+
 SEVERITIES = ("info", "warning", "critical")     # Advice.severity, least to most urgent
 
 
@@ -336,6 +370,9 @@ class Frame:
     # deadlock.py); None when none since the server started or the status was not read. The
     # deadlocks of a whole timeline: core/deadlocks.py.
     deadlock: Deadlock | None = None
+    # Active sessions by wait class (core/wait_load.py, docs/wait-classes.md): all None when the
+    # sample holds no session counts (an older recording, an import without a processlist).
+    load: WaitLoad = field(default_factory=WaitLoad)
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch

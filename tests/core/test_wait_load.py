@@ -1,0 +1,83 @@
+"""Database load by wait class: every active session in one class, the classes adding up to the
+active sessions, the largest class the incident the gallery recording holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mysqltop.core.frame import WAIT_CLASSES, Frame, Hotspot, Io, Locks
+from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
+from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.wait_load import of, state_class
+from mysqltop.recording.reader import RecordingReader
+
+GALLERY = Path(__file__).resolve().parents[2] / "recordings"
+
+
+@pytest.mark.parametrize("command,state,cls", [
+    ("Query", "Sending data", "cpu"), ("Query", "executing", "cpu"), ("Execute", "Updating", "cpu"),
+    ("Query", "Waiting for table metadata lock", "metadata_lock"), ("Query", "Waiting for table level lock",
+                                                                    "metadata_lock"),
+    ("Query", "Waiting for global read lock", "metadata_lock"), ("Query", "User lock", "metadata_lock"),
+    ("Query", "Commit", "commit"), ("Query", "waiting for handler commit", "commit"), ("Query", "query end", "commit"),
+    ("Query", "Copying to tmp table on disk", "io"), ("Query", "converting HEAP to ondisk", "io"),
+    ("Query", "User sleep", "other"), ("Binlog Dump", "Master has sent all binlog", None), ("Sleep", "", None),
+    ("Daemon", "InnoDB purge worker", None), ("Query", "", "cpu"),
+])
+def test_state_classes(command: str, state: str, cls: str | None) -> None:
+    assert state_class(command, state) == cls
+
+
+def frame(**kw) -> Frame:
+    return Frame(time=0.0, elapsed=1.0, **kw)
+
+
+def test_counts_move_out_of_cpu_and_add_up() -> None:
+    f = frame(session_states=[SessionState("Query", "Updating", 6), SessionState("Query", "Commit", 2),
+                              SessionState("Query", "Waiting for table metadata lock", 3),
+                              SessionState("Sleep", "", 40), SessionState("(other)", "", 5)],
+              blocking=[Blocker(thread_id=1, trx_id="1", waiters=[LockWaiter(thread_id=2, trx_id="2",
+                                                                             waiters=[LockWaiter(thread_id=3, trx_id="3")])])],
+              hotspots=[Hotspot("btr_search_latch", "rwlock", "performance_schema", wait_ms_per_s=1500.0),
+                        Hotspot("trx_i_s_cache_lock", "rwlock", "performance_schema", wait_ms_per_s=9000.0, own=True)],
+              io=Io(pending_reads=1), locks=Locks(row_lock_current_waits=9),
+              sessions=[Session(2, statement="UPDATE t SET v=v+1 WHERE id=1", command="Query", state="Updating"),
+                        Session(3, statement="UPDATE t SET v=v+1 WHERE id=7", command="Query", state="Updating"),
+                        Session(9, statement="ALTER TABLE t ADD c INT", command="Query",
+                                state="Waiting for table metadata lock")])
+    ld = of(f)
+    assert (ld.active, ld.cpu, ld.row_lock, ld.latch, ld.io, ld.commit, ld.metadata_lock, ld.other) == (
+        11, 1.5, 2, 1.5, 1, 2, 3, 0)
+    assert sum(v for _, v in ld.classes()) == ld.active
+    assert [(t.wait_class, t.shape, t.sessions) for t in ld.top] == [
+        ("row_lock", "UPDATE t SET v=v+? WHERE id=?", 2), ("metadata_lock", "ALTER TABLE t ADD c INT", 1)]
+
+
+def test_moves_are_capped_by_the_sessions_on_cpu() -> None:
+    f = frame(session_states=[SessionState("Query", "Sending data", 1)], io=Io(pending_reads=50),
+              locks=Locks(row_lock_current_waits=7))
+    ld = of(f)
+    assert (ld.active, ld.row_lock, ld.io, ld.cpu) == (1, 1, 0, 0)
+
+
+def test_no_session_counts_is_unknown_not_zero() -> None:
+    ld = of(frame())
+    assert ld.active is None and all(ld.value(c) is None for c in WAIT_CLASSES)
+
+
+@pytest.mark.parametrize("name,largest", [
+    ("row-lock-idle-trx", "row_lock"), ("metadata-lock", "metadata_lock"), ("fsync-commits", "commit"),
+    ("small-redo-log", "cpu"),
+])
+def test_gallery_incidents_largest_class(name: str, largest: str) -> None:
+    with RecordingReader(GALLERY / f"{name}.mtrec") as r:
+        pipe = FramePipeline()
+        loads = [f.load for f in (pipe.push(r.sample(i), advise=False) for i in range(len(r)))
+                 if f.load.active is not None]
+    assert loads
+    avg = {c: sum(ld.value(c) or 0.0 for ld in loads) / len(loads) for c in WAIT_CLASSES}
+    assert max(avg, key=avg.__getitem__) == largest
+    for ld in loads:
+        assert abs(sum(v for _, v in ld.classes()) - (ld.active or 0.0)) < 1e-9
