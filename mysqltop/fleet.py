@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from mysqltop.core import wait_load
 from mysqltop.core.fleet import LatchTotal, hottest_latch, latch_totals, worst_finding
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.pipeline import FramePipeline
@@ -54,6 +55,7 @@ class ServerState:
     worst: Advice | None = None
     queries: int = 0                      # client statements (without mysqltop's own) since the start
     row_lock_blocked_s: float = 0.0       # blocked session-seconds on row locks since the start
+    session_seconds: tuple[float, ...] = ()   # per wait class (core.frame.WAIT_CLASSES) since the start
 
     def down_for(self, now: float) -> float | None:
         """Seconds since the server last gave fresh data (since the start when it never did);
@@ -219,6 +221,7 @@ class FleetPoller:
                 worst=worst_finding(frame) if fresh else st.worst, polls=st.polls + 1,
                 queries=st.queries + _client_statements(frame),
                 row_lock_blocked_s=st.row_lock_blocked_s + _row_lock_blocked_s(frame),
+                session_seconds=wait_load.add_seconds(st.session_seconds, frame),
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,

@@ -175,8 +175,12 @@ ROW_LOCK_BLOCKED = Metric("row_lock_blocked_seconds", COUNTER, "blocked session-
                           "passes (waits in progress from the lock tables, finished ones from "
                           "Innodb_row_lock_time, each second once); rate() is the sessions blocked on average",
                           unit="seconds", scope=EXPORTER, frame_field="locks.row_lock_wait_ms_per_s")
+SESSION_SECONDS = Metric("session_seconds", COUNTER, "active sessions × seconds by what they wait on "
+                         "(docs/wait-classes.md), counted by this exporter since it started: rate() is the "
+                         "average active sessions of each class", unit="seconds", labels=("wait_class",),
+                         scope=EXPORTER, frame_field="load")
 EXPORTER_METRICS: tuple[Metric, ...] = (UP, LATE, FRAME_AGE, DOWN_FOR, POLL_DURATION, POLLS, STALE_POLLS,
-                                        LATE_POLLS, QUERIES, ROW_LOCK_BLOCKED)
+                                        LATE_POLLS, QUERIES, ROW_LOCK_BLOCKED, SESSION_SECONDS)
 
 # One frame's header (snapshot --format openmetrics).
 SAMPLE_TIME = Metric("sample_time_seconds", GAUGE, "epoch seconds of the sample", unit="seconds", scope=SNAPSHOT)

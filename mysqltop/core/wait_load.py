@@ -145,3 +145,13 @@ def _top_shapes(frame: Frame, row_waiters: set[int]) -> list[ClassShape]:
         ranked = sorted(((k[1], n) for k, n in by.items() if k[0] == cls), key=lambda x: (-x[1], x[0]))
         out += [ClassShape(cls, sh, n) for sh, n in ranked[:TOP_SHAPES]]
     return out
+
+
+def add_seconds(acc: tuple[float, ...], frame: Frame) -> tuple[float, ...]:
+    """Session-seconds per class (CLASSES order) plus this fresh frame's: each class's sessions ×
+    the seconds since the previous sample (what Prometheus takes as a counter)."""
+    ld, dt = frame.load, frame.elapsed
+    base = acc if len(acc) == len(CLASSES) else (0.0,) * len(CLASSES)
+    if frame.stale or dt is None or ld.active is None:
+        return base
+    return tuple(a + (ld.value(c) or 0.0) * dt for a, c in zip(base, CLASSES))

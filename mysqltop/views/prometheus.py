@@ -25,7 +25,7 @@ from typing import Callable
 
 from mysqltop.core import metrics as reg
 from mysqltop.core.fleet import latch_totals
-from mysqltop.core.frame import Frame
+from mysqltop.core.frame import WAIT_CLASSES, Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.fleet import ServerState
 
@@ -144,6 +144,9 @@ class Exposition:
         add(reg.LATE_POLLS, st.late)
         add(reg.QUERIES, st.queries)
         add(reg.ROW_LOCK_BLOCKED, st.row_lock_blocked_s)
+        for cls, v in zip(WAIT_CLASSES, st.session_seconds):
+            own[reg.SESSION_SECONDS.name].append(f'{reg.SESSION_SECONDS.sample}{{{self._server(st.name)},'
+                                                 f'wait_class="{cls}"}} {_value(v)}\n')
         known = st.good or st.frame
         if known is not None and (known.server.flavor or known.server.version):
             own[reg.SERVER_INFO.name].append(
