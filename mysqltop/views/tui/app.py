@@ -39,6 +39,7 @@ from mysqltop.views.tui.keymap import KEYS, applies, bindings, keys_for
 from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick, to_message
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import DeadlockScreen
+from mysqltop.views.tui.load_screen import LoadScreen
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
@@ -215,7 +216,7 @@ class MysqltopApp(App[None]):
             self.grid.remove_class("-stale")
         for pane in self.panes.values():
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
-        if isinstance(self.screen, DeadlockScreen):
+        if isinstance(self.screen, (DeadlockScreen, LoadScreen)):
             self.screen.show(frame, self.trend)
         self.update_status()
 
@@ -319,6 +320,10 @@ class MysqltopApp(App[None]):
     def action_deadlocks(self) -> None:
         if not isinstance(self.screen, DeadlockScreen):
             self.push_screen(DeadlockScreen(self.good_frame or self.frame, self.trend))
+
+    def action_load(self) -> None:
+        if not isinstance(self.screen, LoadScreen):
+            self.push_screen(LoadScreen(self.good_frame or self.frame, self.trend))
 
     def action_kill_line(self) -> None:
         copy_kill_line(self, self.frame)

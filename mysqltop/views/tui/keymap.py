@@ -37,6 +37,8 @@ KEYS: tuple[Key, ...] = (
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
     Key("d", "d", "deadlocks", "deadlocks: the latest told as a story, and those of the samples on screen by pattern",
         label="deadlocks"),
+    Key("w", "w", "load", "database load by wait class: the samples on screen stacked by what sessions wait on, "
+        "against the cores, with each class's top statements", label="load"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,
         label="rec"),

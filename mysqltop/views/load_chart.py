@@ -1,0 +1,102 @@
+"""Database load by wait class as a stacked chart of text cells: one column per sample (or report
+point), the classes stacked bottom-up in WAIT_CLASSES order, the core count as a line. The TUI's
+load view (`w`) and `report` draw the same cells; each class has its own glyph, so the chart reads
+without colour too. Statement shapes are server text: made visible before they are returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from mysqltop.core import units
+from mysqltop.core.frame import WAIT_CLASSES, WaitLoad
+from mysqltop.core.safe_text import visible
+from mysqltop.core.wait_load import LABELS
+
+GLYPHS = {"cpu": "█", "row_lock": "▓", "metadata_lock": "▒", "latch": "░", "io": "▚", "commit": "▞", "other": "·"}
+STYLES = {"cpu": "green", "row_lock": "red", "metadata_lock": "magenta", "latch": "yellow", "io": "blue",
+          "commit": "cyan", "other": "bright_black"}
+CORES_GLYPH = "╌"
+AXIS_W = 6
+
+
+@dataclass
+class Point:
+    """One column: the sessions of each class (None: not known at that sample)."""
+    values: dict[str, float] | None
+
+
+def point(load: WaitLoad) -> Point:
+    return Point(None if load.active is None else {c: load.value(c) or 0.0 for c in WAIT_CLASSES})
+
+
+Cell = tuple[str, str]          # (text, style)
+
+
+def chart(points: Sequence[Point], width: int, height: int, cores: float | None) -> list[list[Cell]]:
+    """Rows top to bottom, each AXIS_W + columns cells; the newest point on the right."""
+    span = max(1, width - AXIS_W)
+    cols = list(points)[-span:]
+    cols = [Point(None)] * (span - len(cols)) + cols          # the newest point at the right edge
+    known = [p.values for p in cols if p.values is not None]
+    top = max([sum(v.values()) for v in known] + [cores or 0.0, 1.0])
+    step = top / height
+    rows: list[list[Cell]] = []
+    for r in range(height - 1, -1, -1):
+        lo, hi = r * step, (r + 1) * step
+        mid = (lo + hi) / 2
+        label = (units.num(top) if r == height - 1 else units.num(cores) if cores and lo <= cores < hi
+                 else "0" if r == 0 else "")
+        row: list[Cell] = [(f"{label:>{AXIS_W - 1}}┤" if label else " " * (AXIS_W - 1) + "│", "dim")]
+        for p in cols:
+            row.append(_cell(p, mid, cores is not None and lo <= cores < hi))
+        rows.append(row)
+    return rows
+
+
+def _cell(p: Point, mid: float, cores_row: bool) -> Cell:
+    if p.values is not None:
+        acc = 0.0
+        for c in WAIT_CLASSES:
+            acc += p.values[c]
+            if mid < acc:
+                return GLYPHS[c], STYLES[c]
+    return (CORES_GLYPH, "dim") if cores_row else (" ", "")
+
+
+def averages(points: Sequence[Point]) -> dict[str, float] | None:
+    known = [p.values for p in points if p.values is not None]
+    if not known:
+        return None
+    return {c: sum(v[c] for v in known) / len(known) for c in WAIT_CLASSES}
+
+
+def legend(points: Sequence[Point], cores: float | None) -> list[str]:
+    """'█ CPU / running 1.2  ▓ row lock 3.4 …' and the active sessions against the cores."""
+    avg = averages(points)
+    if avg is None:
+        return ["no session counts in these samples (an older recording, or the processlist was not read)"]
+    total = [sum(p.values.values()) for p in points if p.values is not None]
+    head = (f"average active sessions {units.num(sum(avg.values()))}, peak {units.num(max(total))}"
+            + (f", against {units.num(cores)} cores ({CORES_GLYPH})" if cores else ", core count unknown (not on this host)"))
+    parts = [f"{GLYPHS[c]} {LABELS[c]} {units.num(avg[c])}" for c in WAIT_CLASSES]
+    return [head, "  ".join(parts)]
+
+
+def top_shapes(loads: Sequence[WaitLoad], per_class: int = 3) -> list[str]:
+    """The statement shapes of each class, by average sessions over the loads given."""
+    known = [ld for ld in loads if ld.active is not None]
+    if not known:
+        return []
+    sums: dict[tuple[str, str], float] = {}
+    for ld in known:
+        for t in ld.top:
+            sums[(t.wait_class, t.shape)] = sums.get((t.wait_class, t.shape), 0.0) + t.sessions
+    out = []
+    for c in WAIT_CLASSES:
+        ranked = sorted(((s, n / len(known)) for (cls, s), n in sums.items() if cls == c), key=lambda x: -x[1])
+        if ranked:
+            out.append(f"{GLYPHS[c]} {LABELS[c]}")
+            out += [visible(f"    {units.num(n)}  {s}") for s, n in ranked[:per_class]]
+    return out

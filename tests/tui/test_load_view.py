@@ -1,0 +1,39 @@
+"""The `w` key: database load by wait class stacked over the samples on screen, against the cores,
+with each class's top statement shapes; the chart's cells on their own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mysqltop.core.frame import WaitLoad
+from mysqltop.recording.reader import RecordingReader
+from mysqltop.views import load_chart as lc
+
+from .conftest import pilot, replay_app, screen_text, wait_for
+
+GALLERY = Path(__file__).resolve().parents[2] / "recordings"
+
+
+def test_chart_stacks_classes_bottom_up_with_the_cores_line() -> None:
+    pts = [lc.point(WaitLoad(active=4, cpu=1, row_lock=3, metadata_lock=0, latch=0, io=0, commit=0, other=0)),
+           lc.Point(None)]
+    rows = lc.chart(pts, lc.AXIS_W + 2, 4, cores=2.0)
+    text = ["".join(t for t, _ in r) for r in rows]
+    assert text == ["    4┤▓ ", "    2┤▓╌", "     │▓ ", "    0┤█ "]
+    assert lc.legend(pts, 2.0)[0] == "average active sessions 4, peak 4, against 2 cores (╌)"
+
+
+@pilot
+async def test_w_shows_the_row_lock_incident_as_row_lock_load() -> None:
+    with RecordingReader(GALLERY / "row-lock-idle-trx.mtrec") as r:
+        raws = [r.sample(i) for i in range(len(r))]
+    app = replay_app(raws, start=len(raws) - 1)
+    async with app.run_test(size=(120, 40)) as p:
+        await wait_for(p, lambda: app.frame is not None and len(app.trend) > 10)
+        await p.press("w")
+        await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" in screen_text(app))
+        shown = screen_text(app)
+        assert "▓ row lock 7.9" in shown and "against 2 cores" in shown
+        assert "UPDATE sbtest1 SET k=k+? WHERE id=?" in shown
+        await p.press("w")
+        await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" not in screen_text(app))
