@@ -99,6 +99,23 @@ class Outage:
     failure: str | None     # core.sample.Failure value
 
 
+LOAD_POINTS = 60          # columns of the report's load chart
+
+
+@dataclass
+class LoadSummary:
+    """Database load by wait class over the window (core/wait_load.py): time-weighted averages of
+    the active sessions of each class, the peak, each class's top statement shapes by average
+    sessions, and the chart's points (each the average of its run of frames)."""
+    active_avg: float | None = None
+    active_peak: float | None = None
+    peak_time: float | None = None
+    cores: float | None = None
+    classes: dict[str, float] = field(default_factory=dict)
+    top: list[dict[str, Any]] = field(default_factory=list)        # {wait_class, shape, sessions}
+    series: dict[str, list[float | None]] = field(default_factory=dict)   # time + one list per class
+
+
 @dataclass
 class Report:
     start: float | None
@@ -143,6 +160,7 @@ class Report:
     headline: str | None = None
     # Each distinct deadlock of the window grouped by pattern, most frequent first (core/deadlocks.py).
     deadlocks: DeadlocksSummary = field(default_factory=DeadlocksSummary)
+    load: LoadSummary = field(default_factory=LoadSummary)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))

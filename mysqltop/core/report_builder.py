@@ -13,12 +13,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
 from mysqltop.core.deadlocks import DeadlockBook
+from mysqltop.core.wait_load import LoadAccumulator
 from mysqltop.core.deadlocks import summarise as summarise_deadlocks
 from mysqltop.core.frame import COMMITTED_LABEL, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank
 from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.report import (
-    OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat, TimelinePoint,
+    LOAD_POINTS, OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat,
+    TimelinePoint,
 )
 from mysqltop.core.rules import KNOBS, metrics, signals
 from mysqltop.core.rules.base import clock, cpu_busy_pct, num
@@ -211,6 +213,7 @@ class ReportBuilder:
         self._down: Outage | None = None
         self._fresh: Frame | None = None              # the last fresh frame with an Uptime
         self.deadlocks = DeadlockBook()
+        self.load = LoadAccumulator()
 
     def _outage(self, f: Frame) -> None:
         if f.outage:
@@ -261,6 +264,7 @@ class ReportBuilder:
             self.committed_label = label
         self._hotspots(f)
         self._series.add(f)
+        self.load.add(f)
         if f.host is not None:
             self.host_frames += 1
             if f.host.cpus:
@@ -384,7 +388,8 @@ class ReportBuilder:
             finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None},
             outages=list(self.outages), restarts=list(self.restarts),
             stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
-            deadlocks=summarise_deadlocks(self.deadlocks))
+            deadlocks=summarise_deadlocks(self.deadlocks),
+            load=self.load.summary(LOAD_POINTS))
 
     def _stall_episodes(self) -> list[StallEpisode]:
         eps = self.lock_window.stall_episodes()

@@ -20,6 +20,7 @@ from typing import Iterable
 
 from mysqltop.core.frame import WAIT_CLASSES as CLASSES
 from mysqltop.core.frame import ClassShape, Frame, WaitLoad
+from mysqltop.core.report import LoadSummary
 from mysqltop.core.statement_shape import shape
 
 CPU, ROW_LOCK, METADATA_LOCK, LATCH, IO, COMMIT, OTHER = CLASSES
@@ -155,3 +156,52 @@ def add_seconds(acc: tuple[float, ...], frame: Frame) -> tuple[float, ...]:
     if frame.stale or dt is None or ld.active is None:
         return base
     return tuple(a + (ld.value(c) or 0.0) * dt for a, c in zip(base, CLASSES))
+
+
+class LoadAccumulator:
+    """The window's load for the report: fed each live frame with its Δt (report_builder)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.sums = dict.fromkeys(CLASSES, 0.0)
+        self.peak: tuple[float, float] | None = None        # (active, time)
+        self.cores: float | None = None
+        self.shapes: dict[tuple[str, str], float] = {}      # (class, shape) → sessions × seconds
+        self.points: list[tuple[float, float, list[float]]] = []   # (time, dt, per class)
+
+    def add(self, frame: Frame) -> None:
+        ld, dt = frame.load, frame.elapsed
+        if ld.active is None or not dt or dt <= 0:
+            return
+        self.seconds += dt
+        values = [ld.value(c) or 0.0 for c in CLASSES]
+        for c, v in zip(CLASSES, values):
+            self.sums[c] += v * dt
+        if self.peak is None or ld.active > self.peak[0]:
+            self.peak = (ld.active, frame.time)
+        self.cores = ld.cores or self.cores
+        for t in ld.top:
+            key = (t.wait_class, t.shape)
+            self.shapes[key] = self.shapes.get(key, 0.0) + t.sessions * dt
+        self.points.append((frame.time, dt, values))
+
+    def summary(self, points: int, top: int = TOP_SHAPES) -> LoadSummary:
+        if not self.seconds:
+            return LoadSummary(cores=self.cores)
+        classes = {c: self.sums[c] / self.seconds for c in CLASSES}
+        ranked = sorted(self.shapes.items(), key=lambda kv: -kv[1])
+        per = [{"wait_class": c, "shape": s, "sessions": v / self.seconds}
+               for c in CLASSES for (s, v) in [(s, v) for (cls, s), v in ranked if cls == c][:top]]
+        return LoadSummary(sum(classes.values()), self.peak[0] if self.peak else None,
+                           self.peak[1] if self.peak else None, self.cores, classes, per, self._series(points))
+
+    def _series(self, n: int) -> dict[str, list[float | None]]:
+        k = max(1, -(-len(self.points) // max(1, n)))
+        out: dict[str, list[float | None]] = {"time": [], **{c: [] for c in CLASSES}}
+        for i in range(0, len(self.points), k):
+            run = self.points[i:i + k]
+            span = sum(dt for _, dt, _ in run)
+            out["time"].append(run[-1][0])
+            for j, c in enumerate(CLASSES):
+                out[c].append(sum(v[j] * dt for _, dt, v in run) / span if span else None)
+        return out

@@ -7,10 +7,11 @@ without colour too. Statement shapes are server text: made visible before they a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from mysqltop.core import units
 from mysqltop.core.frame import WAIT_CLASSES, WaitLoad
+from mysqltop.core.report import LoadSummary
 from mysqltop.core.safe_text import visible
 from mysqltop.core.wait_load import LABELS
 
@@ -19,6 +20,7 @@ STYLES = {"cpu": "green", "row_lock": "red", "metadata_lock": "magenta", "latch"
           "commit": "cyan", "other": "bright_black"}
 CORES_GLYPH = "╌"
 AXIS_W = 6
+REPORT_CHART_H = 8
 
 
 @dataclass
@@ -100,3 +102,25 @@ def top_shapes(loads: Sequence[WaitLoad], per_class: int = 3) -> list[str]:
             out.append(f"{GLYPHS[c]} {LABELS[c]}")
             out += [visible(f"    {units.num(n)}  {s}") for s, n in ranked[:per_class]]
     return out
+
+
+def report_block(load: LoadSummary, block: Callable[..., Any]) -> Any:
+    """The report's load block: the window's chart (one column per point), the averages against
+    the cores, the peak, and each class's top statement shapes."""
+    b = block("Database load by wait class (average active sessions; docs/wait-classes.md)")
+    if load.active_avg is None:
+        b.lines.append("no session counts in this window (an older recording, or the processlist was not read)")
+        return b
+    series = load.series
+    n = len(series.get("time", []))
+    pts = [Point({c: series[c][i] or 0.0 for c in WAIT_CLASSES}) for i in range(n)]
+    b.pre = ["".join(t for t, _ in row) for row in chart(pts, AXIS_W + len(pts), REPORT_CHART_H, load.cores)]
+    cores = f" against {units.num(load.cores)} cores ({CORES_GLYPH})" if load.cores else " (core count unknown)"
+    b.lines.append(f"average active sessions {units.num(load.active_avg)}{cores}, peak {units.num(load.active_peak)}")
+    b.lines.append("  ".join(f"{GLYPHS[c]} {LABELS[c]} {units.num(load.classes.get(c))}" for c in WAIT_CLASSES))
+    for c in WAIT_CLASSES:
+        shapes = [t for t in load.top if t["wait_class"] == c]
+        if shapes:
+            b.lines.append(f"{GLYPHS[c]} {LABELS[c]}: " + "; ".join(
+                f"{units.num(t['sessions'])} {t['shape']}" for t in shapes))
+    return b

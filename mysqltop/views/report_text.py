@@ -15,7 +15,7 @@ from mysqltop.core import units as u
 from mysqltop.core.frame import COMMITTED_LABEL
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.core.report import Comparison, Report, Stat
-from mysqltop.views import deadlocks_text, locks_text, report_charts
+from mysqltop.views import deadlocks_text, load_chart, locks_text, report_charts
 
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
@@ -168,8 +168,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         adv.lines.append("no rule fired in this window")
     dead = [deadlocks_text.report_block(r.deadlocks, Block)] if r.deadlocks.captured or r.deadlocks.before \
         or r.deadlocks.counted else []
-    blocks = [head, thr, *report_charts.blocks(r, Block), drops, hot, peaks, *locks_text.report_blocks(r, Block),
-              *dead, host, adv]
+    blocks = [head, thr, *report_charts.blocks(r, Block), load_chart.report_block(r.load, Block), drops, hot, peaks,
+              *locks_text.report_blocks(r, Block), *dead, host, adv]
     if r.stalls:                       # the story first: right under the window line
         blocks.insert(1, locks_text.stall_block(r, Block))
     if r.bookmarks:

@@ -81,3 +81,15 @@ def test_gallery_incidents_largest_class(name: str, largest: str) -> None:
     assert max(avg, key=avg.__getitem__) == largest
     for ld in loads:
         assert abs(sum(v for _, v in ld.classes()) - (ld.active or 0.0)) < 1e-9
+
+
+def test_report_load_of_the_metadata_lock_incident() -> None:
+    from mysqltop.commands.report import window_report
+
+    r = window_report(str(GALLERY / "metadata-lock.mtrec"), None, None)
+    ld = r.load
+    assert ld.active_avg is not None and ld.cores == 2
+    assert max(ld.classes, key=ld.classes.__getitem__) == "metadata_lock"
+    assert abs(sum(ld.classes.values()) - ld.active_avg) < 1e-9
+    assert ld.top[0]["wait_class"] == "metadata_lock" and ld.top[0]["shape"] == "SELECT c FROM sbtest1 WHERE id=?"
+    assert 0 < len(ld.series["time"]) <= 60 and len(ld.series["metadata_lock"]) == len(ld.series["time"])
