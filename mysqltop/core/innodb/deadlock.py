@@ -13,6 +13,7 @@ heading that way); the text alone cannot tell a forged heading from the server's
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -307,8 +308,11 @@ def _same(a: DeadlockLock, b: DeadlockLock) -> bool:
         (b.kind, b.mode, b.table, b.index, b.trx_id, b.space, b.page)
 
 
+@functools.lru_cache(maxsize=8)
 def parse_deadlock_section(body: str) -> Deadlock:
-    """The section's body (after its title and dashes) as a Deadlock; never raises."""
+    """The section's body (after its title and dashes) as a Deadlock; never raises. The server
+    prints the same section poll after poll until the next deadlock, so a parse is kept and
+    shared (frames never change what derive gave them)."""
     lines = _joined(body.split("\n"))
     r = _Reader()
     started = False
