@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import deadlocks_text, locks_text
-from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, iso_utc
+from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, WaitLoad, iso_utc
 from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
@@ -27,12 +27,12 @@ FORMATS = ("text", "json", "csv", "openmetrics")
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
 SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
     ("throughput", Throughput), ("locks", Locks), ("semaphores", Semaphores), ("io", Io), ("flush", Flush),
-    ("host", Host),
+    ("host", Host), ("load", WaitLoad),
 )
 
 
 def scalar_fields(cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls) if f.name != "threads"]
+    return [f.name for f in dataclasses.fields(cls) if f.name not in ("threads", "top")]   # lists: JSON only
 
 
 def _finite(v: Any) -> Any:

@@ -78,3 +78,26 @@ def test_a_restart_counts_on_and_stale_frames_are_skipped() -> None:
 def test_no_deadlock_no_entries() -> None:
     book = DeadlockBook.of(frames([None, None], [0, 0]))
     assert book.seen == [] and book.captured == 0 and book.counted == 0 and book.ranked() == []
+
+
+def test_finding_when_one_pattern_recurs_within_its_span() -> None:
+    from mysqltop.core.advice import advise
+    from mysqltop.core.rules.deadlocks import DEADLOCK_SPAN_S
+
+    texts = [None, None, again(TWO_ROW, 1), again(TWO_ROW, 1), again(TWO_ROW, 2), GAP, GAP]
+    fs = frames(texts, [0, 0, 1, 1, 2, 3, 3])
+    found = {a.id: a for a in advise(fs, {}, span_s=None)}
+    a = found["deadlocks_recur"]
+    assert a.severity == "critical"               # 2 in 4 s: far past 6 a minute
+    assert "2 trx on shop.accounts (PRIMARY): X record ⇄ X record" in a.message
+    assert "consistent order" in a.message and "retry the rolled-back one" in a.message
+    assert a.evidence.startswith("2 deadlocks of this pattern from ")
+    assert "1 of other patterns; the server counted 3; tables shop.accounts" in a.evidence
+    assert "(over the last 5 s," in a.evidence and DEADLOCK_SPAN_S == 300.0
+
+
+def test_no_finding_for_one_deadlock_or_one_of_each() -> None:
+    from mysqltop.core.advice import advise
+
+    fs = frames([None, None, TWO_ROW, TWO_ROW, GAP, GAP], [0, 0, 1, 1, 2, 2])
+    assert "deadlocks_recur" not in {a.id for a in advise(fs, {}, span_s=None)}
