@@ -11,7 +11,8 @@ MAX_SHAPE = 160        # characters kept: enough to tell statements apart, short
 
 _COMMENT = re.compile(r"/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
 _STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", re.S)
-_NUMBER = re.compile(r"(?<![\w.`])[-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w`])")
+# A number outside a `quoted identifier` (the identifier is matched first and kept).
+_NUMBER = re.compile(r"(`[^`]*`)|(?<![\w.`])[-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w`])")
 _LIST = re.compile(r"\(\s*\?(?:\s*,\s*\?)+\s*\)")
 _VALUES = re.compile(r"(VALUES\s*)\(\?\)(?:\s*,\s*\(\?\))+", re.I)
 _SPACE = re.compile(r"\s+")
@@ -23,7 +24,7 @@ def shape(sql: str | None) -> str | None:
         return None
     s = _COMMENT.sub(" ", sql[:4096])
     s = _STRING.sub("?", s)
-    s = _NUMBER.sub("?", s)
+    s = _NUMBER.sub(lambda m: m[1] or "?", s)
     s = _LIST.sub("(?)", s)
     s = _VALUES.sub(r"\1(?)", s)
     s = _SPACE.sub(" ", s).strip().rstrip(";").strip()

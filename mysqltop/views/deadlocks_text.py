@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from mysqltop.core.deadlocks import DeadlocksSummary, summary
+from mysqltop.core.deadlocks import DeadlockBook, DeadlocksSummary, summarise, summary
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockLock, DeadlockTrx
 from mysqltop.core.safe_text import visible
 
@@ -105,3 +105,17 @@ def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
     return b
 
 
+
+
+def snapshot_footer(book: DeadlockBook) -> str:
+    """After a text snapshot of several frames: the deadlocks they showed, by pattern ("" when the
+    frames captured none)."""
+    if not book.captured:
+        return ""
+    s = summarise(book)
+    lines = [f"DEADLOCKS over these frames, by pattern: {s.counts}"]
+    for i, p in enumerate(s.patterns, 1):
+        span = _clock(p.first) if p.count == 1 else f"{_clock(p.first)}–{_clock(p.last)}"
+        lines.append(f"  {i}. {p.count}× {span} UTC: {p.summary}")
+        lines += [f"     fix: {f}" for f in p.fixes]
+    return "".join(visible(x) + "\n" for x in lines)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import deadlocks_text, locks_text
+from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, WaitLoad, iso_utc
 from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
@@ -339,7 +340,12 @@ def _nothing() -> str:
 def writer_for(fmt: str, width: int | None = None) -> FrameWriter:
     """`width`: fold text lines to it (a terminal); None keeps one line per group."""
     if fmt == "text":
-        return FrameWriter(_nothing, lambda f: text_frame(f, width=width), _nothing)
+        book = DeadlockBook()          # the frames' deadlocks by pattern, told after the last one
+
+        def text(f: Frame) -> str:
+            book.add(f)
+            return text_frame(f, width=width)
+        return FrameWriter(_nothing, text, lambda: deadlocks_text.snapshot_footer(book))
     if fmt == "json":
         return FrameWriter(_nothing, json_frame, _nothing)
     if fmt == "csv":
