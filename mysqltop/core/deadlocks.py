@@ -59,6 +59,8 @@ def indexes_of(d: Deadlock) -> list[str]:
 def summary(d: Deadlock) -> str:
     """One line (raw: callers pass it through safe_text): "2 trx on shop.accounts (PRIMARY):
     X record ⇄ X record, victim (1) thread 7 UPDATE shop.accounts SET …"."""
+    if not d.transactions:
+        return "its transactions are not in the text (a redacted recording, or the section was cut)"
     tables = ", ".join(tables_of(d)) or "?"
     idx = sorted({lk.index for t in d.transactions for lk in t.holds + t.waits_for if lk.index})
     waits = " ⇄ ".join(f"{lk.mode} {lk.kind}" for t in d.transactions for lk in t.waits_for[:1])

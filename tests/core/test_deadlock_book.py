@@ -101,3 +101,11 @@ def test_no_finding_for_one_deadlock_or_one_of_each() -> None:
 
     fs = frames([None, None, TWO_ROW, TWO_ROW, GAP, GAP], [0, 0, 1, 1, 2, 2])
     assert "deadlocks_recur" not in {a.id for a in advise(fs, {}, span_s=None)}
+
+
+def test_a_redacted_deadlock_is_counted_and_says_why_it_has_no_story() -> None:
+    from mysqltop.recording.redact import redact_status
+
+    book = DeadlockBook.of(frames([None, redact_status(TWO_ROW)], [0, 1]))
+    assert book.captured == 1 and book.counted == 1
+    assert summary(book.seen[0].deadlock).startswith("its transactions are not in the text (a redacted recording")

@@ -95,6 +95,8 @@ def test_redaction_keeps_every_parsed_value_but_the_statement_sections() -> None
         a, b = parse_innodb_status(text).to_dict(), parse_innodb_status(redact_status(text)).to_dict()
         for d in (a, b):
             d.pop("foreign_key_error", None)
+            if d.get("deadlock"):               # only the deadlock's time survives redaction
+                d["deadlock"] = d["deadlock"]["time"]
             for k in ("transactions", "by_state", "longest_active_s", "lock_waits"):
                 d["transactions"].pop(k, None)
         assert a == b
