@@ -35,10 +35,6 @@ KEYS: tuple[Key, ...] = (
     Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
         footer=True, label="kill line"),
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
-    Key("d", "d", "deadlocks", "deadlocks: the latest told as a story, and those of the samples on screen by pattern",
-        label="deadlocks"),
-    Key("w", "w", "load", "database load by wait class: the samples on screen stacked by what sessions wait on, "
-        "against the cores, with each class's top statements", label="load"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,
         label="rec"),
@@ -53,6 +49,8 @@ KEYS: tuple[Key, ...] = (
     Key("less_than_sign", "<", "speed(-1)", "play slower", REPLAY),
     Key("greater_than_sign", ">", "speed(1)", "play faster", REPLAY),
     Key("b", "b", "bookmark", "next bookmark", REPLAY, footer=True, label="mark"),
+    Key("d", "d", "deadlocks", "deadlocks: the latest as a story, the ones on screen by pattern", label="deadlocks"),
+    Key("w", "w", "load", "load by wait class: active sessions stacked against the cores", label="load"),
 )
 
 
