@@ -10,9 +10,10 @@ from mysqltop.core.rules import deadlocks, instruments, io, latches, load, press
 from mysqltop.core.rules.base import Rule
 
 # Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
-# Rules that judge the last frame alone (durations the server measured): they run from the first
-# frame with rates, where the others need rules.base.MIN_FRAMES.
-LAST_FRAME_RULES: tuple[Rule, ...] = stalls.RULES
+# Rules that judge the last frame alone (durations the server measured) or events (deadlocks, each
+# one seen in the samples of their span): they run from the first frame with rates, where the
+# others need rules.base.MIN_FRAMES.
+LAST_FRAME_RULES: tuple[Rule, ...] = (*stalls.RULES, *deadlocks.RULES)
 RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *pressure.RULES, *deadlocks.RULES,
                            *instruments.RULES)
 
