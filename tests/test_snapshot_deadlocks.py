@@ -51,3 +51,14 @@ def test_json_frames_carry_the_deadlock(tmp_path: Path, capsys: pytest.CaptureFi
     assert (last["time"], last["victim"], [t["thread_id"] for t in last["transactions"]]) == (
         "2026-11-28 01:35:49", 1, [7, 6])
     assert last["transactions"][0]["waits_for"][0]["kind"] == "insert-intention"
+
+
+def test_parse_tells_the_deadlock(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "status.txt"
+    f.write_text(GAP.replace("VALUES (26)", f"VALUES (26) /* {EVIL} */"))
+    assert main(["parse", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "LATEST DEADLOCK at 2026-11-28 01:35:49: 2 transactions, rolled back (1)" in out
+    assert "(1) thread 7 root@127.0.0.1: INSERT INTO shop.orders (customer) VALUES (26) /* \\x1b]0;owned\\x07 */" in out
+    assert "        waits X insert-intention shop.orders idx_customer" in out
+    assert "\x1b" not in out and "\x07" not in out

@@ -118,7 +118,35 @@ def _status_lines(d: dict[str, Any]) -> list[str]:
         ("rows_read", "read")]))
     for key, label in (("deadlock", "LATEST DEADLOCK"), ("foreign_key_error", "LATEST FK ERROR")):
         if d.get(key):
-            out += _line(label, f"at {d[key].get('time') or '?'}")
+            out += _line(label, f"at {d[key].get('time') or '?'}" + _deadlock_tail(d[key]))
+            out += _deadlock_lines(d[key])
+    return out
+
+
+def _deadlock_tail(dl: dict[str, Any]) -> str:
+    trx = dl.get("transactions")
+    if not isinstance(trx, list) or not trx:
+        return ""
+    return (f": {len(trx)} transactions, rolled back ({dl.get('victim') or '?'})"
+            + (", section truncated" if dl.get("truncated") else ""))
+
+
+def _lock_words(lk: dict[str, Any]) -> str:
+    return f"{lk.get('mode') or '?'} {lk.get('kind') or '?'} {lk.get('table') or '?'} {lk.get('index') or ''}".rstrip()
+
+
+def _deadlock_lines(dl: dict[str, Any]) -> list[str]:
+    """Each transaction: its thread, statement (one line), the locks held and waited for."""
+    out: list[str] = []
+    for t in dl.get("transactions") or []:
+        if not isinstance(t, dict):
+            continue
+        stmt = " ".join(str(t.get("statement") or "?").split())[:160]
+        out.append(f"    ({t.get('number')}) thread {t.get('thread_id')} {t.get('user') or '?'}@{t.get('host') or '?'}: "
+                   f"{stmt}")
+        for word, locks in (("holds", t.get("holds")), ("waits", t.get("waits_for"))):
+            for lk in locks or []:
+                out.append(f"        {word} {_lock_words(lk)}")
     return out
 
 
