@@ -249,7 +249,52 @@ def vertical_pages(lines: Iterable[str]) -> Iterator[Page]:
 _TOKEN = re.compile(r"^(?:[ \t]*([A-Za-z_][A-Za-z0-9_]*): ?(.{0,%d})|\*{5,} (0|[1-9][0-9]*)\. row \*{5,}[ \t]*)$"
                     % MAX_VALUE_CHARS, re.M)
 _FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
-_TS_PAGE = re.compile(r"^TS [^\n]*", re.M)       # a page starts there when parse_ts reads it
+
+
+_STARS = "*" * 27                                # a row header as the mysql client prints it
+_PREFIX = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*): ")
+
+
+def _row_header(n: int) -> str:
+    return f"{_STARS} {n}. row {_STARS}"
+
+
+def _columnar(text: str) -> list[list[Row]] | None:
+    """A processlist page as the mysql client prints it: one result set of rows numbered 1, 2, …
+    that all hold the first row's columns, each column's line starting as in the first row
+    (`   User: `). Checked and cut a column at a time with string operations (no Python step per
+    line): the rows _fast_results' token pass gives. None for any other page."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()                                  # the text's last line end ends no line
+    if not lines or lines[0] != _row_header(1):
+        return None
+    try:
+        period = lines.index(_row_header(2), 1)
+    except ValueError:
+        period = len(lines)
+    if period < 2 or len(lines) % period:
+        return None
+    if lines[::period] != [_row_header(n) for n in range(1, len(lines) // period + 1)]:
+        return None
+    columns: list[str] = []
+    values: list[list[str]] = []
+    for j in range(1, period):
+        m = _PREFIX.match(lines[j])
+        if m is None:
+            return None                              # "Key:" with no space, a statement's line …
+        prefix, sep = m.group(0), "\n" + m.group(0)
+        joined = "\n".join(lines[j::period])
+        if joined.count(sep) != len(lines) // period - 1:
+            return None                              # a row whose line here starts otherwise
+        column = joined[len(prefix):].split(sep)
+        if len(joined) > MAX_VALUE_CHARS and max(map(len, column)) > MAX_VALUE_CHARS:
+            return None                              # a value the token pass would not take
+        columns.append(m.group(1))
+        values.append(column)
+    if len(set(columns)) != len(columns):
+        return None
+    return [[dict(zip(columns, row)) for row in zip(*values)]]
 
 
 def _fast_results(text: str) -> list[list[Row]] | None:
@@ -259,6 +304,9 @@ def _fast_results(text: str) -> list[list[Row]] | None:
     rows wherever both apply."""
     if "\r" in text:
         return None                                  # CRLF: the line reader's work
+    columnar = _columnar(text)
+    if columnar is not None:
+        return columnar
     tokens = _TOKEN.findall(text)
     if len(tokens) != text.count("\n") + (0 if text.endswith("\n") or not text else 1):
         return None                                  # a line that is neither: a statement's
@@ -335,6 +383,13 @@ def _slow_results(text: str) -> list[list[Row]]:
     return reader.take()
 
 
+def _next_ts(block: str, pos: int) -> int:
+    """Where the next line starting "TS " begins after `pos` (a page starts there when
+    parse_ts reads it); -1: none."""
+    at = block.find("\nTS ", pos)
+    return at + 1 if at >= 0 else -1
+
+
 def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
     """Pages of a TS-paged loop file (pt-stalk ≤ 3.0, ≥ 3.5) from text blocks that end at line
     ends: split at the TS lines, each page read in one regex pass where its text allows
@@ -353,17 +408,20 @@ def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
 
     for block in blocks:
         start = 0
-        for m in _TS_PAGE.finditer(block):
-            stamp = parse_ts(m.group(0).rstrip("\r"))
-            if stamp is None:
-                continue                             # not a TS line after all: page text
-            pieces.append(block[start:m.start()])
-            done = page()
-            if done is not None:
-                yield done
-                index += 1
-            pieces, start = [], m.end() + 1
-            ts, seen_ts = stamp, True
+        at = 0 if block.startswith("TS ") else _next_ts(block, 0)      # a block starts at a line start
+        while at >= 0:
+            end = block.find("\n", at)
+            end = len(block) if end < 0 else end
+            stamp = parse_ts(block[at:end].rstrip("\r"))
+            if stamp is not None:                    # else not a TS line after all: page text
+                pieces.append(block[start:at])
+                done = page()
+                if done is not None:
+                    yield done
+                    index += 1
+                pieces, start = [], end + 1
+                ts, seen_ts = stamp, True
+            at = _next_ts(block, end)
         pieces.append(block[start:])
     done = page()
     if done is not None:
@@ -373,8 +431,22 @@ def ts_pages(blocks: Iterable[str]) -> Iterator[Page]:
 # Where a page of a file without TS lines may start: a row-1 header (verified with ROW_HEADER:
 # "01." and other digits count as 1 too), and the column line right after it.
 _ROW_ONE = re.compile(r"^\*{5,} (0*1|[^\n.]*[^\x00-\x7f][^\n.]*)\. row \*{5,}[^\S\n]*$", re.M)
+_ROW_ONE_AFTER = re.compile(r"\n(\*{5,} (?:0*1|[^\n.]*[^\x00-\x7f][^\n.]*)\. row \*{5,}[^\S\n]*)$", re.M)
 _COLUMN_START = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*):")
-_ANY_TS = re.compile(r"^TS ", re.M)
+
+
+def _row_ones(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, line) of each _ROW_ONE line: searched from the line end before it, a literal
+    the regex engine scans for fast (a `^` under re.M is tried at every position)."""
+    m = _ROW_ONE.match(text)
+    if m is not None:
+        yield m.start(), m.end(), m.group(0)
+    for m in _ROW_ONE_AFTER.finditer(text):
+        yield m.start(1), m.end(1), m.group(1)
+
+
+def _has_ts_line(text: str) -> bool:
+    return text.startswith("TS ") or "\nTS " in text
 
 
 def untimed_pages(blocks: Iterable[str]) -> Iterator[Page]:
@@ -398,24 +470,24 @@ def untimed_pages(blocks: Iterable[str]) -> Iterator[Page]:
         cut = buf.rfind("\n", 0, len(buf) - 1) + 1          # the start of buf's last line
         carry, buf = buf[cut:], buf[:cut]
         pos = 0
-        plain = _ANY_TS.search(buf) is None
-        for m in _ROW_ONE.finditer(buf) if plain else ():
-            hm = ROW_HEADER.match(m.group(0))
+        plain = not _has_ts_line(buf)
+        for m_start, m_end, header in _row_ones(buf) if plain else ():
+            hm = ROW_HEADER.match(header)
             if hm is None or int(hm.group(1)) != 1:
                 continue
-            col = _COLUMN_START.match(buf, m.end() + 1)
-            if col is None or (first_key is None and (m.start() or any(pending))):
+            col = _COLUMN_START.match(buf, m_end + 1)
+            if col is None or (first_key is None and (m_start or any(pending))):
                 plain = False
                 break
             if first_key is None:
                 first_key = col.group(1)
             elif col.group(1) == first_key:
-                pending.append(buf[pos:m.start()])
+                pending.append(buf[pos:m_start])
                 page = parsed("".join(pending))
                 if page.results:
                     yield page
                     index += 1
-                pending, pos = [], m.start()
+                pending, pos = [], m_start
         if not plain or first_key is None and buf.strip():
             rest = itertools.chain(["".join(pending), buf[pos:], carry], it)
             for page in vertical_pages(_split_lines(rest)):
@@ -423,7 +495,7 @@ def untimed_pages(blocks: Iterable[str]) -> Iterator[Page]:
             return
         pending.append(buf[pos:])
     tail = "".join(pending) + carry
-    if (first_key is None and tail.strip()) or _ANY_TS.search(carry):
+    if (first_key is None and tail.strip()) or _has_ts_line(carry):
         for page in vertical_pages(_split_lines([tail])):
             yield Page(page.ts, page.results, page.index + index)
         return
@@ -726,14 +798,16 @@ def _null(v: str | None) -> str | None:
 def sessions(rows: list[Row]) -> tuple[list[list[object]], list[list[object]]]:
     """SHOW FULL PROCESSLIST rows → (sessions, session_states) in the live source's shapes:
     the busiest MAX_SESSIONS non-idle sessions, and (command, state) groups of all."""
-    busy: list[tuple[int, int, Row, str, str]] = []     # (-time, id, row, command, state): sorted, then shaped
+    busy: list[tuple[int, Row, str, str]] = []          # (time, row, command, state) of non-idle sessions
     groups: dict[tuple[str, str], list[int]] = {}
+    idle = IDLE_COMMANDS
     for r in rows:
         command = r.get("Command", "")
         state = r.get("State") or ""
         if state == "NULL":
             state = ""
-        t = _int(r.get("Time")) or 0
+        tv = r.get("Time")
+        t = int(tv) if tv and tv.isascii() and tv.isdigit() else _int(tv) or 0
         g = groups.get((command, state))
         if g is None:
             groups[(command, state)] = [1, t]
@@ -741,11 +815,14 @@ def sessions(rows: list[Row]) -> tuple[list[list[object]], list[list[object]]]:
             g[0] += 1
             if t > g[1]:
                 g[1] = t
-        if command not in IDLE_COMMANDS and (r.get("Info") or "").strip() != "SHOW FULL PROCESSLIST":
-            busy.append((-t, _int(r.get("Id")) or 0, r, command, state))
-    top = heapq.nsmallest(MAX_SESSIONS, busy, key=lambda b: (b[0], b[1]))
+        if command not in idle and (r.get("Info") or "").strip() != "SHOW FULL PROCESSLIST":
+            busy.append((t, r, command, state))
+    if len(busy) > MAX_SESSIONS:                        # the longest running; only those tied at the cut need ids
+        cut = heapq.nlargest(MAX_SESSIONS, (b[0] for b in busy))[-1]
+        busy = [b for b in busy if b[0] >= cut]
+    ranked = sorted(busy, key=lambda b: (-b[0], _int(b[1].get("Id")) or 0))[:MAX_SESSIONS]
     shaped: list[list[object]] = [[_int(r.get("Id")), r.get("User"), r.get("Host"), _null(r.get("db")), command,
-                                   state, -neg_t, _null(r.get("Info"))] for neg_t, _, r, command, state in top]
+                                   state, t, _null(r.get("Info"))] for t, r, command, state in ranked]
     states: list[list[object]] = [[c, s, n, longest] for (c, s), (n, longest) in groups.items()]
     states.sort(key=lambda s: (-int(str(s[2])), -int(str(s[3])), str(s[0]), str(s[1])))
     return shaped, states
