@@ -404,3 +404,112 @@ def test_pages_without_ts_lines_read_a_page_at_a_time_equal_the_line_reader(
     by_line = list(fmt.vertical_pages(lines))
     by_page = list(fmt.untimed_pages(blocks))
     assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
+
+
+# --- processlist pages as the mysql client prints them: read a column at a time ------------------
+
+_CELLS = st.sampled_from(["7", "app", "", "NULL", " lead", "Id: 3", "   User: root", "TS 1 x", "é ü", "a\tb",
+                          "*************************** 2. row ***************************", "x" * 70_000,
+                          "\x0b", "\u2028", "\x85", "SHOW FULL PROCESSLIST", ": ", "trailing ", "1\r"])
+
+
+@st.composite
+def _client_page(draw: st.DrawFn) -> tuple[str, bool]:
+    """One SHOW FULL PROCESSLIST\\G page (keys right-aligned as the client does), perhaps spoiled
+    in one place; and whether it is still the plain form."""
+    columns = draw(st.lists(st.sampled_from(["Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+                                             "Progress"]), min_size=1, max_size=6, unique=True))
+    width = max(map(len, columns))
+    rows = [[draw(_CELLS) for _ in columns] for _ in range(draw(st.integers(1, 6)))]
+    lines: list[str] = []
+    for n, row in enumerate(rows, 1):
+        lines.append(f"*************************** {n}. row ***************************")
+        lines += [f"{c.rjust(width)}: {v}" for c, v in zip(columns, row)]
+    spoil = draw(st.sampled_from(["", "colon", "indent", "number", "more", "blank", "drop", "crlf"]))
+    at = draw(st.integers(0, len(lines) - 1))
+    if spoil == "colon" and ": " in lines[at]:
+        lines[at] = lines[at].replace(": ", ":", 1)           # "Key:" with nothing after
+    elif spoil == "indent":
+        lines[at] = " " + lines[at]
+    elif spoil == "number":
+        lines[at] = "*************************** 01. row ***************************"
+    elif spoil == "more":
+        lines.insert(at + 1, draw(_CELLS))                     # a statement over two lines
+    elif spoil == "blank":
+        lines.insert(at + 1, "")
+    elif spoil == "drop" and len(lines) > 1:
+        del lines[max(1, at)]
+    elif spoil == "crlf":
+        lines[at] += "\r"
+    plain = not spoil and not any("\r" in v or len(v) > fmt.MAX_VALUE_CHARS for row in rows for v in row)
+    return "\n".join(lines) + "\n", plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_client_page(), min_size=1, max_size=4), st.integers(1, 9), st.booleans())
+def test_client_pages_read_by_columns_equal_the_line_reader(pages: list[tuple[str, bool]], cut: int, ts: bool) -> None:
+    for text, plain in pages:
+        fast = fmt._fast_results(text)
+        assert fast is None or fast == fmt._slow_results(text)
+        if plain:                                              # read by columns, not left to the token pass
+            assert fmt._columnar(text) == fmt._slow_results(text)
+    if ts:
+        text = "".join(f"TS {1795749790 + k}.5 2026-11-27 03:23:{10 + k:02d}\n{p}" for k, (p, _) in enumerate(pages))
+    else:
+        text = "".join(p for p, _ in pages)
+    lines = [ln + "\n" for ln in text.split("\n")[:-1]]
+    blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]
+    by_line = list(fmt.vertical_pages(lines))
+    by_page = list((fmt.ts_pages if ts else fmt.untimed_pages)(blocks))
+    assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
+
+
+def _sessions_by_sorting(rows: list[dict[str, str]]) -> list[list[object]]:
+    """The busiest sessions by the plain definition: every non-idle one ordered by time, then id."""
+    busy = [r for r in rows if r.get("Command", "") not in fmt.IDLE_COMMANDS
+            and (r.get("Info") or "").strip() != "SHOW FULL PROCESSLIST"]
+    busy.sort(key=lambda r: (-(fmt._int(r.get("Time")) or 0), fmt._int(r.get("Id")) or 0))
+    return [[fmt._int(r.get("Id")), r.get("User"), r.get("Host"), fmt._null(r.get("db")), r.get("Command", ""),
+             "" if (r.get("State") or "") == "NULL" else r.get("State") or "", fmt._int(r.get("Time")) or 0,
+             fmt._null(r.get("Info"))] for r in busy[:fmt.MAX_SESSIONS]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries(
+    {"Id": st.sampled_from(["1", "2", "3", "07", "x", "", "١", "-4"]), "Command": st.sampled_from(["Sleep", "Query", "Execute"]),
+     "Time": st.sampled_from(["0", "1", "2", "30", "-3", "", "NULL", "١", " 5"]),
+     "State": st.sampled_from(["", "NULL", "updating"]), "User": st.just("app"), "Host": st.just("h"),
+     "db": st.sampled_from(["NULL", "shop"]), "Info": st.sampled_from(["NULL", "SHOW FULL PROCESSLIST", "SELECT 1"])}),
+    max_size=80))
+def test_the_busiest_sessions_are_the_first_by_time_then_id(rows: list[dict[str, str]]) -> None:
+    busy, states = fmt.sessions(rows)
+    assert busy == _sessions_by_sorting(rows)
+    assert sum(int(str(s[2])) for s in states) == len(rows)
+
+
+def test_a_collection_imports_the_same_read_by_columns_or_by_tokens(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    d = _collection(tmp_path)
+    kinds = [("Sleep", "", "NULL"), ("Query", "updating", "UPDATE stock SET qty = qty - 1 WHERE sku = {i}"),
+             ("Query", "Waiting for table metadata lock", "ALTER TABLE audit ADD COLUMN note{i} TEXT")]
+    with open(d / f"{OWN_PREFIX}-processlist", "a") as f:          # pt-stalk 3.2.1: no TS lines
+        for k in range(20):
+            for i in range(1, 200):
+                command, state, info = kinds[(i + k) % 3]
+                f.write(f"*************************** {i}. row ***************************\n      Id: {1000 + i}\n"
+                        f"    User: app\n    Host: 10.0.0.{i % 250}:{30000 + i}\n      db: shop\n Command: {command}\n"
+                        f"    Time: {(i * 7 + k) % 90}\n   State: {state}\n    Info: {info.format(i=i)}\n"
+                        "Progress: 0.000\n")
+    calls = []
+    real = fmt._columnar
+    monkeypatch.setattr(fmt, "_columnar", lambda text: calls.append(real(text)) or calls[-1])
+    code, err = _import(capsys, str(d), "-o", str(tmp_path / "columns.mtrec"))
+    assert code == 0, err
+    assert sum(c is not None for c in calls) >= 20                # the pages above were read by columns
+    monkeypatch.setattr(fmt, "_columnar", lambda text: None)
+    code, err = _import(capsys, str(d), "-o", str(tmp_path / "tokens.mtrec"))
+    assert code == 0, err
+    with RecordingReader(tmp_path / "columns.mtrec") as a, RecordingReader(tmp_path / "tokens.mtrec") as b:
+        assert len(a) == len(b) > 20
+        assert [a.sample(i) for i in range(len(a))] == [b.sample(i) for i in range(len(b))]
+        assert max(len(a.sample(i).sessions or []) for i in range(len(a))) == fmt.MAX_SESSIONS
