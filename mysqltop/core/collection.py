@@ -294,7 +294,7 @@ def _columnar(text: str) -> list[list[Row]] | None:
         values.append(column)
     if len(set(columns)) != len(columns):
         return None
-    return [[dict(zip(columns, row)) for row in zip(*values)]]
+    return [list(map(dict, map(zip, itertools.repeat(columns), zip(*values))))]
 
 
 def _fast_results(text: str) -> list[list[Row]] | None:
