@@ -51,3 +51,29 @@ def test_report_finds_the_injected_incident(name: str, capsys: pytest.CaptureFix
         # sessions stuck in "Waiting for table metadata lock" and throughput gone to zero
         assert rep["throughput"]["tps"]["min"] == 0 and calm["throughput"]["tps"]["avg"] > 10
         assert rep["throughput"]["threads_running"]["max"] >= 9
+
+
+@pytest.mark.parametrize("name", ["row-lock-idle-trx", "metadata-lock"])
+def test_a_lock_incident_opens_where_its_stall_finding_shows(name: str) -> None:
+    """`demo` of a lock incident starts where a replay judged from there shows the stall finding
+    at once (the default demo is one of these), after the onset and not a minute late."""
+    from mysqltop.commands.demo import DEFAULT, opening
+    from mysqltop.recording.cursor import Cursor
+    from mysqltop.recording.reader import RecordingReader
+    from mysqltop.sources.replay import ReplaySource
+
+    assert DEFAULT in ("row-lock-idle-trx", "metadata-lock")
+    path = GALLERY / ENTRIES[name]["file"]
+    start = opening(name, path, at_finding=True)
+    assert start is not None
+    src = ReplaySource(str(path), start=start, on_damage=None)
+    try:
+        first = src.first
+    finally:
+        src.close()
+    with RecordingReader(path) as reader:
+        onset = reader.bookmarks[0].time
+        assert onset <= reader.time_at(first) <= onset + 30
+        frame = Cursor(reader, floor=first).frame_at(first)
+    assert ENTRIES[name]["finding"] in [a.id for a in frame.advice]
+    assert frame.blocking or frame.metadata_blocking

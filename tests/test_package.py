@@ -56,7 +56,9 @@ def test_installed_demo_replays_the_bundled_incident_from_elsewhere(installed: P
     mysqltop = str(installed / "mysqltop")
     assert "bundled incident" in _run([mysqltop, "demo", "--help"], cwd=tmp_path).stdout
 
-    bundled = Path(_run([mysqltop, "demo", "--path"], cwd=tmp_path).stdout.strip())
+    default = Path(_run([mysqltop, "demo", "--path"], cwd=tmp_path).stdout.strip())
+    assert default.name == "row-lock-idle-trx.mtrec" and installed.parent in default.parents
+    bundled = Path(_run([mysqltop, "demo", "incident", "--path"], cwd=tmp_path).stdout.strip())
     assert bundled.is_file() and installed.parent in bundled.parents      # inside the venv, not the checkout
 
     out = _run([mysqltop, "snapshot", "--replay", str(bundled), "--start", "+100s", "--count", "1",

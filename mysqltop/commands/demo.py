@@ -1,4 +1,7 @@
-"""`mysqltop demo [NAME]`: replay the bundled incident or one of the gallery's, no server needed.
+"""`mysqltop demo [NAME]`: replay an incident of the gallery (or the older bundled one), no server needed.
+
+The default is the row-lock pile-up behind an idle transaction: the locks pane and the stall
+finding are the flagship view, and it starts where the finding is first on screen.
 
 The gallery is recordings/ at the repository root (recordings/README.md); the package carries it
 whole as mysqltop/data/gallery (a symlink to recordings/ in the checkout, files in the wheel):
@@ -15,7 +18,8 @@ from mysqltop.core.pacing import DEFAULT_SPEED
 
 HELP = "TUI replay of a bundled incident recording (no server needed); --list names them"
 NAME = "incident.mtrec"
-DEFAULT = "incident"
+INCIDENT_NAME = "incident"          # the oldest recording: recorded before lock-wait capture
+DEFAULT = "row-lock-idle-trx"       # a gallery incident that shows the lock tree and the stall finding
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,7 +57,7 @@ def incidents() -> dict[str, tuple[Path, str]]:
     """Every bundled incident: name → (file, one-line description)."""
     out: dict[str, tuple[Path, str]] = {}
     if INCIDENT.is_file():
-        out[DEFAULT] = (INCIDENT, "contention storm: row locks, a tiny buffer pool and a small redo log at once "
+        out[INCIDENT_NAME] = (INCIDENT, "contention storm: row locks, a tiny buffer pool and a small redo log at once "
                                   "(recorded before lock-wait capture)")
     for name, entry in gallery().items():
         out[name] = (GALLERY / f"{name}.mtrec", str(entry.get("title") or ""))
@@ -68,21 +72,30 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         width = max((len(n) for n in known), default=8)
         for name, (_path, title) in known.items():
-            print(f"{name:{width}}  {title}")
+            print(f"{name:{width}}  {title}{'  (the default)' if name == DEFAULT else ''}")
         return 0
     name = args.name or DEFAULT
     if name not in known:
-        if name == DEFAULT:
-            raise UserError(f"the bundled incident recording is missing (expected {INCIDENT}); reinstall mysqltop", 1)
+        if name in (DEFAULT, INCIDENT_NAME):
+            expected = INCIDENT if name == INCIDENT_NAME else GALLERY / f"{name}.mtrec"
+            raise UserError(f"the bundled incident recording is missing (expected {expected}); reinstall mysqltop", 1)
         raise UserError(f"no bundled incident named {name!r} (`mysqltop demo --list` names them: "
                         f"{', '.join(known) or 'none installed'})", 2)
     path = known[name][0]
     if args.path:
         print(path)
         return 0
-    label = NAME if name == DEFAULT else f"{name}.mtrec"
-    return replay_tui(str(path), start=args.start or lead_in(path), speed=args.speed, name=f"demo: {label}",
-                      command="demo")
+    label = NAME if name == INCIDENT_NAME else f"{name}.mtrec"
+    start = args.start or opening(name, path, at_finding=args.name is None)
+    return replay_tui(str(path), start=start, speed=args.speed, name=f"demo: {label}", command="demo")
+
+
+def opening(name: str, path: Path, *, at_finding: bool) -> str | None:
+    """Where the demo of `name` starts: `demo` alone where the incident's finding is on screen
+    (a first look shows the point at once); `demo NAME` shortly before the onset bookmark, to
+    watch it build up (the README's walk-through)."""
+    finding = gallery().get(name, {}).get("finding") if at_finding else None
+    return (finding_start(path, str(finding)) if finding else None) or lead_in(path)
 
 
 def lead_in(path: Path, seconds: float = 30.0) -> str | None:
@@ -93,5 +106,25 @@ def lead_in(path: Path, seconds: float = 30.0) -> str | None:
     try:
         marks = reader.bookmarks
         return f"@{max(reader.time_at(0), marks[0].time - seconds):.3f}" if marks else None
+    finally:
+        reader.close()
+
+
+def finding_start(path: Path, finding: str, tries: int = 120) -> str | None:
+    """The first moment after the onset bookmark at which a replay started there shows `finding`
+    (a rule id) on its first screen; None when none does within `tries` samples."""
+    from mysqltop.recording.cursor import Cursor
+    from mysqltop.views.tui.replay_app import open_recording
+
+    reader = open_recording(str(path))
+    try:
+        marks = reader.bookmarks
+        lo = reader.index_at(marks[0].time) if marks else 0
+        for i in range(lo, min(len(reader), lo + tries)):
+            # judged from i on, as the replay TUI started at i judges (Cursor floor)
+            if reader.time_or_none(i) is not None and any(
+                    a.id == finding for a in Cursor(reader, floor=i).frame_at(i).advice):
+                return f"@{reader.time_at(i)!r}"     # exact: a rounded time seeks the sample before
+        return None
     finally:
         reader.close()

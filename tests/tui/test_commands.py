@@ -119,3 +119,18 @@ def test_tui_without_a_terminal_says_so(recording: Path, capsys: pytest.CaptureF
 def test_replay_of_a_directory_says_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(tmp_path)]) == 2
     assert "is a directory, not a recording" in capsys.readouterr().err
+
+
+@pilot
+async def test_the_default_demo_opens_on_the_lock_tree_and_the_stall_finding() -> None:
+    """The flagship view on the first screen: the stall finding names the idle holder and the
+    locks pane shows the sessions it blocks, without a key pressed."""
+    from mysqltop.commands.demo import DEFAULT, incidents, opening
+
+    path = incidents()[DEFAULT][0]
+    app = replay_app(str(path), start=opening(DEFAULT, path, at_finding=True), playing=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for(pilot, lambda: "Stall:" in screen_text(app))
+        text = screen_text(app)
+    assert "waiting on a row lock" in text and "KILL 9" in text, text
+    assert "blocked 9" in text, text
