@@ -18,18 +18,27 @@ if TYPE_CHECKING:
 
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
-_SERVER_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "ssl_ca", "ssl_cert", "ssl_key")
+_SERVER_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "defaults_extra_file",
+                 "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key")
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("connection (as the mysql client; also ~/.my.cnf [client] and [mysqltop])")
+    g = parser.add_argument_group("connection (as the mysql client; also ~/.my.cnf and ~/.mylogin.cnf: "
+                                  "[client] [client-server] [client-mariadb] [mysqltop])")
     g.add_argument("-h", "--host", help="server host (default: localhost)")
     g.add_argument("-P", "--port", type=int, help="TCP port (default: 3306)")
     g.add_argument("-u", "--user", help="user name (default: your login name)")
     g.add_argument("-p", "--password", nargs="?", const=_PROMPT, default=None,
                    help="password; prompts when given without a value (also MYSQL_PWD)")
     g.add_argument("-S", "--socket", help="unix socket path")
-    g.add_argument("--defaults-file", help="read only this option file")
+    g.add_argument("--defaults-file", help="read only this option file (and ~/.mylogin.cnf)")
+    g.add_argument("--defaults-extra-file", metavar="FILE", help="read this option file before ~/.my.cnf")
+    g.add_argument("--no-defaults", action="store_true",
+                   help="read no option file but ~/.mylogin.cnf (accepted anywhere, unlike the mysql client)")
+    g.add_argument("--defaults-group-suffix", metavar="SUFFIX",
+                   help="also read the groups [client SUFFIX] [mysqltop SUFFIX] … (also MYSQL_GROUP_SUFFIX)")
+    g.add_argument("--login-path", metavar="NAME",
+                   help="read the [NAME] group of ~/.mylogin.cnf (mysql_config_editor) and the option files")
     g.add_argument("--ssl-ca", help="CA certificate file")
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
@@ -71,6 +80,8 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
     return ConnectionFlags(
         host=args.host, port=args.port, user=args.user, password=None if ask else args.password,
         ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
+        defaults_extra_file=args.defaults_extra_file, no_defaults=bool(args.no_defaults),
+        defaults_group_suffix=args.defaults_group_suffix, login_path=args.login_path,
         ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,
         connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
         enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)),

@@ -4,8 +4,14 @@ The flags arrive typed (ConnectionFlags, LiveFlags, FleetFlags: what the user ga
 the command line by mysqltop.arguments) and leave resolved (ConnectionOptions, LiveOptions,
 FleetOptions: what the sources connect with); no argparse below the commands.
 
-Precedence: flags > MYSQL_PWD (password only) > the option file (`--defaults-file`, else
-~/.my.cnf; section [mysqltop] over [client]; `!include`/`!includedir` followed) > defaults.
+Precedence: flags > MYSQL_PWD (password only) > the option files > defaults. The option files, as
+the mysql client reads them, later ones winning: `--defaults-file FILE` alone, else
+`--defaults-extra-file FILE` then ~/.my.cnf (neither with `--no-defaults`), and always the login
+file ~/.mylogin.cnf (`mysql_config_editor`; MYSQL_TEST_LOGIN_FILE names another) last. In each,
+the groups [client] [client-server] [client-mariadb] [mysqltop], then the `--login-path NAME`
+group, then each of those with the `--defaults-group-suffix` (or MYSQL_GROUP_SUFFIX) appended,
+later groups winning; `!include`/`!includedir` followed. Unlike the mysql client, which wants
+them first on its command line, mysqltop takes these flags anywhere.
 `-p` without a value (or `password` without a value in the file) prompts without echo.
 Host localhost (the default) means the unix socket, as in the mysql client: the named socket or
 the first of COMMON_SOCKETS that exists, else TCP 127.0.0.1.
@@ -21,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mysqltop.core.mylogin import LoginFileError, decode_login_file
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 from mysqltop.errors import UserError
 
@@ -31,6 +38,8 @@ DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
 _KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin",
          "get-server-public-key")
+# The option groups read, in order (later wins): the mysql client's and MariaDB's shared ones, then ours.
+GROUPS = ("client", "client-server", "client-mariadb", "mysqltop")
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,10 @@ class ConnectionFlags:
     ask_password: bool = False          # -p without a value: prompt without echo
     socket: str | None = None
     defaults_file: str | None = None
+    defaults_extra_file: str | None = None
+    no_defaults: bool = False
+    defaults_group_suffix: str | None = None
+    login_path: str | None = None
     ssl_ca: str | None = None
     ssl_cert: str | None = None
     ssl_key: str | None = None
@@ -115,35 +128,113 @@ def _read_option_lines(path: Path, depth: int = 0) -> list[str]:
     return out
 
 
-def read_option_file(path: Path) -> dict[str, str | None]:
-    """[client] then [mysqltop] of one my.cnf: later sections win; keys use dashes; quotes removed."""
+def _parse_options(text: str, source: str) -> configparser.ConfigParser:
+    # Inline comments are cut by _option_value, which knows quotes: `password="a # b"`.
     cp = configparser.ConfigParser(allow_no_value=True, strict=False, interpolation=None,
-                                   inline_comment_prefixes=("#",), comment_prefixes=("#", ";"))
+                                   comment_prefixes=("#", ";"))
     try:
-        cp.read_string("\n".join(_read_option_lines(path)), source=str(path))
+        cp.read_string(text, source=source)
     except configparser.Error as e:
-        raise UserError(f"cannot read option file {path}: {str(e).splitlines()[0]}") from None
+        raise UserError(f"cannot read option file {source}: {str(e).splitlines()[0]}") from None
+    return cp
+
+
+def _group_values(cp: configparser.ConfigParser, groups: tuple[str, ...]) -> dict[str, str | None]:
+    """The keys of `groups` in order (later groups win); keys use dashes; quotes removed."""
     opts: dict[str, str | None] = {}
-    for section in ("client", "mysqltop"):
+    for section in groups:
         if cp.has_section(section):
             for key, value in cp.items(section):
-                if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                    value = value[1:-1]
-                opts[key.replace("_", "-")] = value
+                opts[key.replace("_", "-")] = None if value is None else _option_value(value)
     return opts
 
 
+def _option_value(raw: str) -> str:
+    """A value as the mysql client reads it: quoted up to its closing quote (a `#` inside is
+    text), else up to an inline ` #` comment."""
+    raw = raw.strip()
+    if raw[:1] in ("'", '"'):
+        end = raw.find(raw[0], 1)
+        if end > 0:
+            return raw[1:end]
+    for i, ch in enumerate(raw):
+        if ch == "#" and i and raw[i - 1] in " \t":
+            return raw[:i].rstrip()
+    return raw
+
+
+def read_option_file(path: Path, groups: tuple[str, ...] = GROUPS) -> dict[str, str | None]:
+    """The values of one my.cnf's groups (see GROUPS): later groups win."""
+    return _group_values(_parse_options("\n".join(_read_option_lines(path)), str(path)), groups)
+
+
+def option_groups(flags: ConnectionFlags, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The groups read, in order: GROUPS, the login path, then all of them with the suffix."""
+    env = os.environ if env is None else env
+    base = (*GROUPS, *([flags.login_path] if flags.login_path else []))
+    suffix = flags.defaults_group_suffix if flags.defaults_group_suffix is not None else env.get("MYSQL_GROUP_SUFFIX")
+    return (*base, *(g + suffix for g in base)) if suffix else base
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def login_file_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env["MYSQL_TEST_LOGIN_FILE"]) if env.get("MYSQL_TEST_LOGIN_FILE") else _home() / ".mylogin.cnf"
+
+
+def _login_file(flags: ConnectionFlags) -> configparser.ConfigParser | None:
+    """The login file's groups, None when there is none. A file that does not decode is an
+    error only when --login-path asks for it (the mysql client passes over it otherwise)."""
+    path = login_file_path()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        text = decode_login_file(data)
+    except LoginFileError as exc:
+        if flags.login_path:
+            raise UserError(f"--login-path {flags.login_path}: {path} is not a login file written by "
+                            f"mysql_config_editor ({exc})", 2) from None
+        return None
+    return _parse_options(text, str(path))
+
+
+def _required(flag: str, name: str) -> Path:
+    p = Path(name).expanduser()
+    if not p.is_file():
+        raise UserError(f"{flag} {name}: no such file")
+    return p
+
+
 def option_file_values(flags: ConnectionFlags) -> dict[str, str | None]:
-    """Every key of the option file's [client] and [mysqltop] sections (e.g. `hosts` for a fleet)."""
-    explicit = flags.defaults_file
-    if explicit:
-        p = Path(explicit).expanduser()
-        if not p.is_file():
-            raise UserError(f"--defaults-file {explicit}: no such file")
-        return read_option_file(p)
-    home = Path(os.environ.get("HOME") or Path.home())
-    p = home / ".my.cnf"
-    return read_option_file(p) if p.is_file() else {}
+    """Every key of the option groups (e.g. `hosts` for a fleet) of the option files the flags
+    name, in the order of the module docstring: later files and later groups win."""
+    groups = option_groups(flags)
+    files: list[Path] = []
+    if flags.defaults_file:
+        files = [_required("--defaults-file", flags.defaults_file)]
+    elif not flags.no_defaults:
+        if flags.defaults_extra_file:
+            files.append(_required("--defaults-extra-file", flags.defaults_extra_file))
+        home = _home() / ".my.cnf"
+        if home.is_file():
+            files.append(home)
+    parsed = [_parse_options("\n".join(_read_option_lines(f)), str(f)) for f in files]
+    login = _login_file(flags)
+    if login is not None:
+        parsed.append(login)
+    if flags.login_path and not any(cp.has_section(flags.login_path) for cp in parsed):
+        raise UserError(f"--login-path {flags.login_path}: no [{flags.login_path}] group in "
+                        f"{login_file_path()} or the option files (`mysql_config_editor set "
+                        f"--login-path={flags.login_path} …` makes one)", 2)
+    opts: dict[str, str | None] = {}
+    for cp in parsed:
+        opts.update(_group_values(cp, groups))
+    return opts
 
 
 def _prompt_password(user: str) -> str:
