@@ -8,15 +8,45 @@
   destructive operations (SIGSTOP, restart). Each start costs a few seconds: use it only when needed.
 
 If mariadbd is not installed the fixtures fail with a clear message (`./dev test` installs it).
+
+Process hygiene (tests/support/procs.py): a run started with SIGINT/SIGHUP ignored (`nohup … &`)
+keeps ignoring them but its children start with the default; every process a test started that
+is still there when it ends (passed or failed) is killed, servers of the fixtures excepted, and
+whatever is left below the run when it ends.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterator, Mapping, Sequence
 
+import sys
+
 import pytest
 
+from tests.support import procs
 from tests.support.mariadb import ThrowawayMariaDB
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    procs.keep_ignoring_in_children_default()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    left = procs.kill(list(procs.descendants().values()))
+    if left:
+        sys.stderr.write("\ntests: killed processes left behind at the end of the run:\n  "
+                         + "\n  ".join(left) + "\n")
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    """Whatever the test started is gone when it ends, even when it failed before its finally."""
+    before = set(procs.descendants())
+    yield
+    left = procs.strays(before)
+    if left:
+        killed = procs.kill(left)
+        sys.stderr.write("\ntests: killed processes the test left behind:\n  " + "\n  ".join(killed) + "\n")
 
 
 @pytest.fixture(scope="session")

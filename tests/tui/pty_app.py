@@ -13,6 +13,8 @@ import struct
 import termios
 import time
 
+from tests.support.procs import child_setup
+
 # What is kept of the output already searched, for a pattern cut across two reads. A window cut
 # to a fixed size before the search lost a pattern that came early in one large read (a repaint).
 OVERLAP = 256           # of text stripped of its escape sequences
@@ -27,6 +29,7 @@ class PtyApp:
         if pid == 0:
             env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(size[0]), LINES=str(size[1]))
             try:
+                child_setup()            # default signal dispositions; dies with the test run
                 os.execvpe(argv[0], argv, env)
             finally:
                 os._exit(127)
