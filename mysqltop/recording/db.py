@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 from mysqltop.errors import UserError
-from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, SCHEMA
+from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, META_TABLES, SCHEMA
 
 # Samples are 0.5–2 KB rows appended in order; a page holds whole rows only, so bigger pages waste
 # less of their tail (4 KB: ~15 %, 8 KB: ~7 %) at the cost of a fixed page per table.
@@ -39,12 +39,19 @@ def check_recording(conn: sqlite3.Connection, path: Path) -> None:
         raise UserError(
             f"{path} was written by a newer mysqltop (recording format {version}, this one reads "
             f"up to {FORMAT_VERSION}); upgrade mysqltop to read it", 2)
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key='magic'").fetchone()
-    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:   # (a damaged schema: names not UTF-8)
-        raise UserError(f"{path} is a damaged mysqltop recording ({exc}); its samples cannot be read", 1) from None
-    if not row or row[0] != MAGIC:
-        raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
+    damage: Exception | None = None
+    for table in META_TABLES:        # the header, then its copy in pages of its own
+        try:
+            row = conn.execute(f"SELECT value FROM {table} WHERE key='magic'").fetchone()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:   # (a damaged schema: names not UTF-8)
+            if not str(exc).startswith("no such table"):           # (older files have no copy)
+                damage = damage or exc
+            continue
+        if row and row[0] == MAGIC:
+            return
+    if damage is not None:
+        raise UserError(f"{path} is a damaged mysqltop recording ({damage}); its samples cannot be read", 1)
+    raise UserError(f"{path} is not a mysqltop recording (no header)", 2)
 
 
 def _wal_bytes(path: Path) -> int:

@@ -20,6 +20,11 @@ Tables
   state(seq, data)            server identity + variables, stored only when they change; a sample
                               uses the latest state row with state.seq <= its seq
   bookmarks(id, seq, t, trigger, value, note)
+  meta_copies, segment_copies, state_copies
+                              the rows of meta, segments and state again, in pages of their own:
+                              the header must survive a damaged page for the samples to be found,
+                              and a sample needs its server state (added without a format change,
+                              as dict_copies)
 
 PRAGMA application_id marks the file as ours and user_version holds the format version, so
 `not a recording` and `newer format` are told apart without reading any table.
@@ -55,11 +60,24 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 CREATE TABLE IF NOT EXISTS state (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS dicts (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS dict_copies (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS bookmarks (
     id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, t REAL NOT NULL, trigger TEXT,
     value REAL, note TEXT);
+CREATE TABLE IF NOT EXISTS dict_copies (seq INTEGER PRIMARY KEY, crc INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS meta_copies (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS state_copies (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS segment_copies (
+    id INTEGER PRIMARY KEY, first_seq INTEGER NOT NULL, started REAL NOT NULL, interval REAL,
+    mysqltop_version TEXT, recorder_host TEXT, redacted INTEGER NOT NULL DEFAULT 0,
+    trigger TEXT, before_s REAL, after_s REAL);
 """
+# Tables written twice, each copy in pages of its own: a damaged page of one leaves the other. A
+# new file gets its tables' first pages in the order above, so no copy is next to its original
+# (4 KB of damage across a page boundary touches two neighbouring pages).
+META_TABLES = ("meta", "meta_copies")
+SEGMENT_TABLES = ("segments", "segment_copies")
+DICT_TABLES = ("dicts", "dict_copies")
+STATE_TABLES = ("state", "state_copies")
 
 _SKIP = {"wall", "mono", "server", "variables"}
 _FIELDS = [f.name for f in dataclasses.fields(RawSample) if f.name not in _SKIP]

@@ -32,7 +32,8 @@ from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_readonly, usable_path
 from mysqltop.recording.format import parse_sample_text, parse_state_json
-from mysqltop.recording.recover import recover, truncation
+from mysqltop.recording.format import SEGMENT_TABLES, STATE_TABLES
+from mysqltop.recording.recover import recover, salvage, truncation
 
 _CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
 # Fields are checked on read: a recording is a file anyone may have edited. A time outside
@@ -50,6 +51,20 @@ def _is_seq(v: object) -> bool:
 
 def valid_time(t: object) -> bool:
     return isinstance(t, (int, float)) and T_MIN <= t <= T_MAX
+
+
+def _parse_state(data: object) -> tuple[ServerIdentity, dict[str, str]] | None:
+    try:
+        return parse_state_json(zlib.decompress(data).decode())      # type: ignore[arg-type]
+    except (zlib.error, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _wal_frames(path: Path) -> bool:
+    try:
+        return os.stat(f"{path}-wal").st_size > 32
+    except OSError:
+        return False
 
 
 def valid_mono(m: object) -> bool:
@@ -111,6 +126,11 @@ def _locked(method):  # type: ignore[no-untyped-def]
             try:
                 return method(self, *args, **kwargs)
             except sqlite3.DatabaseError as exc:     # a damaged page outside the sample blobs
+                if self._salvage():
+                    try:
+                        return method(self, *args, **kwargs)
+                    except sqlite3.DatabaseError:
+                        pass
                 raise UserError(f"{self.path} is damaged ({exc})", 1) from None
     return wrapper
 
@@ -126,9 +146,24 @@ class RecordingReader:
         self._recovered: Path | None = None
         self.rotated = False          # FILE was rotated away since it was opened (see refresh)
         self._ino = self._inode()
+        self._salvaged = False        # read from the rows of its pages (see _salvage), once
+        self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
+        self._samples: OrderedDict[int, RawSample] = OrderedDict()
+        self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
+        self._dicts: dict[int, codec.Decoded] = {}
+        self._bad: set[int] = set()
+        self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
         cut = truncation(self.path) if self.path.is_file() else None
         if cut is None:
-            self._conn = open_readonly(self.path)
+            try:
+                self._conn = open_readonly(self.path)
+                self.refresh()
+            except UserError as first:
+                # A damaged header or schema page: the rows on every other page are still there.
+                if getattr(self, "_conn", None) is not None:
+                    self._conn.close()
+                if not self.path.is_file() or not self._salvage(opening=True):
+                    raise first from None
         else:
             self._recovered, n = recover(self.path)
             try:
@@ -142,17 +177,11 @@ class RecordingReader:
             missing = 100.0 * (cut.expected - cut.size) / cut.expected
             self.notice = (f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes, {missing:.0f} % "
                            f"missing): read-only, the {n} sample{'s' if n != 1 else ''} of its readable prefix")
-        self._decoded: OrderedDict[int, codec.Decoded] = OrderedDict()
-        self._samples: OrderedDict[int, RawSample] = OrderedDict()
-        self._states: dict[int, tuple[ServerIdentity, dict[str, str]]] = {}
-        self._dicts: dict[int, codec.Decoded] = {}
-        self._bad: set[int] = set()
-        self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
         try:
             self.refresh()
             # Samples whose times are all out of range (a wrong clock, a damaged or forged file)
             # leave no span to seek in: say so here, not as a failed assertion in a reader of it.
-            if self._len and self._conn.execute(f"SELECT 1 FROM samples WHERE {_T_OK} LIMIT 1").fetchone() is None:
+            if self._len and not self._any_valid_time():
                 raise UserError(f"{self.path}: none of its {self._len:,} samples has a time between 2000 and "
                                 "2100 (a wrong clock where it was recorded, or a damaged file): nothing to read", 1)
         except BaseException:
@@ -178,31 +207,135 @@ class RecordingReader:
         try:
             row = self._conn.execute("SELECT max(seq) FROM samples").fetchone()
             self._len = 0 if row[0] is None else row[0] + 1
-            segs = self._conn.execute("SELECT first_seq FROM segments ORDER BY first_seq").fetchall()
-            self._meta_rows = self._conn.execute(
-                "SELECT mysqltop_version, recorder_host, interval, redacted, trigger FROM segments "
-                "ORDER BY first_seq LIMIT 1").fetchone()
+            segs, self._meta_rows = self._segments()
             self._format = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-            state_seqs = self._conn.execute("SELECT seq FROM state ORDER BY seq").fetchall()
+            state_seqs = self._state_rows()
             self._dict_tables = ("dicts", "dict_copies") if self._conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type='table' AND name='dict_copies'").fetchone() else ("dicts",)
-            dict_seqs = []
-            for table in self._dict_tables:       # a row lost with its page is still known by its copy
-                try:
-                    dict_seqs += self._conn.execute(f"SELECT seq FROM {table}").fetchall()
-                except sqlite3.DatabaseError:
-                    pass
+            dict_seqs = self._dict_rows()
+            # The time index is a B-tree of its own: a newer sample in it than the table's last
+            # means the table's rightmost pages are damaged (the rows are still on their pages).
+            try:
+                newest = self._conn.execute("SELECT seq FROM samples INDEXED BY samples_t "
+                                            "ORDER BY t DESC LIMIT 1").fetchone()
+            except sqlite3.OperationalError as exc:      # (a file made by hand, without the index)
+                if "no such index" not in str(exc):
+                    raise
+                newest = None
+            if newest is not None and _is_seq(newest[0]) and newest[0] >= self._len and self._salvage():
+                return self._len
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
         if not _is_seq(self._len):
             raise UserError(f"{self.path} is a damaged recording (sample numbers unreadable)", 1)
         # a damaged page can hand back NULL or text where a number was written: left out
-        self._state_seqs = sorted(r[0] for r in state_seqs if _is_seq(r[0]))
-        self._dict_seqs = sorted({r[0] for r in dict_seqs if _is_seq(r[0])})
+        self._state_seqs = state_seqs
+        self._dict_seqs = dict_seqs
         starts = sorted({r[0] for r in segs if _is_seq(r[0]) and r[0] < self._len} | ({0} if self._len else set()))
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
         return self._len
+
+    @_locked
+    def _any_valid_time(self) -> bool:
+        return self._conn.execute(f"SELECT 1 FROM samples WHERE {_T_OK} LIMIT 1").fetchone() is not None
+
+    def _dict_rows(self) -> list[int]:
+        """Dictionary numbers: those a row with a good checksum holds, or both tables name (a row
+        lost with its page is still known by its copy; a number read off a damaged page is not)."""
+        good: set[int] = set()
+        named: list[set[int]] = []
+        for table in self._dict_tables:
+            seen: set[int] = set()
+            try:
+                for seq, crc, data in self._conn.execute(f"SELECT seq, crc, data FROM {table}"):
+                    if not _is_seq(seq):
+                        continue
+                    seen.add(seq)
+                    if isinstance(data, bytes) and isinstance(crc, int) and zlib.crc32(data) == crc:
+                        good.add(seq)
+            except sqlite3.DatabaseError:
+                pass
+            named.append(seen)
+        both = set.intersection(*named) if len(named) > 1 else (named[0] if named else set())
+        return sorted(good | both)
+
+    def _state_rows(self) -> list[int]:
+        """State numbers: those a row that inflates and parses holds, or both tables name."""
+        good: set[int] = set()
+        named: list[set[int]] = []
+        for table in self._copies(STATE_TABLES):
+            seen: set[int] = set()
+            try:
+                for seq, data in self._conn.execute(f"SELECT seq, data FROM {table}"):
+                    if _is_seq(seq):
+                        seen.add(seq)
+                        if _parse_state(data) is not None:
+                            good.add(seq)
+            except sqlite3.DatabaseError:
+                pass
+            named.append(seen)
+        both = set.intersection(*named) if len(named) > 1 else (named[0] if named else set())
+        return sorted(good | both)
+
+    def _copies(self, tables: tuple[str, ...]) -> tuple[str, ...]:
+        """The tables of `tables` this file has (older files lack the copies)."""
+        try:
+            have = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError:
+            return tables[:1]
+        return tuple(t for t in tables if t in have) or tables[:1]
+
+    def _segments(self) -> tuple[list, tuple | None]:
+        """Segment starts and the first segment's fields, from `segments`, else from its copy."""
+        failure: sqlite3.DatabaseError | None = None
+        for table in SEGMENT_TABLES:
+            try:
+                segs = self._conn.execute(f"SELECT first_seq FROM {table} ORDER BY first_seq").fetchall()
+                first = self._conn.execute(
+                    "SELECT mysqltop_version, recorder_host, interval, redacted, trigger FROM "
+                    f"{table} ORDER BY first_seq LIMIT 1").fetchone()
+            except sqlite3.DatabaseError as exc:       # (an older file has no copy)
+                failure = failure or exc
+                continue
+            if segs or table == SEGMENT_TABLES[-1]:
+                return segs, first
+        assert failure is not None
+        raise failure
+
+    def _salvage(self, *, opening: bool = False) -> bool:
+        """Read on from a copy rebuilt from the rows of every readable page, once, when SQLite
+        meets a damaged page: a damaged B-tree interior page would otherwise cost every row
+        under it, a damaged header page the whole file. True when the reader switched to it.
+
+        Not while a recorder appends (a -wal with frames): the copy would stop growing."""
+        if self._salvaged or self._recovered is not None:
+            return False
+        self._salvaged = True
+        if not opening and _wal_frames(self.path):
+            return False
+        found = salvage(self.path)
+        if found is None:
+            return False
+        try:
+            conn = open_readonly(found.path)
+        except UserError:
+            found.path.unlink(missing_ok=True)
+            return False
+        if not opening:
+            self._conn.close()
+        self._conn, self._recovered = conn, found.path
+        self._bad.clear()
+        self._why.clear()
+        self._dicts.clear()
+        self._states.clear()
+        self.refresh()
+        self._len = max(self._len, found.last)
+        lost = self._len - found.samples
+        self.notice = (f"{self.path} is damaged: read-only, its {found.samples:,} readable sample"
+                       f"{'s' if found.samples != 1 else ''} read from the intact pages"
+                       + (f" ({lost:,} lost with the damaged ones)" if lost else ""))
+        return True
 
     def __len__(self) -> int:
         return self._len
@@ -267,6 +400,8 @@ class RecordingReader:
             row = self._conn.execute("SELECT t FROM samples WHERE seq=?", (i,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
+        if row is None and self._salvage():
+            return self.time_at(i)
         if row is None:
             self._bad.add(i)
             raise DamagedSample(self.path, i, "row missing")
@@ -421,6 +556,8 @@ class RecordingReader:
                 if ref is not None and ref not in self._decoded:
                     self._fetch(max(0, cur - 63), cur - 1, rows)
             row = rows.get(cur)
+            if row is None and self._salvage():     # a row the writer wrote, lost with a page
+                return self._chain(i)
             if row is None:
                 self._bad.update(range(cur, i + 1))
                 raise DamagedSample(self.path, i, f"sample {cur} is missing")
@@ -441,6 +578,9 @@ class RecordingReader:
                     "SELECT seq, ref, crc, data FROM samples WHERE seq BETWEEN ? AND ?", (lo, hi)):
                 rows[row[0]] = row
         except sqlite3.DatabaseError:
+            if self._salvage():
+                self._fetch(lo, hi, rows)
+                return
             # A damaged page: read the rows one by one and leave out the unreadable ones.
             for seq in range(lo, hi + 1):
                 try:
@@ -486,11 +626,15 @@ class RecordingReader:
         seq = self._state_seqs[k]
         hit = self._states.get(seq)
         if hit is None:
-            try:
-                row = self._conn.execute("SELECT data FROM state WHERE seq=?", (seq,)).fetchone()
-                hit = parse_state_json(zlib.decompress(row[0]).decode())
-            except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError):
-                hit = (ServerIdentity(), {})     # lost state: the samples themselves are still good
+            for table in self._copies(STATE_TABLES):       # the row, else its copy
+                try:
+                    row = self._conn.execute(f"SELECT data FROM {table} WHERE seq=?", (seq,)).fetchone()
+                except sqlite3.DatabaseError:
+                    continue
+                hit = _parse_state(row[0]) if row else None
+                if hit is not None:
+                    break
+            hit = hit or (ServerIdentity(), {})     # lost state: the samples themselves are still good
             self._states[seq] = hit
         return hit
 

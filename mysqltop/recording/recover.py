@@ -1,26 +1,39 @@
-"""Recover the readable prefix of a truncated recording (a partial copy, a full disk mid-copy).
+"""Rebuild a recording from its pages when SQLite cannot read it whole.
 
-SQLite cannot open a file whose B-tree pages past the cut are missing: the interior pages that
-lead to the rows are often the newest, so the whole recording read as lost. The rows themselves
-sit in leaf pages in the prefix. This reads the file page by page (the SQLite file format:
-table leaf pages, their cells and overflow chains), recognises our tables' rows by their column
-shapes, and writes them into a fresh temporary recording that the ordinary reader opens. Every
-sample still carries its crc32, so a row recovered from a stale page can only be skipped as
-damaged, never read wrong.
+Two cases. A truncated file (a partial copy, a full disk mid-copy): SQLite cannot open a file
+whose B-tree pages past the cut are missing, and the interior pages that lead to the rows are
+often the newest, so the whole recording read as lost; `recover` keeps the readable prefix. A
+damaged file (a bad sector, a stray write over its header page or over a B-tree interior page):
+a few KB cost the whole file, or every row under the damaged interior page; `salvage` keeps
+every row still readable anywhere, so only the rows on the damaged pages are lost.
+
+Both read the file page by page (the SQLite file format: table leaf pages, their cells and
+overflow chains), recognise our tables' rows by their column shapes, and write them into a fresh
+temporary recording that the ordinary reader opens. Every sample and dictionary carries its
+crc32 and a state row must inflate and parse, so a row read from a stale or damaged page can
+only be skipped as damaged, never read wrong.
 """
 
 from __future__ import annotations
 
+import json
+import mmap
 import os
 import sqlite3
+import stat
 import struct
 import tempfile
-from dataclasses import dataclass
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mysqltop.recording.format import APPLICATION_ID, FORMAT_VERSION, MAGIC, SCHEMA
 
 _LEAF_TABLE = 13
+_PAGE_TYPES = (2, 5, 10, 13)       # index interior, table interior, index leaf, table leaf
+_PAGE_SIZES = tuple(1 << k for k in range(9, 17))
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
 
 
 @dataclass
@@ -95,30 +108,35 @@ def _record(payload: bytes) -> list[object] | None:
         return None
 
 
-def _rows(data: bytes, page: int, usable: int):  # type: ignore[no-untyped-def]
-    """(rowid, columns) of every cell of every table leaf page in `data` (the file's bytes)."""
+def _rows(data, page: int, usable: int, pages: Iterator[tuple[int, bytes | None]] | None = None):  # type: ignore[no-untyped-def]
+    """(rowid, columns) of every cell of every table leaf page in `data` (the file's bytes), or
+    of `pages` ((page number, its bytes or None to read it from `data`)) when given."""
     n_pages = len(data) // page
     max_local = usable - 35
     min_local = ((usable - 12) * 32 // 255) - 23
-    for p in range(n_pages):
-        base = p * page
+    for p, own in pages if pages is not None else ((p, None) for p in range(n_pages)):
+        buf, base = (own, 0) if own is not None else (data, p * page)
         hdr = base + (100 if p == 0 else 0)
-        if data[hdr] != _LEAF_TABLE:
+        if buf[hdr] != _LEAF_TABLE:
             continue
-        ncells = int.from_bytes(data[hdr + 3:hdr + 5], "big")
+        ncells = int.from_bytes(buf[hdr + 3:hdr + 5], "big")
         for c in range(ncells):
             try:
-                ptr = int.from_bytes(data[hdr + 8 + 2 * c:hdr + 10 + 2 * c], "big")
+                ptr = int.from_bytes(buf[hdr + 8 + 2 * c:hdr + 10 + 2 * c], "big")
+                if ptr >= page:
+                    continue
                 at = base + ptr
-                size, at = _varint(data, at)
-                rowid, at = _varint(data, at)
+                size, at = _varint(buf, at)
+                rowid, at = _varint(buf, at)
+                if size > (1 << 30):
+                    continue
                 if size <= max_local:
-                    payload = data[at:at + size]
+                    payload = bytes(buf[at:at + size])
                 else:
                     k = min_local + (size - min_local) % (usable - 4)
                     local = k if k <= max_local else min_local
-                    parts = [data[at:at + local]]
-                    nxt = int.from_bytes(data[at + local:at + local + 4], "big")
+                    parts = [bytes(buf[at:at + local])]
+                    nxt = int.from_bytes(buf[at + local:at + local + 4], "big")
                     got = local
                     hops = 0
                     while got < size and nxt and hops < 100_000:
@@ -126,7 +144,7 @@ def _rows(data: bytes, page: int, usable: int):  # type: ignore[no-untyped-def]
                         if o + page > len(data):
                             break                      # past the cut: this row is lost
                         take = min(usable - 4, size - got)
-                        parts.append(data[o + 4:o + 4 + take])
+                        parts.append(bytes(data[o + 4:o + 4 + take]))
                         got += take
                         nxt = int.from_bytes(data[o:o + 4], "big")
                         hops += 1
@@ -144,33 +162,59 @@ def _num(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def recover(path: Path) -> tuple[Path, int]:
-    """A temporary recording holding every row readable in the prefix of `path`; and its
-    sample count. The caller deletes the file."""
-    data = path.read_bytes()
-    page = int.from_bytes(data[16:18], "big")
-    page = 65536 if page == 1 else page
-    usable = page - data[20]
-    samples: dict[int, tuple] = {}
-    dicts: dict[int, tuple] = {}
-    state: dict[int, tuple] = {}
-    segments: list[tuple] = []
-    meta: dict[str, str] = {}
-    bookmarks: list[tuple] = []
-    for rowid, c in _rows(data, page, usable):
+@dataclass
+class _Found:
+    """Rows recognised by their shapes, keyed as in their tables."""
+
+    samples: dict[int, tuple] = field(default_factory=dict)
+    dicts: dict[int, tuple] = field(default_factory=dict)
+    state: dict[int, tuple] = field(default_factory=dict)
+    segments: dict[int, tuple] = field(default_factory=dict)
+    meta: dict[str, str] = field(default_factory=dict)
+    bookmarks: dict[int, tuple] = field(default_factory=dict)
+
+
+def _crc_ok(crc: object, data: object) -> bool:
+    return isinstance(crc, int) and isinstance(data, bytes) and zlib.crc32(data) == crc
+
+
+def _state_ok(data: bytes) -> bool:
+    try:
+        return isinstance(json.loads(zlib.decompress(data)), dict)
+    except (zlib.error, ValueError):
+        return False
+
+
+def _collect(rows: Iterator[tuple[int, list[object]]], checked: bool) -> _Found:
+    """Sort rows into our tables by their column shapes. `checked`: rows may come from damaged
+    or stale pages, so a sample or dictionary whose crc fails never replaces one whose crc holds,
+    a state row must inflate and parse, and a segment or bookmark needs sane numbers."""
+    f = _Found()
+    for rowid, c in rows:
         n = len(c)
         if n == 6 and _num(c[1]) and _num(c[2]) and isinstance(c[4], int) and isinstance(c[5], bytes):
-            samples[rowid] = (rowid, float(c[1]), float(c[2]), c[3], c[4], c[5])   # type: ignore[arg-type]
+            if not checked or _crc_ok(c[4], c[5]) or rowid not in f.samples:
+                f.samples[rowid] = (rowid, float(c[1]), float(c[2]), c[3], c[4], c[5])   # type: ignore[arg-type]
         elif n == 6 and isinstance(c[1], int) and _num(c[2]) and not isinstance(c[5], bytes):
-            bookmarks.append((rowid, *c[1:]))
+            if not checked or c[1] >= 0:
+                f.bookmarks[rowid] = (rowid, *c[1:])
         elif n == 3 and isinstance(c[1], int) and isinstance(c[2], bytes):
-            dicts[rowid] = (rowid, c[1], c[2])
+            if not checked or _crc_ok(c[1], c[2]):
+                f.dicts[rowid] = (rowid, c[1], c[2])
         elif n == 2 and isinstance(c[1], bytes) and c[0] is None:
-            state[rowid] = (rowid, c[1])
+            if not checked or _state_ok(c[1]):
+                f.state.setdefault(rowid, (rowid, c[1]))       # state, then its copy
         elif n == 2 and isinstance(c[0], str) and isinstance(c[1], str):
-            meta[c[0]] = c[1]
+            if not checked or c[0].isascii() and c[0].replace("_", "").isalnum():
+                f.meta.setdefault(c[0], c[1])           # meta first, then its copy
         elif n == 10 and isinstance(c[1], int) and _num(c[2]):
-            segments.append((rowid, *c[1:]))
+            if not checked or c[1] >= 0:
+                f.segments.setdefault(rowid, (rowid, *c[1:]))
+    return f
+
+
+def _write(found: _Found, samples: list[tuple]) -> Path:
+    """A temporary recording of `found` with these samples; the caller deletes it."""
     fd, name = tempfile.mkstemp(prefix="mysqltop-recovered-", suffix=".mtrec")
     os.close(fd)
     tmp = Path(name)
@@ -180,22 +224,134 @@ def recover(path: Path) -> tuple[Path, int]:
         conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
         conn.executescript(SCHEMA)
         conn.execute("BEGIN")
-        meta.update({"magic": MAGIC, "format_version": str(FORMAT_VERSION)})
-        conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
-        # Keep the samples up to the first gap: the readable prefix, in order.
-        seq = 0
-        while seq in samples:
-            conn.execute("INSERT INTO samples (seq, t, mono, ref, crc, data) VALUES (?, ?, ?, ?, ?, ?)",
-                         samples[seq])
-            seq += 1
-        conn.executemany("INSERT INTO dicts (seq, crc, data) VALUES (?, ?, ?)", dicts.values())
-        conn.executemany("INSERT INTO state (seq, data) VALUES (?, ?)", state.values())
-        conn.executemany("INSERT OR IGNORE INTO segments (id, first_seq, started, interval, mysqltop_version, "
-                         "recorder_host, redacted, trigger, before_s, after_s) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                         segments)
+        meta = {**found.meta, "magic": MAGIC, "format_version": str(FORMAT_VERSION)}
+        for table in ("meta", "meta_copies"):
+            conn.executemany(f"INSERT INTO {table} (key, value) VALUES (?, ?)", meta.items())
+        conn.executemany("INSERT INTO samples (seq, t, mono, ref, crc, data) VALUES (?, ?, ?, ?, ?, ?)", samples)
+        for table in ("dicts", "dict_copies"):
+            conn.executemany(f"INSERT INTO {table} (seq, crc, data) VALUES (?, ?, ?)", found.dicts.values())
+        for table in ("state", "state_copies"):
+            conn.executemany(f"INSERT INTO {table} (seq, data) VALUES (?, ?)", found.state.values())
+        for table in ("segments", "segment_copies"):
+            conn.executemany(f"INSERT OR IGNORE INTO {table} (id, first_seq, started, interval, mysqltop_version, "
+                             "recorder_host, redacted, trigger, before_s, after_s) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                             found.segments.values())
         conn.executemany("INSERT OR IGNORE INTO bookmarks (id, seq, t, trigger, value, note) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", bookmarks)
+                         "VALUES (?, ?, ?, ?, ?, ?)", found.bookmarks.values())
         conn.execute("COMMIT")
-    finally:
+    except BaseException:
         conn.close()
-    return tmp, seq
+        tmp.unlink(missing_ok=True)
+        raise
+    conn.close()
+    return tmp
+
+
+def recover(path: Path) -> tuple[Path, int]:
+    """A temporary recording holding every row readable in the prefix of `path`; and its
+    sample count. The caller deletes the file."""
+    data = path.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    page = 65536 if page == 1 else page
+    usable = page - data[20]
+    found = _collect(_rows(data, page, usable), checked=False)
+    # Keep the samples up to the first gap: the readable prefix, in order.
+    seq = 0
+    while seq in found.samples:
+        seq += 1
+    return _write(found, [found.samples[i] for i in range(seq)]), seq
+
+
+@dataclass
+class Salvage:
+    path: Path            # the temporary recording (the caller deletes it)
+    samples: int          # samples in it
+    last: int             # the highest sample number found (+1: the recording's length)
+
+
+def salvage(path: Path) -> Salvage | None:
+    """Every row still readable in the pages of a damaged recording (and of its -wal), in a
+    temporary recording; None when nothing in it says it is a mysqltop recording this version
+    can read (the caller then reports what SQLite said)."""
+    try:      # never blocks: a FIFO or a device is not a recording, damaged or not
+        f = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb")
+    except OSError:
+        return None
+    with f:
+        try:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size < 512 or st.st_size % 512:
+                return None           # an SQLite file is whole pages of 512 bytes or more
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+        try:
+            page, usable = _geometry(data)
+            found = _collect(_rows(data, page, usable, _pages(data, page, path)), checked=True)
+        finally:
+            data.close()
+    app_id, version = _header_ids(path)
+    ours = found.meta.get("magic") == MAGIC or (app_id == APPLICATION_ID and bool(found.samples))
+    try:
+        newer = max(int(found.meta.get("format_version", "0")), version or 0) > FORMAT_VERSION
+    except ValueError:
+        newer = False
+    if not ours or newer or not found.samples:
+        return None
+    samples = [found.samples[k] for k in sorted(found.samples)]
+    return Salvage(_write(found, samples), len(samples), samples[-1][0] + 1)
+
+
+def _header_ids(path: Path) -> tuple[int | None, int | None]:
+    """(PRAGMA application_id, PRAGMA user_version) as the file's header holds them, when the
+    header is an SQLite one: a newer format is refused, not salvaged."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError:
+        return None, None
+    if len(head) < 100 or head[:16] != b"SQLite format 3\x00":
+        return None, None
+    return int.from_bytes(head[68:72], "big"), int.from_bytes(head[60:64], "big")
+
+
+def _geometry(data) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(page size, usable bytes a page) from the header, else the page size under which the most
+    pages read as table leaves (the header page itself may be what is damaged)."""
+    if bytes(data[:16]) == b"SQLite format 3\x00":
+        page = int.from_bytes(data[16:18], "big")
+        page = 65536 if page == 1 else page
+        if page in _PAGE_SIZES and data[20] < 128:
+            return page, page - data[20]
+    page = max(_PAGE_SIZES, key=lambda size: (_leaves(data, size), size == 8192))
+    return page, page
+
+
+def _leaves(data, page: int) -> int:  # type: ignore[no-untyped-def]
+    """How many pages read as table leaves whose cell pointers all fall inside the page."""
+    n = 0
+    for base in range(page, len(data) - page + 1, page):
+        if data[base] != _LEAF_TABLE:
+            continue
+        cells = int.from_bytes(data[base + 3:base + 5], "big")
+        ptrs = data[base + 8:base + 8 + 2 * cells]
+        if cells and all(8 + 2 * cells <= int.from_bytes(ptrs[i:i + 2], "big") < page
+                         for i in range(0, len(ptrs), 2)):
+            n += 1
+    return n
+
+
+def _pages(data, page: int, path: Path) -> Iterator[tuple[int, bytes | None]]:  # type: ignore[no-untyped-def]
+    """The file's pages, then the committed and uncommitted frames of its -wal (newer versions of
+    pages, read after the file's so their rows win)."""
+    yield from ((p, None) for p in range(len(data) // page))
+    try:
+        with open(f"{path}-wal", "rb") as w:
+            head = w.read(32)
+            if len(head) < 32 or int.from_bytes(head[:4], "big") not in _WAL_MAGIC \
+                    or int.from_bytes(head[8:12], "big") != page:
+                return
+            while len(frame := w.read(24 + page)) == 24 + page:
+                yield int.from_bytes(frame[:4], "big") - 1, frame[24:]
+    except OSError:
+        return

@@ -25,7 +25,8 @@ from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_for_append, storage_error
-from mysqltop.recording.format import FORMAT_VERSION, MAGIC, sample_text, state_json
+from mysqltop.recording.format import (DICT_TABLES, FORMAT_VERSION, MAGIC, META_TABLES, STATE_TABLES,
+                                       sample_text, state_json)
 from mysqltop.core.locks import SQL_COLUMNS, without_statements
 from mysqltop.recording.redact import SQL_MARK, redact_status
 
@@ -71,10 +72,15 @@ class RecordingWriter:
         self._closed = False
         try:
             if new:
-                self._conn.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    [("magic", MAGIC), ("format_version", str(FORMAT_VERSION)),
-                     ("created", repr(time.time())), ("created_by", __version__)])
+                for table in META_TABLES:
+                    self._conn.executemany(
+                        f"INSERT INTO {table} (key, value) VALUES (?, ?)",
+                        [("magic", MAGIC), ("format_version", str(FORMAT_VERSION)),
+                         ("created", repr(time.time())), ("created_by", __version__)])
+            else:                   # a file from before the copies gains them
+                self._conn.execute("INSERT OR IGNORE INTO meta_copies SELECT key, value FROM meta")
+                self._conn.execute("INSERT OR IGNORE INTO segment_copies SELECT * FROM segments")
+                self._conn.execute("INSERT OR IGNORE INTO state_copies SELECT seq, data FROM state")
             row = self._conn.execute("SELECT max(seq) FROM samples").fetchone()
             self._seq = 0 if row[0] is None else row[0] + 1
             row = self._conn.execute("SELECT data FROM state ORDER BY seq DESC LIMIT 1").fetchone()
@@ -115,14 +121,15 @@ class RecordingWriter:
             try:
                 if dict_payload is not None:
                     # Twice, in tables of their own pages: each keyframe of the next hour needs it.
-                    for table in ("dicts", "dict_copies"):
+                    for table in DICT_TABLES:
                         self._conn.execute(f"INSERT INTO {table} (seq, crc, data) VALUES (?, ?, ?)",
                                            (seq, zlib.crc32(dict_payload), dict_payload))
                 if not self._segment_open:
                     self._insert_segment(seq, raw.wall)
                 if state != self._last_state:
-                    self._conn.execute("INSERT INTO state (seq, data) VALUES (?, ?)",
-                                       (seq, zlib.compress(state.encode(), 9)))
+                    for table in STATE_TABLES:
+                        self._conn.execute(f"INSERT INTO {table} (seq, data) VALUES (?, ?)",
+                                           (seq, zlib.compress(state.encode(), 9)))
                 self._conn.execute(
                     "INSERT INTO samples (seq, t, mono, ref, crc, data) VALUES (?, ?, ?, ?, ?, ?)",
                     (seq, raw.wall, raw.mono, None if keyframe else seq - 1, zlib.crc32(payload), payload))
@@ -205,10 +212,14 @@ class RecordingWriter:
 
     def _insert_segment(self, seq: int, started: float) -> None:
         interval, redact, trigger, before, after = self._segment_info
-        self._conn.execute(
+        row = (seq, started, interval, __version__, socket.gethostname(), int(redact), trigger, before, after)
+        cur = self._conn.execute(
             "INSERT INTO segments (first_seq, started, interval, mysqltop_version, recorder_host, "
-            "redacted, trigger, before_s, after_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (seq, started, interval, __version__, socket.gethostname(), int(redact), trigger, before, after))
+            "redacted, trigger, before_s, after_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        self._conn.execute(
+            "INSERT OR REPLACE INTO segment_copies (id, first_seq, started, interval, mysqltop_version, "
+            "recorder_host, redacted, trigger, before_s, after_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (cur.lastrowid, *row))
 
     def __enter__(self) -> "RecordingWriter":
         return self
