@@ -161,7 +161,7 @@ def test_signals_inventory_names_real_frame_fields_and_findings() -> None:
     import dataclasses
     import re
 
-    from mysqltop.core import derive
+    from mysqltop.core import pressure_signals
 
     text = (DOCS / "signals.md").read_text()
     frame = Frame(time=0.0, host=Host())
@@ -183,5 +183,5 @@ def test_signals_inventory_names_real_frame_fields_and_findings() -> None:
         if finding.startswith(("stall_", "pending_aio_")):
             continue
         assert f'"{finding}"' in rules_src, f"docs/signals.md: no finding {finding}"
-    for counter, _ in (*derive.PRESSURE_RATES, *derive.PRESSURE_LEVELS):
+    for counter, _ in (*pressure_signals.PRESSURE_RATES, *pressure_signals.PRESSURE_LEVELS):
         assert f"`{counter}`" in text, f"docs/signals.md does not list {counter}"

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
+from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
-                                 Pressure, Semaphores, ServerInfo, TableCache, Throughput)
+                                 Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.parsed import ParsedSample
@@ -29,30 +30,6 @@ from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements,
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
 HANDLER_READS = tuple(f"Handler_read_{k}" for k in ("first", "key", "last", "next", "prev", "rnd", "rnd_next"))
-
-# Pressure signals (docs/signals.md): status counter → Pressure field (a rate), level → field.
-PRESSURE_RATES: tuple[tuple[str, str], ...] = (
-    ("Innodb_log_waits", "log_waits_per_s"), ("Innodb_log_write_requests", "log_write_requests_per_s"),
-    ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free_per_s"),
-    ("Innodb_buffer_pool_read_requests", "buffer_pool_read_requests_per_s"),
-    ("Innodb_buffer_pool_reads", "buffer_pool_disk_reads_per_s"),
-    ("Binlog_cache_use", "binlog_cache_use_per_s"), ("Binlog_cache_disk_use", "binlog_cache_disk_use_per_s"),
-    ("Binlog_stmt_cache_disk_use", "binlog_stmt_cache_disk_use_per_s"),
-    ("Connections", "connections_per_s"), ("Threads_created", "threads_created_per_s"),
-    ("Created_tmp_tables", "tmp_tables_per_s"), ("Created_tmp_disk_tables", "tmp_disk_tables_per_s"),
-    ("Table_locks_waited", "table_locks_waited_per_s"), ("Select_full_join", "select_full_join_per_s"),
-    ("Sort_merge_passes", "sort_merge_passes_per_s"),
-)
-# … and the server's own counters of those that have a finding (Prometheus exports them).
-PRESSURE_COUNTERS: tuple[tuple[str, str], ...] = (
-    ("Innodb_log_waits", "log_waits"), ("Innodb_buffer_pool_wait_free", "buffer_pool_wait_free"),
-    ("Binlog_cache_disk_use", "binlog_cache_disk_use"), ("Threads_created", "threads_created"),
-    ("Created_tmp_disk_tables", "tmp_disk_tables"),
-)
-PRESSURE_LEVELS: tuple[tuple[str, str], ...] = (
-    ("Threads_cached", "threads_cached"), ("Threads_connected", "threads_connected"),
-    ("Innodb_os_log_pending_writes", "log_pending_writes"), ("Innodb_os_log_pending_fsyncs", "log_pending_fsyncs"),
-)
 
 # What derive reads from SHOW GLOBAL STATUS: the poller's filtered status must include these.
 STATUS_NAMES: tuple[str, ...] = (
@@ -72,7 +49,7 @@ STATUS_NAMES: tuple[str, ...] = (
     "Table_open_cache_hits", "Table_open_cache_misses", "Table_open_cache_overflows",
     "Table_open_cache_active_instances", "Opened_tables", "Open_tables",
     "Innodb_adaptive_hash_hash_searches", "Innodb_adaptive_hash_non_hash_searches",
-    *(name for name, _ in PRESSURE_RATES), *(name for name, _ in PRESSURE_LEVELS),
+    *pressure_signals.STATUS_NAMES,
 )
 # INNODB_METRICS counters derive reads (MySQL 5.7+/8.x count AHI searches and deadlocks only there).
 METRIC_NAMES: tuple[str, ...] = ("adaptive_hash_searches", "adaptive_hash_searches_btree", "lock_deadlocks",
@@ -135,7 +112,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.locks = _locks(prev, cur, server_dt)
     frame.table_cache = _table_cache(prev, cur, server_dt)
     frame.ahi = _ahi(prev, cur, server_dt)
-    frame.pressure = _pressure(prev, cur, server_dt)
+    frame.pressure = pressure_signals.pressure(prev, cur, server_dt)
     _lock_activity(prev, cur, frame, server_dt)
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
@@ -175,8 +152,7 @@ def _counters(cur: ParsedSample) -> Counters:
     c.deadlocks = _first(cur.stat("Innodb_deadlocks"), (cur.raw.innodb_metrics or {}).get("lock_deadlocks"))
     sem = [v for f in _SEM_FIELDS["os_waits"] if (v := _get(cur.innodb, "semaphores." + f)) is not None]
     c.semaphore_os_waits = sum(sem) if sem else None
-    for name, attr in PRESSURE_COUNTERS:
-        setattr(c, attr, cur.stat(name))
+    pressure_signals.fill_counters(c, cur)
     return c
 
 
@@ -335,15 +311,6 @@ def _ahi(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Ahi:
                                          (m0.get("adaptive_hash_searches_btree"),
                                           m1.get("adaptive_hash_searches_btree"))], dt)
     return a
-
-
-def _pressure(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Pressure:
-    p = Pressure()
-    for name, attr in PRESSURE_RATES:
-        setattr(p, attr, rate(*_stat_pair(prev, cur, name), dt))
-    for name, attr in PRESSURE_LEVELS:
-        setattr(p, attr, cur.stat(name))
-    return p
 
 
 _SEM_FIELDS = {  # counter → field per kind (mutex lines name theirs differently)

@@ -12,7 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mysqltop.core.derive import PRESSURE_RATES, derive
+from mysqltop.core.derive import derive
+from mysqltop.core.pressure_signals import PRESSURE_RATES
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.report_builder import build_report
 from mysqltop.core.sample import RawSample
