@@ -55,7 +55,8 @@ def steady(w: Window, get: Rate, min_rate: float) -> float | None:
     avg, seconds = mean_rate(w.frames, get)
     if avg is None or avg < min_rate or seconds < MIN_SPAN_S:
         return None
-    start, span = w.frames[0].time - (w.frames[0].elapsed or 0.0), seconds
+    start = w.frames[0].time - (w.frames[0].elapsed or 0.0)
+    span = w.frames[-1].time - start
     for i in range(THIRDS):
         lo, hi = start + span * i / THIRDS, start + span * (i + 1) / THIRDS
         part, _ = mean_rate([f for f in w.frames if lo < f.time <= hi + 1e-6], get)
