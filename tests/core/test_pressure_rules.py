@@ -83,3 +83,12 @@ def test_a_small_share_of_spills_or_misses_is_not_a_finding() -> None:
 def test_thread_pool_has_no_thread_cache_finding() -> None:
     fs = frames(60, 1.0, threads_created_per_s=30.0, connections_per_s=30.0)
     assert not [a for a in advise(fs, {**VARS, "thread_handling": "pool-of-threads"}) if a.id == "thread_cache"]
+
+
+def test_a_gap_in_the_middle_third_is_not_steady() -> None:
+    """The server gave no counter for 20 s in the middle of the minute: the thirds are of the wall
+    span, so the gap is seen, not squeezed out."""
+    gap = frames(60, 1.0, log_waits_per_s=lambda t: None if 20 < t <= 40 else 12.0)
+    assert found(gap, "log_waits") is None
+    late = frames(60, 1.0, log_waits_per_s=lambda t: 12.0 if t > 40 else 0.0)
+    assert found(late, "log_waits") is None                        # began 20 s ago: not yet steady
