@@ -89,7 +89,10 @@ def wait_ms_per_s(prev: RowLockSide | None, cur: RowLockSide, dt: float | None) 
     if prev is None or dt is None or not valid_dt(dt):
         return None
     progress_ms = in_progress_s(cur, dt) * 1000.0
-    finished = delta(prev.time_ms, cur.time_ms)          # None: missing or reset
+    # FLUSH STATUS resets both counters: the time counter may still have risen (it was at 0), the
+    # wait count shows the reset
+    reset = prev.started is not None and cur.started is not None and cur.started < prev.started
+    finished = None if reset else delta(prev.time_ms, cur.time_ms)      # None: missing or reset
     if finished is None:
         total = progress_ms if (cur.waits is not None or cur.current) else None
     else:

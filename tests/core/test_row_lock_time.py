@@ -147,3 +147,13 @@ def test_first_sample_and_bad_intervals_have_no_rate() -> None:
     assert wait_ms_per_s(None, cur, 1.0) is None
     assert wait_ms_per_s(cur, cur, 0.0) is None and wait_ms_per_s(cur, cur, -1.0) is None
     assert wait_ms_per_s(cur, cur, float("nan")) is None
+
+
+def test_a_reset_seen_only_on_the_wait_count_drops_the_time_counter() -> None:
+    """FLUSH STATUS while the time counter was still 0: it rises after the reset by a wait that
+    began before it; the wait count went back, so the counter's rise is not this interval's."""
+    waits = [Wait(0, "a", 0.0, 11.0)]
+    prev = side_at(waits, 1.0, 2, tables=False)
+    cur = side_at(waits, 11.0, 2, reset_at=2.0, tables=False)
+    assert (prev.time_ms, cur.time_ms, prev.started, cur.started) == (0, 11_000, 1, 0)
+    assert (wait_ms_per_s(prev, cur, 10.0) or 0.0) <= 1000.0
