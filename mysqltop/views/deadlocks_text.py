@@ -17,7 +17,7 @@ from mysqltop.core.safe_text import visible
 STATEMENT_WIDTH = 200        # characters of a statement a story line shows
 
 
-def _clock(epoch: float) -> str:
+def clock(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
 
 
@@ -84,7 +84,7 @@ def list_lines(seen: list[tuple[float, Deadlock, bool]], width: int = 160) -> li
     """Newest first: 'HH:MM:SS  summary' (the first one, seen at the start, marked as before)."""
     out = []
     for at, d, prior in reversed(seen):
-        when = "before" if prior else _clock(at)
+        when = "before" if prior else clock(at)
         out.append(visible(f"{when:>8}  {summary(d)}")[:width])
     return out
 
@@ -96,7 +96,7 @@ def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
     if s.before:
         b.lines.append(f"already shown at the start (happened before the window): {s.before}")
     for i, p in enumerate(s.patterns, 1):
-        span = _clock(p.first) if p.count == 1 else f"{_clock(p.first)}–{_clock(p.last)}"
+        span = clock(p.first) if p.count == 1 else f"{clock(p.first)}–{clock(p.last)}"
         b.lines.append(f"{i}. {p.count}× {span} UTC (server time {p.first_time or '?'}"
                        + (f" – {p.last_time}" if p.count > 1 else "") + f"): {p.summary}")
         for part in p.signature.split(" || "):
@@ -115,7 +115,7 @@ def snapshot_footer(book: DeadlockBook) -> str:
     s = summarise(book)
     lines = [f"DEADLOCKS over these frames, by pattern: {s.counts}"]
     for i, p in enumerate(s.patterns, 1):
-        span = _clock(p.first) if p.count == 1 else f"{_clock(p.first)}–{_clock(p.last)}"
+        span = clock(p.first) if p.count == 1 else f"{clock(p.first)}–{clock(p.last)}"
         lines.append(f"  {i}. {p.count}× {span} UTC: {p.summary}")
         lines += [f"     fix: {f}" for f in p.fixes]
     return "".join(visible(x) + "\n" for x in lines)

@@ -52,6 +52,7 @@ from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
+from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 
 # Pane number (its zoom key, 1–7) → widget; GRID_ORDER places them on the screen.
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
@@ -90,6 +91,7 @@ class MysqltopApp(App[None]):
         initial = getattr(feed, "initial_position", None)
         self.set_reactive(MysqltopApp.position, initial() if initial is not None else Position(mode=mode))
         self.trend: tuple[Frame, ...] = ()
+        self.session_deadlocks: SessionDeadlocks | None = None    # live, following: the session's
         self.address, self.source_name, self.parse_when = address, source_name, parse_when
         self.notes = notes                          # startup notes (capabilities), with their fixes
         self.started = time.monotonic()
@@ -176,6 +178,7 @@ class MysqltopApp(App[None]):
         self.set_reactive(MysqltopApp.position, event.position)
         self.set_reactive(MysqltopApp.paused, not event.position.playing)
         self.trend = event.trend
+        self.session_deadlocks = event.deadlocks
         self.frame = event.frame
 
     def on_live_tick(self, message: LiveTick) -> None:
@@ -216,7 +219,9 @@ class MysqltopApp(App[None]):
             self.grid.remove_class("-stale")
         for pane in self.panes.values():
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
-        if isinstance(self.screen, (DeadlockScreen, LoadScreen)):
+        if isinstance(self.screen, DeadlockScreen):
+            self.screen.show(frame, self.trend, self.session_deadlocks)
+        elif isinstance(self.screen, LoadScreen):
             self.screen.show(frame, self.trend)
         self.update_status()
 
@@ -319,7 +324,7 @@ class MysqltopApp(App[None]):
 
     def action_deadlocks(self) -> None:
         if not isinstance(self.screen, DeadlockScreen):
-            self.push_screen(DeadlockScreen(self.good_frame or self.frame, self.trend))
+            self.push_screen(DeadlockScreen(self.good_frame or self.frame, self.trend, self.session_deadlocks))
 
     def action_load(self) -> None:
         if not isinstance(self.screen, LoadScreen):

@@ -8,6 +8,7 @@ from typing import Union
 
 from mysqltop.core.frame import Frame
 from mysqltop.views.tui.position import Position
+from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class FrameShown:
     frame: Frame
     trend: tuple[Frame, ...]
     position: Position
+    deadlocks: SessionDeadlocks | None = None     # live, following: the whole session's (None: the trend's)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from mysqltop.views.tui.browse import TREND, Browser
 from mysqltop.views.tui.feed_commands import FeedCommand, Play, SetInterval, Stop, ToEnd, ToggleRecord
 from mysqltop.views.tui.feed_events import Failed, FeedEvent, FrameShown, LivePolled, Notice
 from mysqltop.views.tui.position import Position, ViewMode
+from mysqltop.views.tui.session_deadlocks import SessionDeadlocks, SessionFold
 
 Post = Callable[[FeedEvent], object]
 
@@ -174,6 +175,8 @@ class LiveFeed(Feed):
         self.directory = directory
         self.trend: deque[Frame] = deque(maxlen=TREND)
         self.browser: Browser | None = None   # paused in the history (None: following live)
+        self.deadlocks = SessionFold()        # every frame of the session, folded as it is made
+        self.session_deadlocks: SessionDeadlocks | None = None
 
     @property
     def interval(self) -> float:
@@ -215,13 +218,14 @@ class LiveFeed(Feed):
             self.first_look(frame)
             self.first_look = None
         self.trend.append(frame)
+        self.session_deadlocks = self.deadlocks.add(frame)
         if self.record_path and self.engine.recorder is None:
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
             self.timeline.recording_ended(len(self.history) - 1)     # the failed sample is not in it
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
         if self.browser is None:
-            self._post(FrameShown(frame, tuple(self.trend), self.position()))
+            self._post(FrameShown(frame, tuple(self.trend), self.position(), self.session_deadlocks))
         else:
             self._post(LivePolled(frame, self.position()))
 
@@ -259,7 +263,7 @@ class LiveFeed(Feed):
         self.browser = None                     # drops the cursor and its frame cache
         self.timeline.release()                 # and the recording it read (opened again when needed)
         if self.trend:
-            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position()))
+            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position(), self.session_deadlocks))
 
     def do_record(self, path: str | None = None) -> None:
         """Start recording to `path` (or a file named by the time), or stop if recording."""
