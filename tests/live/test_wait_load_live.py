@@ -1,6 +1,7 @@
 """Database load by wait class on injected incidents against the throwaway MariaDB: an idle
-row-lock holder with sessions queued behind it, a metadata-lock pile-up behind an ALTER, and CPU
-saturation (more busy statements than cores). The largest class is the one injected, and the
+row-lock holder with sessions queued behind it, a metadata-lock pile-up behind an ALTER, CPU
+saturation (more busy statements than cores) and durable commits on slow log storage (slow_sync). The
+largest class is the one injected, and the
 active sessions match the ones the server lists (SHOW PROCESSLIST, read right after the poll)
 within 10 %."""
 
@@ -96,3 +97,65 @@ def test_largest_class_is_the_injected_incident(mariadb: ThrowawayMariaDB, kind:
         src.close()
     for active, truth in checked:
         assert truth >= 4 and abs(active - truth) <= 0.1 * truth, (kind, checked)
+
+
+WRITERS = 8       # autocommit writers queued on group commit (fsync-bound, CPU to spare on 2 cores)
+SYNC_DELAY_MS = 40.0
+
+
+@contextlib.contextmanager
+def durable_writers(kw: dict[str, Any]) -> Iterator[None]:
+    """WRITERS sessions inserting one row per durable commit until the test is done."""
+    with contextlib.closing(pymysql.connect(**kw, autocommit=True)) as c, c.cursor() as cur:
+        cur.execute("CREATE DATABASE IF NOT EXISTS wl")
+        cur.execute("CREATE TABLE IF NOT EXISTS wl.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB")
+    stop = threading.Event()
+    conns = [pymysql.connect(**kw, autocommit=True) for _ in range(WRITERS)]
+
+    def write(c: Any) -> None:
+        with contextlib.suppress(pymysql.MySQLError), c.cursor() as cur:
+            while not stop.is_set():
+                cur.execute("INSERT INTO wl.t (v) VALUES (1)")
+    threads = [threading.Thread(target=write, args=(c,), daemon=True) for c in conns]
+    for t in threads:
+        t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(30)
+        for c in conns:
+            c.close()
+
+
+def test_fsync_bound_commits_are_the_largest_class(mariadb_factory: Any, tmp_path: Any) -> None:
+    from tests.support import slow_sync
+    try:
+        lib = slow_sync.build(tmp_path)
+    except slow_sync.NoCompiler as e:
+        pytest.skip(str(e))
+    db = mariadb_factory(["--log-bin=mysql-bin", "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1",
+                          "--innodb-flush-method=O_DIRECT"], name="commits",
+                         env=slow_sync.server_env(lib, SYNC_DELAY_MS))
+    src = MySQLSource(db.options(), interval=1.0)
+    src.open()
+    watch = pymysql.connect(**db.root_kwargs(), autocommit=True)
+    pipe = FramePipeline()
+    checked: list[tuple[float, int]] = []
+    try:
+        with durable_writers(db.root_kwargs()):
+            def polled() -> Frame | None:
+                f = pipe.push(src.read(), advise=False)
+                return f if f.elapsed is not None and largest(f) == "commit" else None
+            wait_until(polled, timeout=60, step=0.5)
+            for _ in range(3):
+                f = pipe.push(src.read(), advise=False)
+                truth = listed_active(watch)
+                assert largest(f) == "commit", f.load
+                checked.append((f.load.active or 0.0, truth))
+    finally:
+        watch.close()
+        src.close()
+    for active, truth in checked:
+        assert truth >= 4 and abs(active - truth) <= 0.1 * truth, checked
