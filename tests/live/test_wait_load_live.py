@@ -1,9 +1,8 @@
 """Database load by wait class on injected incidents against the throwaway MariaDB: an idle
 row-lock holder with sessions queued behind it, a metadata-lock pile-up behind an ALTER, CPU
-saturation (more busy statements than cores) and durable commits on slow log storage (slow_sync). The
-largest class is the one injected, and the
-active sessions match the ones the server lists (SHOW PROCESSLIST, read right after the poll)
-within 10 %."""
+saturation (more busy statements than cores) and durable commits on slow log storage
+(slow_sync). The largest class is the one injected, and the active sessions match the ones the
+server lists (SHOW PROCESSLIST, read right after the poll) within 10 %."""
 
 from __future__ import annotations
 
