@@ -10,7 +10,9 @@ import pytest
 from mysqltop.core.frame import WAIT_CLASSES, Frame, Hotspot, Io, Locks
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
 from mysqltop.core.pipeline import FramePipeline
+from mysqltop.core.hotspots import ps_hotspots
 from mysqltop.core.wait_load import of, state_class
+from mysqltop.core.waits import WaitRow
 from mysqltop.recording.reader import RecordingReader
 
 GALLERY = Path(__file__).resolve().parents[2] / "recordings"
@@ -93,3 +95,29 @@ def test_report_load_of_the_metadata_lock_incident() -> None:
     assert abs(sum(ld.classes.values()) - ld.active_avg) < 1e-9
     assert ld.top[0]["wait_class"] == "metadata_lock" and ld.top[0]["shape"] == "SELECT c FROM sbtest1 WHERE id=?"
     assert 0 < len(ld.series["time"]) <= 60 and len(ld.series["metadata_lock"]) == len(ld.series["time"])
+
+
+def test_latch_time_is_thread_time_from_picoseconds() -> None:
+    # 2.5e12 ps of SUM_TIMER_WAIT over 2 s: 1250 ms/s of latch waiting, 1.25 sessions on average
+    hot = ps_hotspots({"wait/synch/rwlock/innodb/btr_search_latch": WaitRow("wait/synch/rwlock/innodb/btr_search_latch",
+                                                                            10, 10**12)},
+                      {"wait/synch/rwlock/innodb/btr_search_latch": WaitRow("wait/synch/rwlock/innodb/btr_search_latch",
+                                                                            510, 35 * 10**11)}, 2.0)
+    assert hot is not None and [(h.name, h.waits_per_s, h.wait_ms_per_s) for h in hot] == [
+        ("btr_search_latch", 250.0, 1250.0)]
+    ld = of(frame(session_states=[SessionState("Query", "Sending data", 4)], hotspots=hot))
+    assert (ld.active, ld.cpu, ld.latch) == (4, 2.75, 1.25)
+
+
+def test_ahi_gallery_recording_is_cpu_bound_with_latch_second() -> None:
+    """16 sessions and their client on 2 cores (docs/wait-classes.md): the queue for the CPU
+    outweighs the AHI latch waiting the server measured, and the chart says so."""
+    with RecordingReader(GALLERY / "ahi-latch.mtrec") as r:
+        pipe = FramePipeline()
+        frames = [f for f in (pipe.push(r.sample(i), advise=False) for i in range(len(r))) if f.load.active]
+    avg = {c: sum(f.load.value(c) or 0.0 for f in frames) / len(frames) for c in WAIT_CLASSES}
+    ranked = sorted(avg, key=avg.__getitem__, reverse=True)
+    assert ranked[:2] == ["cpu", "latch"] and avg["latch"] > 0.5
+    used = [f.host.mysqld_cpu_pct / 100 for f in frames if f.host is not None and f.host.mysqld_cpu_pct is not None]
+    active = sum(f.load.active or 0.0 for f in frames) / len(frames)
+    assert used and max(used) < 1.0 and active > 8       # mysqld used under a core; ~10 sessions active
