@@ -17,6 +17,7 @@ from mysqltop.core import hotspots as hs
 from mysqltop.core import locks as lock_tree
 from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
+from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
@@ -390,9 +391,9 @@ def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Fram
     raw = cur.raw
     lk = frame.locks
     row_waits = lock_tree.row_waits(raw.lock_waits, raw.row_locks)   # {waiting trx: seconds}
-    server_waits = [st.time_s or 0.0 for st in (stall_tree.lock_sessions(raw.lock_sessions))
+    server_waits = [st.time_s or 0.0 for st in (stall_rows.lock_sessions(raw.lock_sessions))
                     if st.kind not in (None, "row_lock")]
-    group_waits = stall_tree.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state
+    group_waits = stall_rows.waiting_groups(frame.session_states)   # (sessions, longest) per waiting state
     n_server = len(server_waits) if raw.lock_sessions is not None else sum(n for n, _ in group_waits)
     n_row = len(row_waits) if raw.lock_waits is not None else lk.row_lock_current_waits
     lk.row_lock_wait_ms_per_s = rlt.wait_ms_per_s(

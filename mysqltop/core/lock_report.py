@@ -6,11 +6,12 @@ trimmed to the longest when it grows past a bound, so a day-long recording is fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
 from mysqltop.core.locks import hot_row
-from mysqltop.core.stalls import NOT_RECORDED
+from mysqltop.core.rules.stalls import judged
+from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -78,10 +79,12 @@ class StallEpisode:
     tps_during: float | None = None
     tps_after: float | None = None
     tps_label: str = COMMITTED_LABEL   # what those figures are (tps where the server has no Handler_commit)
+    certainty: str = Certainty.CONFIRMED.value   # "inferred": no root, candidate_ids instead, no kill
+    candidate_ids: list[int] = field(default_factory=list)    # inferred: who could hold it, oldest first
 
 
-# A pile that was gone for more frames than this is a new episode.
-STALL_GAP_FRAMES = 3
+CANDIDATES_KEPT = 20
+
 
 
 class LockWindow:
@@ -90,36 +93,47 @@ class LockWindow:
         self.chains: dict[tuple[int | None, str], ChainSummary] = {}
         self.trx: dict[tuple[int | None, str], TransactionSummary] = {}
         self.stalls: list[StallEpisode] = []
-        self._open: dict[tuple[str, int | None], tuple[StallEpisode, int]] = {}
-        self._n = 0
+        # the same root's first wait, across frames it was seen in within STALL_GAP_S (retries)
+        self._chains: dict[tuple[str, int | None, str | None], tuple[float, float]] = {}
+        self._open: dict[tuple[str, int | None, str | None], tuple[StallEpisode, float]] = {}
         self._last_time: float | None = None
 
     def _stalls(self, f: Frame) -> None:
-        i = self._n
-        self._n += 1
+        """A stall lasts while its root blocks: frames of the same root within STALL_GAP_S seconds
+        are one episode, also where the waits timed out and began again (each then under the
+        threshold of a new pile)."""
         self._last_time = f.time
         for st in f.stalls:
-            if not st.is_stall:
+            key = st.key
+            start = st.started if st.started is not None else f.time
+            chain = self._chains.get(key) if st.root is not None else None
+            if chain is not None and f.time - chain[1] <= STALL_GAP_S:
+                start = min(start, chain[0])
+            self._chains[key] = (start, f.time)
+            if len(self._chains) > _KEEP:          # bounded: forget roots not seen for a while
+                self._chains = {k: v for k, v in self._chains.items() if f.time - v[1] <= STALL_GAP_S}
+            held = self._open.get(key)
+            going = held is not None and f.time - held[1] <= STALL_GAP_S
+            if not going and not judged(st, start, f.time):
                 continue
             r = st.root
-            key = (st.kind, r.thread_id if r is not None else None)
-            held = self._open.get(key)
-            start = st.started if st.started is not None else f.time
-            if held is not None and i - held[1] <= STALL_GAP_FRAMES:
+            if held is not None and going:
                 ep = held[0]
                 ep.start, ep.end, ep.frames = min(ep.start, start), f.time, ep.frames + 1
             else:
                 ep = StallEpisode(st.kind, st.on, start, f.time, False, 0, None,
                                   r.thread_id if r else None, r.user if r else None, r.host if r else None,
                                   r.command if r else None, r.statement if r else None, r.kill if r else None,
-                                  st.source, st.action, 1)
+                                  st.source, st.action, 1, certainty=st.certainty.value,
+                                  candidate_ids=[c.thread_id for c in st.candidates[:CANDIDATES_KEPT]
+                                                 if c.thread_id is not None])
                 if len(self.stalls) < _KEEP:
                     self.stalls.append(ep)
             ep.max_waiting = max(ep.max_waiting, st.waiting)
             ep.longest_wait_s = _max(ep.longest_wait_s, st.longest_wait_s)
             if r is not None:
                 ep.root_statement = r.statement or ep.root_statement
-            self._open[key] = (ep, i)
+            self._open[key] = (ep, f.time)
 
     def stall_episodes(self) -> list[StallEpisode]:
         """Biggest first (most sessions waiting, then longest); a pile whose holder was not

@@ -149,9 +149,13 @@ FINDING = Metric("finding", GAUGE, "a finding raised on the newest frame; the va
 BLOCKING_ROOT = Metric("blocking_root_waiters", GAUGE, "sessions waiting behind this blocking session (the root "
                        "of a lock wait tree; `session` is its thread id, what KILL takes)",
                        labels=("session",), frame_field="blocking[].blocked")
+STALL_WAITING = Metric("stall_waiting_sessions", GAUGE, "sessions piled up on one lock (a stall); `root` is the "
+                       "holder's thread id only where the server's rows name it, else `inferred` (the server lists "
+                       "no holder: no single session to kill) or `unknown`",
+                       labels=("kind", "root"), frame_field="stalls[].waiting")
 SERVER_INFO = Metric("server_info", GAUGE, "the monitored server", labels=("flavor", "version"))
 LABELLED: tuple[Metric, ...] = (HOST_CPU, LATCH_WAITS, LATCH_WAIT_SECONDS, LATCH_WAITING, FINDING, BLOCKING_ROOT,
-                                SERVER_INFO)
+                                STALL_WAITING, SERVER_INFO)
 
 # The exporter's own (serve): filled from its poller, never from a frame.
 UP = Metric("up", GAUGE, "1 when the newest poll of the server gave fresh data", scope=EXPORTER)
@@ -242,6 +246,17 @@ def finding_values(frame: Frame) -> Iterable[tuple[str, float]]:
 def blocking_values(frame: Frame) -> Iterable[tuple[str, float]]:
     roots = sorted((b for b in frame.blocking if b.thread_id is not None), key=lambda b: -b.blocked)
     return [(str(b.thread_id), float(b.blocked)) for b in roots[:MAX_BLOCKING_ROOTS]]
+
+
+def stall_values(frame: Frame) -> Iterable[tuple[tuple[str, str], float]]:
+    """((kind, root), sessions waiting) per stall: root the confirmed holder's thread id, else
+    the certainty ("inferred", "unknown"); the most sessions once per pair."""
+    out: dict[tuple[str, str], float] = {}
+    for st in frame.stalls:
+        root = str(st.root.thread_id) if st.root is not None and st.root.thread_id is not None else st.certainty.value
+        key = (st.kind, root)
+        out[key] = max(out.get(key, 0.0), float(st.waiting))
+    return sorted(out.items())[:MAX_BLOCKING_ROOTS]
 
 
 @dataclass(frozen=True)

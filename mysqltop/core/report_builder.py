@@ -420,9 +420,12 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
             f"{'still stalled at ' + clock(ep.end) if ep.open else clock(ep.end)} UTC")
     if ep.root_thread_id is not None:
         who = (f"root thread {ep.root_thread_id} {ep.root_user or '?'}@{(ep.root_host or '?').rsplit(':', 1)[0]}"
-               f" ({ep.root_command or '?'}{', inferred' if ep.source == 'inferred' else ''}) — {ep.kill};")
+               f" ({ep.root_command or '?'}) — {ep.kill};")
     elif ep.source == NOT_RECORDED:
         who = f"{NOT_RECORDED_WORDS};"
+    elif ep.candidate_ids:
+        who = ("the holder was inferred, not listed by the server (no single KILL); candidates, oldest first: "
+               f"threads {', '.join(str(i) for i in ep.candidate_ids[:6])}{' …' if len(ep.candidate_ids) > 6 else ''};")
     else:
         who = "the holder was not visible;"
     tps = " → ".join(f"{label} {num(x)}" for label, x in (("before", ep.tps_before), ("during", ep.tps_during),

@@ -1,9 +1,10 @@
 """Stalls: sessions piled up on a lock, and the session at the root of the pile. Pure.
 
-Input is what one poll read (sources/locks.py row shapes): the row-lock blocking trees
-(core/locks.py), every session while one waits (`lock_sessions`: waiters and the sessions that
-may hold what they wait for, idle ones included) and the metadata locks where the server lists
-them (`metadata_locks`: performance_schema.metadata_locks, or MariaDB's METADATA_LOCK_INFO).
+Input is what one poll read (sources/locks.py row shapes, read by core/stall_rows.py): the row-lock
+blocking trees (core/locks.py), every session while one waits (`lock_sessions`: waiters and the
+sessions that may hold what they wait for, idle ones included) and the metadata locks where the
+server lists them (`metadata_locks`: performance_schema.metadata_locks, or MariaDB's
+METADATA_LOCK_INFO).
 
 Kinds, by the state the server gives the waiters:
   row_lock          INNODB_TRX "LOCK WAIT" (the blocking tree names the holder exactly)
@@ -14,29 +15,35 @@ Kinds, by the state the server gives the waiters:
   innodb_queue      innodb_thread_concurrency's queue: no session holds it, a setting does
   running_ddl       a metadata-lock pile behind a DDL statement that is running, not idle
 
-The root is never a waiter: a session waiting on anything is not a candidate. Where the server
-lists no lock holders, the root is inferred (the oldest transaction, or the idle session that went
-idle just before the first waiter started) and says so, with what to enable to know for sure.
-Every text here is the server's (user, host, statements): views escape it (core.safe_text).
+The root is never a waiter: a session waiting on anything is not a candidate. A root is named
+(with its KILL line) only when the server's own rows say it holds what the waiters wait for: the
+lock-wait rows of a row lock, a granted metadata-lock row on the object a waiter asks for, the one
+holder of a backup or user lock in a complete lock list (`Certainty.CONFIRMED`). Anything else is
+`Certainty.INFERRED`: timing, statement text and idle times are the application's to arrange, so
+they only order the candidates (every session that could hold it, oldest first) and never choose a
+single session to kill. Every text here is the server's (user, host, statements): views escape it
+(core.safe_text).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, hot_row
-
-# Processlist states of sessions waiting on a server-level lock besides "Waiting for … lock"
-# (sources/locks.py asks for the holders while one of these waits).
-OTHER_WAIT_STATES: tuple[str, ...] = (
-    "User lock", "Waiting for table flush", "waiting in InnoDB queue", "sleeping before entering InnoDB")
+from mysqltop.core.instrumentation import MDL_COST, MDL_ENABLE_SQL, MDL_INSTRUMENT, MDL_PLUGIN_SQL
+from mysqltop.core.locks import Blocker, LockWaiter, hot_row
+from mysqltop.core.stall_rows import LockSession, MetadataLock, lock_sessions, metadata_locks
+# what sources/locks.py asks about a processlist state, named here too
+from mysqltop.core.stall_rows import wait_kind as wait_kind
 
 # A pile-up: this many sessions waiting this long, or one session waiting LONE_WAIT_S.
 STALL_MIN_WAITERS = 2
 STALL_MIN_WAIT_S = 5.0
 LONE_WAIT_S = 20.0
-SQL_CHARS = 300
+# The same root seen again within this many seconds is the same stall: waiters that hit
+# innodb_lock_wait_timeout retry at once, and a poll or two may fall between.
+STALL_GAP_S = 15.0
 
 KINDS = ("row_lock", "metadata_lock", "table_lock", "global_read_lock", "user_lock", "innodb_queue", "running_ddl")
 
@@ -47,63 +54,22 @@ _GLOBAL_MODES = {"BACKUP_START", "BACKUP_FLUSH", "BACKUP_WAIT_FLUSH", "BACKUP_WA
                  "BACKUP_BLOCK_DDL", "BACKUP_END", "BACKUP_FTWRL1", "BACKUP_FTWRL2"}
 _GLOBAL_OBJECTS = {"GLOBAL", "COMMIT", "BACKUP", "BACKUP LOCK", "BACKUP_LOCK", "GLOBAL READ LOCK", "COMMIT LOCK"}
 _USER_OBJECTS = {"USER LEVEL LOCK", "USER LOCK", "LOCKING SERVICE"}
-_RUNNING_DDL_STATES = ("alter", "tmp table", "index", "rename", "copy")
+# Processlist states (the server's words, not the statement's) of a DDL statement at work: MariaDB
+# and MySQL's ALTER TABLE phases. Not "Copying to tmp table": a SELECT's GROUP BY says that.
+_RUNNING_DDL_STATES = ("copy to tmp table", "altering table", "setting up alter", "preparing for alter",
+                       "committing alter", "rename result table", "manage keys", "creating index",
+                       "discard_or_import_tablespace", "alter table")
+# Server-level waits and row-lock waits count whole seconds on clocks of their own: a session that
+# began a transaction in the same second as the first wait may show one second less.
+CLOCK_SLACK_S = 1.0
 
 
-def wait_kind(state: str | None) -> str | None:
-    """The kind of server-level lock a processlist state waits on; None: not waiting on one."""
-    s = (state or "").strip().lower()
-    if not s:
-        return None
-    if "innodb queue" in s or "before entering innodb" in s:
-        return "innodb_queue"
-    if s == "user lock" or "user level lock" in s or "user lock" in s or "locking service" in s:
-        return "user_lock"
-    if "global read lock" in s or "backup lock" in s or "commit lock" in s:
-        return "global_read_lock"
-    if "table level lock" in s:
-        return "table_lock"
-    if s == "waiting for table flush" or (s.startswith("waiting for ") and s.endswith("lock")):
-        return "metadata_lock"
-    return None
+class Certainty(str, Enum):
+    """How the stall's holder is known (JSON: the value)."""
 
-
-@dataclass
-class LockSession(Session):
-    """One row of `lock_sessions`: a session, with its transaction when it has one."""
-
-    trx_age_s: float | None = None
-    trx_state: str | None = None
-    trx_wait_s: float | None = None
-    last_statement: str | None = None
-
-    @property
-    def kind(self) -> str | None:
-        """What it waits on (wait_kind), "row_lock" for an InnoDB lock wait, None: not waiting."""
-        if self.trx_state == "LOCK WAIT":
-            return "row_lock"
-        return wait_kind(self.state)
-
-    @property
-    def idle(self) -> bool:
-        return (self.command or "") == "Sleep"
-
-
-@dataclass
-class MetadataLock:
-    """One row of `metadata_locks`: mode and object type without the MDL_ prefix, upper case."""
-
-    thread_id: int | None
-    object_type: str
-    schema: str | None
-    name: str | None
-    mode: str
-    granted: bool
-    duration: str | None = None
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.object_type, self.schema or "", self.name or "")
+    CONFIRMED = "confirmed"     # the server's rows name the holder: one KILL line
+    INFERRED = "inferred"       # the server lists no holder: candidates, no single KILL
+    UNKNOWN = "unknown"         # no holder and no candidate visible (or none is held: a queue)
 
 
 @dataclass
@@ -119,7 +85,8 @@ class StallRoot:
     trx_age_s: float | None = None
     statement: str | None = None      # what it runs now, else the last statement where the server keeps it
     lock_mode: str | None = None      # the lock it holds that the waiters need, where listed
-    kill: str | None = None           # "KILL 42": ready to copy; mysqltop never kills
+    kill: str | None = None           # "KILL 42": ready to copy, only for a confirmed root; mysqltop never kills
+    trx_id: str | None = None         # a row-lock root's transaction (the same root across polls)
 
 
 # Stall.source when the sample does not hold the rows that name a holder (an import whose
@@ -136,93 +103,31 @@ class Stall:
     waiting: int                       # sessions waiting
     longest_wait_s: float | None
     on: str                            # what they wait on, in words ("metadata lock on `db`.`t`")
-    root: StallRoot | None = None
+    root: StallRoot | None = None      # the confirmed holder; None when inferred or not visible
     source: str = "lock tables"        # where the root comes from: lock tables | performance_schema |
                                        # metadata_lock_info | inferred | none | NOT_RECORDED
     action: str = ""
     hint: str | None = None            # what to enable for an exact holder, and its cost
     waiter_ids: list[int] = field(default_factory=list)   # thread ids, longest wait first (at most 20)
     started: float | None = None       # epoch: when the first waiter started waiting (frame time − longest)
+    certainty: Certainty = Certainty.CONFIRMED
+    # INFERRED: every session that could hold it, oldest first (no kill line on any of them)
+    candidates: list[StallRoot] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, int | None, str | None]:
+        """The same stall in another frame: its confirmed root (a row lock's transaction too),
+        else its kind and object (an inferred holder)."""
+        kind = "metadata_lock" if self.kind in ("table_lock", "running_ddl") else self.kind
+        if self.root is not None:
+            return (kind, self.root.thread_id, self.root.trx_id)
+        return (kind, None, self.on)
 
     @property
     def is_stall(self) -> bool:
         """A pile-up worth the first finding, not a wait that comes and goes."""
         w = self.longest_wait_s or 0.0
         return (self.waiting >= STALL_MIN_WAITERS and w >= STALL_MIN_WAIT_S) or (self.waiting >= 1 and w >= LONE_WAIT_S)
-
-
-# ---- rows ----------------------------------------------------------------------------------------
-def _n(v: Any) -> float | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return float(v) if v >= 0 else None
-    try:
-        x = float(str(v))
-    except ValueError:
-        return None
-    return x if x >= 0 else None
-
-
-def _id(v: Any) -> int | None:
-    n = _n(v)
-    return int(n) if n is not None and float(n).is_integer() else None
-
-
-def _s(v: Any, limit: int = 200) -> str | None:
-    return None if v is None or v == "" else str(v)[:limit]
-
-
-def lock_sessions(rows: list[list[Any]] | None) -> list[LockSession]:
-    out: list[LockSession] = []
-    seen: set[int] = set()
-    for r in rows or []:
-        if not isinstance(r, list):
-            continue
-        r = list(r) + [None] * (12 - len(r))
-        tid = _id(r[0])
-        if tid is None or tid in seen:          # a second row of a thread (a join repeated it)
-            continue
-        seen.add(tid)
-        out.append(LockSession(tid, _s(r[1]), _s(r[2]), _s(r[3]), _s(r[4], 64), _s(r[5], 64), _n(r[6]),
-                               _s(r[7], SQL_CHARS), _n(r[8]), _s(r[9], 32), _n(r[10]), _s(r[11], SQL_CHARS)))
-    return out
-
-
-def _upper(v: Any) -> str:
-    s = str(v or "").strip().upper()
-    return s.removeprefix("MDL_")
-
-
-def metadata_locks(rows: list[list[Any]] | None) -> tuple[str | None, list[MetadataLock]]:
-    """(source, locks): source "performance_schema" | "metadata_lock_info" | "instrument_off",
-    None when not read (nobody waited, or the server lists none)."""
-    source: str | None = None
-    out: list[MetadataLock] = []
-    for r in rows or []:
-        if not isinstance(r, list):
-            continue
-        r = list(r) + [None] * (8 - len(r))
-        src = str(r[0] or "")
-        if src == "instrument_off":
-            source = source or src
-            continue
-        if src not in ("performance_schema", "metadata_lock_info"):
-            continue
-        source = src
-        tid = _id(r[1])
-        if tid is None:
-            continue
-        obj = _upper(r[2]).replace("_", " ") if r[2] else ""
-        obj = {"TABLE METADATA LOCK": "TABLE", "SCHEMA METADATA LOCK": "SCHEMA"}.get(obj, obj)
-        out.append(MetadataLock(tid, obj, _s(r[3], 64), _s(r[4], 64), _upper(r[5]),
-                                _upper(r[6]) != "PENDING", _s(r[7], 32)))
-    return source, out
-
-
-def waiting_groups(groups: list[SessionState]) -> list[tuple[int, float | None]]:
-    """(sessions, longest seconds) of the session-state groups waiting on a server-level lock."""
-    return [(g.sessions, g.longest_s) for g in groups if wait_kind(g.state) is not None]
 
 
 # ---- finding the root ----------------------------------------------------------------------------
@@ -246,63 +151,84 @@ def _is_global(lock: MetadataLock) -> bool:
     return lock.object_type in _GLOBAL_OBJECTS and lock.mode in _GLOBAL_MODES     # MariaDB's backup lock
 
 
-def _holders(kind: str, waiting: set[int], waiters: list[LockSession],
-             locks: list[MetadataLock]) -> list[tuple[int, MetadataLock]]:
-    """(thread, lock) of the granted locks the waiters of `kind` need, held by sessions that wait
-    for nothing themselves."""
+def _holders(kind: str, waiting: set[int], waiters: list[LockSession], locks: list[MetadataLock],
+             complete: bool) -> tuple[bool, list[tuple[int, MetadataLock]]]:
+    """(confirmed, [(thread, lock)]): the granted locks of sessions that wait for nothing
+    themselves, on what the waiters of `kind` need. Confirmed when the rows say it: the object a
+    waiter asks for (a pending row) or already holds a lock on (an ALTER waiting to upgrade), the
+    global backup lock, or — in a `complete` list of granted locks (MariaDB's metadata_lock_info) —
+    the one session holding a lock of that class. Otherwise the holders of any such lock: they
+    are candidates, not the answer (an older transaction that read another table is one)."""
     granted = [m for m in locks if m.granted and m.thread_id is not None and m.thread_id not in waiting]
     wait_ids = {w.thread_id for w in waiters}
     if kind == "global_read_lock":
-        return [(m.thread_id, m) for m in granted if _is_global(m) and m.thread_id is not None]
+        return True, [(m.thread_id, m) for m in granted if _is_global(m) and m.thread_id is not None]
     if kind == "user_lock":
-        wanted = {m.key for m in locks if not m.granted and m.thread_id in wait_ids}
-        users = [m for m in granted if m.object_type in _USER_OBJECTS]
-        exact = [m for m in users if m.key in wanted]
-        return [(m.thread_id, m) for m in (exact or users) if m.thread_id is not None]
-    # metadata / table locks: the objects the waiters ask for (pending rows, performance_schema),
-    # else those a waiter already holds a lock on (an ALTER waiting to upgrade), else any table
-    tables = [m for m in granted if m.object_type in ("TABLE", "SCHEMA", "FUNCTION", "PROCEDURE", "TRIGGER",
-                                                      "EVENT", "TABLESPACE")]
-    wanted = {m.key for m in locks if not m.granted and m.thread_id in wait_ids}
-    if not wanted:
-        wanted = {m.key for m in locks if m.granted and m.thread_id in wait_ids and m.object_type == "TABLE"}
-    exact = [m for m in tables if m.key in wanted]
-    return [(m.thread_id, m) for m in (exact or [m for m in tables if m.object_type == "TABLE"])
-            if m.thread_id is not None]
-
-
-def _infer(kind: str, longest: float, candidates: list[LockSession]) -> LockSession | None:
-    """The likeliest holder among sessions that wait for nothing: for a metadata lock, the oldest
-    transaction open since before the first waiter (idle first: an idle transaction keeps its
-    locks), else a statement running since before it; for global and user locks (held by idle
-    sessions outside transactions) the session that went idle just before the first waiter."""
-    before = [c for c in candidates if c.kind is None]
-    trx = [c for c in before if c.trx_age_s is not None and c.trx_age_s >= longest]
-    running = [c for c in before if not c.idle and (c.time_s or 0.0) >= longest]
-    idle = sorted((c for c in before if c.idle and (c.time_s or 0.0) >= longest), key=lambda c: c.time_s or 0.0)
-    if kind in ("metadata_lock", "table_lock", "running_ddl"):
-        trx.sort(key=lambda c: (not c.idle, -(c.trx_age_s or 0.0)))
-        running.sort(key=lambda c: -(c.time_s or 0.0))
-        order = trx + running + idle
+        pool = [m for m in granted if m.object_type in _USER_OBJECTS]
     else:
-        order = idle + sorted(trx, key=lambda c: -(c.trx_age_s or 0.0)) + running
-    return order[0] if order else None
+        pool = [m for m in granted if m.object_type in ("TABLE", "SCHEMA", "FUNCTION", "PROCEDURE", "TRIGGER",
+                                                          "EVENT", "TABLESPACE")]
+    wanted = {m.key for m in locks if not m.granted and m.thread_id in wait_ids}
+    if not wanted and kind != "user_lock":
+        wanted = {m.key for m in locks if m.granted and m.thread_id in wait_ids and m.object_type == "TABLE"}
+    exact = [(m.thread_id, m) for m in pool if m.key in wanted and m.thread_id is not None]
+    if exact:
+        return True, exact
+    if kind != "user_lock":
+        pool = [m for m in pool if m.object_type == "TABLE"]
+    some = [(m.thread_id, m) for m in pool if m.thread_id is not None]
+    return complete and len({t for t, _ in some}) == 1, some
 
 
-def _root(s: LockSession | None, thread: int | None, mode: str | None = None) -> StallRoot | None:
-    if s is None and thread is None:
-        return None
+def _age(c: LockSession) -> float:
+    return max(c.trx_age_s or 0.0, c.time_s or 0.0)
+
+
+def _candidates(longest: float, sessions: list[LockSession]) -> list[LockSession]:
+    """Every session that could hold the lock, oldest first: transactions open since before the
+    first waiter, then sessions idle since before it, statements running since before it, then
+    the rest (a lock taken earlier survives later statements: GET_LOCK, LOCK TABLES, FTWRL, a
+    transaction on tables InnoDB does not list). Timing orders them; it never picks one."""
+    since = longest - CLOCK_SLACK_S
+    free = [c for c in sessions if c.kind is None and c.thread_id is not None]
+
+    def tier(c: LockSession) -> int:
+        if c.trx_age_s is not None and c.trx_age_s >= since:
+            return 0
+        if (c.time_s or 0.0) >= since:
+            return 1 if c.idle else 2
+        return 3
+    return sorted(free, key=lambda c: (tier(c), -_age(c), c.thread_id or 0))
+
+
+def _root(s: LockSession | None, thread: int | None, mode: str | None = None, confirmed: bool = True) -> StallRoot:
+    tid = s.thread_id if s is not None else thread
+    kill = f"KILL {tid}" if confirmed and tid is not None else None
     if s is None:
-        return StallRoot(thread_id=thread, lock_mode=mode, kill=f"KILL {thread}")
+        return StallRoot(thread_id=thread, lock_mode=mode, kill=kill)
     return StallRoot(thread_id=s.thread_id, user=s.user, host=s.host, command=s.command, state=s.state,
                      time_s=s.time_s, trx_age_s=s.trx_age_s, statement=s.statement or s.last_statement,
-                     lock_mode=mode, kill=f"KILL {s.thread_id}" if s.thread_id is not None else None)
+                     lock_mode=mode, kill=kill)
 
 
-def _action(kind: str, root: StallRoot | None) -> str:
+def running_ddl(state: str | None) -> bool:
+    """The processlist state is one of a DDL statement at work."""
+    s = (state or "").strip().lower()
+    return any(w in s for w in _RUNNING_DDL_STATES)
+
+
+# How to keep a table open for reads and writes while it changes, said with every DDL root.
+ONLINE_DDL = ("next time: ALTER TABLE … ALGORITHM=INSTANT or ALGORITHM=INPLACE, LOCK=NONE (the server refuses "
+              "instead of blocking when it cannot), or an online schema change tool (pt-online-schema-change, gh-ost)")
+
+
+def _action(kind: str, root: StallRoot | None, certainty: Certainty = Certainty.CONFIRMED) -> str:
     if kind == "innodb_queue":
         return ("no session holds this: the innodb_thread_concurrency limit does; SET GLOBAL "
                 "innodb_thread_concurrency = 0 lets them in (dynamic)")
+    if certainty is Certainty.INFERRED:
+        return ("no single session to kill: the server does not say which one holds it; check the candidates "
+                "(oldest first) or make the server list the holders (below)")
     if root is None or root.kill is None:
         return "find the holder (below) and release it"
     if (root.command or "") == "Sleep":
@@ -311,19 +237,18 @@ def _action(kind: str, root: StallRoot | None) -> str:
             "user_lock": "its RELEASE_LOCK()"}.get(kind, "its locks")
         return f"{root.kill} (idle: it will not finish on its own; or have its application end {what})"
     if kind == "running_ddl":
-        return f"let it finish (it is running; {root.kill} aborts it and rolls its work back)"
+        return f"let it finish, or {root.kill} (its work is rolled back); {ONLINE_DDL}"
     return f"let it finish or commit; {root.kill} if it must stop now (its work is rolled back)"
 
 
 def _hint(flavor: str | None, source: str | None) -> str:
-    if source == "instrument_off":
-        return ("performance_schema lists metadata locks once the instrument is on, at runtime: UPDATE "
-                "performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='wait/lock/metadata/sql/mdl' "
-                "(cost: one entry per metadata lock taken, small next to the statement)")
     if flavor == "mariadb":
-        return ("MariaDB lists metadata-lock holders with INSTALL SONAME 'metadata_lock_info' (no cost until "
-                "read; mysqltop reads it only while sessions wait), or with performance_schema=ON and the "
-                "wait/lock/metadata/sql/mdl instrument")
+        return (f"MariaDB lists metadata-lock holders, the ones held now included, once you run {MDL_PLUGIN_SQL} "
+                "(no cost until read; mysqltop reads it only while sessions wait; the TUI's m key offers it); from the "
+                f"next start also with [mysqld] performance-schema-instrument='{MDL_INSTRUMENT}=ON' (cost: {MDL_COST})")
+    if source == "instrument_off":
+        return (f"performance_schema lists metadata locks taken from now on once the instrument is on: "
+                f"{MDL_ENABLE_SQL} (cost: {MDL_COST}; the TUI's m key offers it)")
     return ("performance_schema.metadata_locks names the holder: performance_schema=ON (restart) with the "
             "wait/lock/metadata/sql/mdl instrument (on by default in MySQL 8), and SELECT on performance_schema")
 
@@ -332,7 +257,7 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
     s = by_id.get(b.thread_id) if b.thread_id is not None else None
     root = StallRoot(thread_id=b.thread_id, user=b.user, host=b.host, command=b.command or (s.command if s else None),
                      state=s.state if s else None, time_s=s.time_s if s else None, trx_age_s=b.trx_age_s,
-                     statement=b.statement or (s.last_statement if s else None), kill=b.kill)
+                     statement=b.statement or (s.last_statement if s else None), kill=b.kill, trx_id=b.trx_id)
     first = b.waiters[0] if b.waiters else None
     on = "a row lock"
     if b.hot_key is not None and (row := hot_row(b)) is not None:
@@ -364,7 +289,8 @@ def _shared_row_stall(group: list[Blocker], by_id: dict[int, LockSession], now: 
         # MariaDB lists every read-only transaction as trx 0: which of them hold it, it does not say
         held = (f"it is held in share mode by read-only transactions (the server does not say which: "
                 f"{len(threads)} candidates, threads {shown})")
-        st.root = None
+        st.root, st.certainty, st.source = None, Certainty.INFERRED, "inferred"
+        st.candidates = [_root(by_id.get(t), t, confirmed=False) for t in threads]
     else:
         held = f"it is held in share mode by {holders} sessions (threads {shown or '?'})"
         if st.root is not None:
@@ -396,11 +322,11 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
     out += [_shared_row_stall(group, by_id, now) for group in shared.values()]
     if not blocking and row_waiting and row_longest is not None and "lock_waits" in unrecorded:
         st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, NOT_RECORDED,
-                   action="look for it in the samples before and after this one")
+                   certainty=Certainty.UNKNOWN, action="look for it in the samples before and after this one")
         st.started = now - row_longest if now is not None else None
         out.append(st)
     elif not blocking and row_waiting and row_longest is not None:
-        st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, "none",
+        st = Stall("row_lock", int(row_waiting), row_longest, "row locks", None, "none", certainty=Certainty.UNKNOWN,
                    action="find the holder: the lock-wait statement was not read",
                    hint="the holder shows with PROCESS (INNODB_TRX, INNODB_LOCK_WAITS) or, on MySQL 8, SELECT on "
                         "performance_schema (data_lock_waits)")
@@ -421,18 +347,20 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
                    waiter_ids=[w.thread_id for w in waiters[:20] if w.thread_id is not None])
         st.started = now - longest if now is not None else None
         if kind == "innodb_queue":
-            st.source, st.action = "none", _action(kind, None)
+            st.source, st.certainty, st.action = "none", Certainty.UNKNOWN, _action(kind, None)
             out.append(st)
             continue
-        holders = _holders(kind, waiting_ids, waiters, locks) if source in ("performance_schema",
-                                                                           "metadata_lock_info") else []
-        if holders:
+        listed = source in ("performance_schema", "metadata_lock_info")
+        confirmed, holders = _holders(kind, waiting_ids, waiters, locks, source == "metadata_lock_info") \
+            if listed else (False, [])
+        free = [s for s in sessions if s.thread_id not in waiting_ids]
+        if holders and confirmed:
             # the longest-held first: idle holders, then the oldest transaction / statement
             def rank(h: tuple[int, MetadataLock]) -> tuple[bool, float]:
                 s = by_id.get(h[0])
                 if s is None:
                     return (True, 0.0)
-                return (not s.idle, -max(s.trx_age_s or 0.0, s.time_s or 0.0))
+                return (not s.idle, -_age(s))
             holders.sort(key=rank)
             thread, lock = holders[0]
             st.root = _root(by_id.get(thread), thread, lock.mode)
@@ -441,19 +369,23 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
             if kind == "metadata_lock" and lock.mode in _LOCK_TABLES_MODES and (st.root and st.root.command == "Sleep"):
                 st.kind, st.on = "table_lock", _object_words(lock, "table_lock")
         else:
-            guess = _infer(kind, longest, [s for s in sessions if s.thread_id not in waiting_ids])
-            st.root = _root(guess, None)
-            if "metadata_locks" in unrecorded:
-                st.source = "inferred" if guess is not None else NOT_RECORDED
+            # listed holders of some such lock first (they hold one, maybe not this one), then
+            # every other session that could
+            held = {t: m.mode for t, m in holders}
+            order = sorted((s for s in free if s.thread_id in held), key=lambda c: (-_age(c), c.thread_id or 0))
+            order += [c for c in _candidates(longest, free) if c.thread_id not in held]
+            st.candidates = [_root(c, None, held.get(c.thread_id or -1), confirmed=False) for c in order
+                             if c.kind is None]
+            st.certainty = Certainty.INFERRED if st.candidates else Certainty.UNKNOWN
+            if "metadata_locks" in unrecorded:      # an import without lock rows here: nothing to enable
+                st.source = "inferred" if st.candidates else NOT_RECORDED
             else:
-                st.source = "inferred" if guess is not None else "none"
+                st.source = "inferred" if st.candidates else "none"
                 st.hint = _hint(flavor, source)
         if st.root is not None and st.kind in ("metadata_lock", "table_lock") and (st.root.command or "") != "Sleep":
-            running_ddl = (st.root.lock_mode in _DDL_MODES or any(
-                w in (st.root.state or "").lower() for w in _RUNNING_DDL_STATES))
-            if running_ddl and st.root.trx_age_s is None:
+            if st.root.lock_mode in _DDL_MODES or running_ddl(st.root.state):
                 st.kind = "running_ddl"
-        st.action = _action(st.kind, st.root)
+        st.action = _action(st.kind, st.root, st.certainty)
         out.append(st)
     out.sort(key=lambda s: (not s.is_stall, -s.waiting, -(s.longest_wait_s or 0.0)))
     return out

@@ -24,6 +24,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
 from mysqltop.fleet import LATE_AFTER, ServerState
+from mysqltop.views.locks_text import stall_brief
 
 LIVE, LATE, NOT_ANSWERING, DENIED, CONNECTING = "live", "late", "NOT ANSWERING", "ACCESS DENIED", "connecting"
 # Most telling first: at 80 columns the row shows through the hottest latch's wait time.
@@ -106,10 +107,16 @@ def fleet_row(st: ServerState, now: float, interval: float) -> FleetRow:
         history=units.num(f.history_list_length if f else None),
         checkpoint=units.pct(f.checkpoint_age_pct if f else None),
         finding=visible(why) if trouble or (frame is None and st.open_error)
-        else visible(finding.id) if finding else "",
+        else visible(_finding_text(finding.id, shown)) if finding else "",
         severity=finding.severity if finding else None,
         key=_coarse(trouble_key(finding, latch, trouble)),
         outage=visible(why) if trouble or (frame is None and st.open_error) else "")
+
+
+def _finding_text(finding_id: str, frame: Frame | None) -> str:
+    """The finding's id; a stall's also says whom to KILL, or that its holder is only inferred."""
+    brief = stall_brief(frame) if finding_id.startswith("stall_") else ""
+    return f"{finding_id}: {brief}" if brief else finding_id
 
 
 def _coarse(key: tuple[int, float]) -> tuple[int, float]:

@@ -321,6 +321,7 @@ def openmetrics_frame(f: Frame) -> str:
                                        if t.waiting_threads is not None])
         family(metrics.FINDING, [((i,), v) for i, v in metrics.finding_values(f)])
         family(metrics.BLOCKING_ROOT, [((i,), v) for i, v in metrics.blocking_values(f)])
+        family(metrics.STALL_WAITING, list(metrics.stall_values(f)))
     lines.append("# EOF")
     return "\n".join(lines) + "\n"
 

@@ -11,12 +11,14 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction, hot_row
 from mysqltop.core.report import Report
 from mysqltop.core.safe_text import visible
-from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED, NOT_RECORDED_WORDS
+from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
+from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot
 
 TOP_BLOCKERS = 5
 TOP_WAITERS = 6
 TOP_TRANSACTIONS = 8
 TOP_SESSIONS = 8
+TOP_CANDIDATES = 6
 SQL_SHOWN = 120
 
 
@@ -42,14 +44,64 @@ def secs(s: float | None) -> str:
     return "<1s" if s < 1 else units.duration(s)
 
 
+def worst_stall(frame: Frame) -> Stall | None:
+    """The pile the first finding is about (frame.stalls lists the piles worth one first)."""
+    return next((s for s in frame.stalls if s.is_stall), None)
+
+
 def kill_line(frame: Frame) -> str | None:
-    """The root of the worst stall (else the hottest row-lock blocker) as a ready-to-copy
-    statement, or None. mysqltop never runs it."""
-    root = next((s.root for s in frame.stalls if s.is_stall and s.root is not None and s.root.kill), None)
-    if root is not None:
-        return f"{root.kill};"
+    """The confirmed root of the worst stall (else the hottest row-lock blocker) as a ready-to-copy
+    statement, or None — None too while the worst stall's holder is only inferred: no single
+    session is offered then. mysqltop never runs it."""
+    worst = worst_stall(frame)
+    if worst is not None:
+        return f"{worst.root.kill};" if worst.root is not None and worst.root.kill else None
     top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
     return f"{top.kill};" if top is not None else None
+
+
+def candidate_ids(st: Stall, top: int = TOP_CANDIDATES) -> str:
+    ids = ", ".join(str(c.thread_id) for c in st.candidates[:top])
+    return ids + (f" and {len(st.candidates) - top} more" if len(st.candidates) > top else "")
+
+
+def release_first(frame: Frame) -> str | None:
+    """What the headlines say to release first: the KILL line, or — the holder inferred — the
+    candidates and no KILL, or that the holder is not visible."""
+    line = kill_line(frame)
+    if line is not None:
+        return line
+    worst = worst_stall(frame)
+    if worst is None:
+        return None
+    if worst.certainty is Certainty.INFERRED:
+        return f"holder inferred, no single KILL — candidates (oldest first): threads {candidate_ids(worst)}"
+    return "holder not visible"
+
+
+def stall_brief(frame: Frame | None) -> str:
+    """A few words for a row of many servers: the worst stall's KILL line, or that its holder is
+    only inferred ("" without a stall)."""
+    worst = worst_stall(frame) if frame is not None else None
+    if worst is None:
+        return ""
+    if worst.root is not None and worst.root.kill:
+        return worst.root.kill
+    return "holder inferred" if worst.certainty is Certainty.INFERRED else "holder not visible"
+
+
+def candidate_line(r: StallRoot) -> str:
+    idle = f"idle {secs(r.time_s)}" if (r.command or "") == "Sleep" else f"{_t(r.command, 16)} {secs(r.time_s)}"
+    if r.state:
+        idle += f" ({_t(r.state, 32)})"
+    line = f"thread {r.thread_id if r.thread_id is not None else '?'} {who(r.user, r.host)} {idle}"
+    if r.trx_age_s is not None:
+        line += f", transaction open {secs(r.trx_age_s)}"
+    if r.lock_mode:
+        line += f", holds {_t(r.lock_mode, 32)} on some object"
+    if r.statement:
+        line += f"; last: {_t(r.statement, SQL_SHOWN)}"
+    return line
 
 
 def blocker_line(b: Blocker) -> str:
@@ -111,25 +163,34 @@ def blocking_lines(frame: Frame, top: int = TOP_BLOCKERS, waiters: int = TOP_WAI
     return out
 
 
-def stall_lines(frame: Frame) -> list[str]:
+def stall_lines(frame: Frame, candidates: int = TOP_CANDIDATES) -> list[str]:
     """One line per pile of sessions on a lock: what they wait on, for how long, the root and
-    where it comes from; the holder not visible: what to enable."""
+    where it comes from; an inferred holder: the candidates, oldest first, and what to enable
+    to know; the holder not visible: what to enable."""
     out: list[str] = []
     for st in frame.stalls:
         n = f"{st.waiting} waiting on {_t(st.on, 80)} for up to {secs(st.longest_wait_s)}"
         if st.root is not None:
             r = st.root
-            how = {"inferred": " (inferred)", "none": ""}.get(st.source, "")
             idle = f"idle {secs(r.time_s)}" if (r.command or "") == "Sleep" else \
                 f"{_t(r.command, 16)} {secs(r.time_s)}"
             out.append(f"{n}: root thread {r.thread_id if r.thread_id is not None else '?'} "
-                       f"{who(r.user, r.host)} {idle}{how} — {_t(st.action, 160)}")
+                       f"{who(r.user, r.host)} {idle} ({_t(st.source, 24)}) — {_t(st.action, 240)}")
+        elif st.certainty is Certainty.INFERRED:
+            out.append(f"{n}: holder inferred (the server lists no holder), no single KILL; "
+                       f"candidates, oldest first:")
+            out += ["  " + candidate_line(c) for c in st.candidates[:candidates]]
+            if len(st.candidates) > candidates:
+                out.append(f"  … {len(st.candidates) - candidates} more")
+            ids = ", ".join(str(i) for i in st.waiter_ids[:TOP_WAITERS])
+            if ids:
+                out.append(f"  waiting: threads {ids}" + (" …" if len(st.waiter_ids) > TOP_WAITERS else ""))
+            if st.hint:
+                out.append(f"  to know for sure: {_t(st.hint, 300)}")
         elif st.source == HOLDER_NOT_RECORDED:
             out.append(f"{n}: {NOT_RECORDED_WORDS} — {_t(st.action, 100)}")
         else:
-            out.append(f"{n}: {_t(st.action, 100)}" + (f"; holder not visible: {_t(st.hint, 200)}" if st.hint else ""))
-        if st.root is not None and st.source == "inferred" and st.hint:
-            out.append(f"  to know for sure: {_t(st.hint, 200)}")
+            out.append(f"{n}: {_t(st.action, 100)}" + (f"; holder not visible: {_t(st.hint, 300)}" if st.hint else ""))
     return out
 
 
@@ -194,7 +255,9 @@ def text_lines(frame: Frame, top: int = TOP_TRANSACTIONS) -> list[str]:
     out: list[str] = []
     lk = frame.locks
     if frame.stalls:
-        out.append(f"STALLS      {len(frame.stalls)} pile(s) of sessions on a lock; release first: {kill_line(frame)}")
+        first = release_first(frame)
+        out.append(f"STALLS      {len(frame.stalls)} pile(s) of sessions on a lock"
+                   + (f"; release first: {first}" if first else ""))
         out += ["  " + line for line in stall_lines(frame)]
         if frame.metadata_blocking:
             out += ["  " + line for line in blocking_lines(frame, trees=frame.metadata_blocking)]
@@ -276,12 +339,15 @@ def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
                        f"{secs(ep.longest_wait_s)} ({ep.kind})")
         if ep.root_thread_id is not None:
             b.lines.append(f"  root thread {ep.root_thread_id} {who(ep.root_user, ep.root_host)} "
-                           f"{_t(ep.root_command, 16)}{' (inferred)' if ep.source == 'inferred' else ''}: "
-                           f"{_t(ep.action, 160)}")
+                           f"{_t(ep.root_command, 16)} ({_t(ep.source, 24)}): {_t(ep.action, 240)}")
             if ep.root_statement:
                 b.lines.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
         elif ep.source == HOLDER_NOT_RECORDED:
             b.lines.append(f"  {NOT_RECORDED_WORDS}: {_t(ep.action, 160)}")
+        elif ep.candidate_ids:
+            b.lines.append("  holder inferred, not listed by the server: no single KILL; candidates, oldest first: "
+                           f"threads {', '.join(str(i) for i in ep.candidate_ids[:TOP_CANDIDATES])}"
+                           + (" …" if len(ep.candidate_ids) > TOP_CANDIDATES else ""))
         else:
             b.lines.append(f"  holder not visible: {_t(ep.action, 160)}")
         figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),

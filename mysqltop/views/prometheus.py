@@ -58,7 +58,7 @@ def _header(m: reg.Metric, openmetrics: bool) -> str:
 
 
 FRAME_FAMILIES: tuple[reg.Metric, ...] = (*reg.SCALARS, reg.HOST_CPU, reg.LATCH_WAITS, reg.LATCH_WAIT_SECONDS,
-                                          reg.LATCH_WAITING, reg.FINDING, reg.BLOCKING_ROOT)
+                                          reg.LATCH_WAITING, reg.FINDING, reg.BLOCKING_ROOT, reg.STALL_WAITING)
 OWN_FAMILIES: tuple[reg.Metric, ...] = (*reg.EXPORTER_METRICS, reg.SERVER_INFO)
 ALL_FAMILIES = (*OWN_FAMILIES, *FRAME_FAMILIES)
 ALWAYS = {reg.UP.name, reg.POLLS.name}        # declared even with no server yet
@@ -187,4 +187,6 @@ def frame_chunks(server: str, frame: Frame, series: reg.LatchSeries) -> Chunks:
         add(reg.FINDING, f',id="{_label(finding_id)}"', severity)
     for session, waiters in reg.blocking_values(frame):
         add(reg.BLOCKING_ROOT, f',session="{_label(session)}"', waiters)
+    for (kind, root), waiting in reg.stall_values(frame):
+        add(reg.STALL_WAITING, f',kind="{_label(kind)}",root="{_label(root)}"', waiting)
     return {k: "".join(v).encode() for k, v in out.items()}

@@ -4,12 +4,13 @@ its performance_schema.metadata_locks / data_lock_waits statements return them).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mysqltop.core import stalls
+from mysqltop.core import stall_rows, stalls
 from mysqltop.core.advice import advise
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame, Throughput
@@ -175,7 +176,7 @@ def test_mysql8_row_lock_stall_from_data_lock_waits_rows() -> None:
 
 
 # ---- nothing listed: inferred, and said so -------------------------------------------------------
-def test_inferred_metadata_root_is_the_oldest_idle_transaction_with_the_hint() -> None:
+def test_inferred_metadata_holder_is_candidates_oldest_first_with_no_kill() -> None:
     sessions = [sess(7, "Query", MDL, 30), sess(8, "Query", MDL, 29),
                 sess(5, "Sleep", "", 500),                    # a pool's idle connection, no transaction
                 sess(6, "Sleep", "", 31, trx_age=33),         # the idle transaction
@@ -183,17 +184,29 @@ def test_inferred_metadata_root_is_the_oldest_idle_transaction_with_the_hint() -
     f = frame_of(sessions, [["instrument_off", None, None, None, None, None, None, None]],
                  ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
     a = first(f)
-    assert a.id == "stall_metadata_lock" and "thread 6 " in a.message and "(inferred" in a.message
-    assert "setup_instruments SET ENABLED='YES' WHERE NAME='wait/lock/metadata/sql/mdl'" in a.evidence
-    f2 = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
-    assert "INSTALL SONAME 'metadata_lock_info'" in f2.stalls[0].hint
+    st0 = f.stalls[0]
+    assert st0.certainty is stalls.Certainty.INFERRED and st0.root is None
+    assert [c.thread_id for c in st0.candidates] == [6, 5, 9]     # the transaction first, then the rest
+    assert all(c.kill is None for c in st0.candidates) and kill_line(f) is None
+    assert a.id == "stall_metadata_lock" and "inferred" in a.message and not re.search(r"KILL \d", a.message)
+    assert a.message.index("thread 6 ") < a.message.index("thread 5 ") < a.message.index("thread 9 ")
+    assert "INSTALL SONAME 'metadata_lock_info'" in a.evidence
+    d = json.loads(json.dumps(f.to_dict()))
+    assert d["stalls"][0]["certainty"] == "inferred" and d["stalls"][0]["root"] is None
+    assert [c["thread_id"] for c in d["stalls"][0]["candidates"]] == [6, 5, 9]
+    text = text_frame(f)
+    assert not re.search(r"KILL \d", text) and "holder inferred" in text and "threads 6, 5, 9" in text
+    f2 = frame_of(sessions, None, MYSQL8)
+    assert "wait/lock/metadata/sql/mdl" in (f2.stalls[0].hint or "")
 
 
-def test_inferred_global_root_went_idle_just_before_the_first_waiter() -> None:
+def test_inferred_global_holder_lists_every_idle_session_no_kill() -> None:
     sessions = [sess(21, "Query", "Waiting for backup lock", 20), sess(22, "Query", "Waiting for backup lock", 19),
                 sess(5, "Sleep", "", 900), sess(20, "Sleep", "", 21), sess(23, "Sleep", "", 3)]
-    a = first(frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306")))
-    assert a.id == "stall_global_read_lock" and "KILL 20" in a.message
+    f = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
+    a = first(f)
+    assert a.id == "stall_global_read_lock" and not re.search(r"KILL \d", a.message)
+    assert [c.thread_id for c in f.stalls[0].candidates] == [5, 20, 23]
 
 
 def test_no_candidate_says_the_holder_is_not_visible() -> None:
@@ -221,7 +234,7 @@ def test_hostile_names_and_statements_stay_data() -> None:
     evil = "x\x1b[2J\x1b]0;owned\x07[bold]y[/]"
     sessions = [sess(7, "Query", MDL, 30, sql=evil), sess(8, "Query", MDL, 29),
                 sess(6, "Sleep", "", 31, trx_age=33, user=evil, host=evil + ":1", sql=evil)]
-    f = frame_of(sessions, [mdl(6, "TABLE", evil, evil, "SHARED_READ")])
+    f = frame_of(sessions, [mdl(6, "TABLE", evil, evil, "SHARED_READ"), mdl(7, "TABLE", evil, evil, "SHARED_READ", "PENDING")])
     a = first(f)
     for text in (a.message, a.evidence, text_frame(f)):
         assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text
@@ -247,7 +260,7 @@ def test_a_waiter_is_never_the_root(rows, locks) -> None:
     sessions = [sess(t, c, s, n, trx_age=a) for t, c, s, n, a in rows]
     md = [mdl(t, o, "d", "n", m, "GRANTED" if g else "PENDING") for t, o, m, g in locks]
     found = stalls.find([], sessions, md or None, "mysql", 1000.0)
-    waiting = {r.thread_id for r in stalls.lock_sessions(sessions) if r.kind is not None}
+    waiting = {r.thread_id for r in stall_rows.lock_sessions(sessions) if r.kind is not None}
     for s in found:
         assert s.root is None or s.root.thread_id not in waiting
 
@@ -260,7 +273,8 @@ def test_report_headline_dates_a_stall_that_began_before_the_window() -> None:
         stalled = i < 8
         sessions = ([sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i),
                      sess(6, "Sleep", "", 61 + i, trx_age=62 + i)] if stalled else [])
-        f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ")] if stalled else None, wall=t)
+        f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ"),
+                                mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")] if stalled else None, wall=t)
         f.throughput = Throughput(tps=0.0, committed_per_s=0.0 if stalled else 900.0)
         frames.append(f)
     from mysqltop.core.pipeline import advise_into
@@ -298,7 +312,8 @@ def test_report_text_opens_with_the_stall_and_says_the_window_started_inside_it(
     frames = []
     for i in range(8):
         sessions = [sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i), sess(6, "Sleep", "", 61 + i, trx_age=62 + i)]
-        f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ")], wall=1_790_000_100.0 + i)
+        f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ"),
+                                mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")], wall=1_790_000_100.0 + i)
         f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
         frames.append(f)
     from mysqltop.core.pipeline import advise_into
@@ -308,3 +323,216 @@ def test_report_text_opens_with_the_stall_and_says_the_window_started_inside_it(
     head = text[:600]
     assert "STALL " in head and "root thread 6" in head and "KILL 6;" in head and "still stalled" in head
     assert "the window starts inside a stall" in text
+
+
+# ---- the KILL line only for a root the server's rows confirm ---------------------------------------
+_STATES = ["", MDL, "Waiting for backup lock", "User lock", "Waiting for table level lock", "Sending data",
+           "copy to tmp table"]
+_OBJECTS = ["TABLE", "BACKUP", "USER LEVEL LOCK", "GLOBAL"]
+_MODES = ["SHARED_READ", "SHARED", "BACKUP_FTWRL2", "SHARED_NO_WRITE", "EXCLUSIVE", "SHARED_NO_READ_WRITE"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 30), st.sampled_from(["Sleep", "Query"]), st.sampled_from(_STATES),
+                          st.integers(0, 100), st.one_of(st.none(), st.integers(0, 100))), max_size=25),
+       st.lists(st.tuples(st.integers(1, 30), st.sampled_from(_OBJECTS), st.sampled_from(["t1", "t2", "job"]),
+                          st.sampled_from(_MODES), st.booleans()), max_size=25),
+       st.sampled_from(["performance_schema", "metadata_lock_info", "instrument_off", None]))
+def test_the_named_root_is_a_listed_holder_or_the_answer_is_inferred_with_every_candidate(rows, locks, source) -> None:
+    sessions = [sess(t, c, s, n, trx_age=a) for t, c, s, n, a in rows]
+    if source is None:
+        md = None
+    elif source == "instrument_off":
+        md = [["instrument_off", None, None, None, None, None, None, None]]
+    else:
+        md = [[source, t, o, "d", name, m, "GRANTED" if g or source == "metadata_lock_info" else "PENDING", "TRANSACTION"]
+              for t, o, name, m, g in locks]
+    found = stalls.find([], sessions, md, "mariadb", 1000.0)
+    parsed = stall_rows.lock_sessions(sessions)
+    waiting = {r.thread_id for r in parsed if r.kind is not None}
+    free = {r.thread_id for r in parsed if r.kind is None}
+    granted = {(t, o) for t, o, _, _, g in locks if g or source == "metadata_lock_info"} if md and source != "instrument_off" else set()
+    for s in found:
+        if s.root is not None:
+            # confirmed: a session the server lists as holding a lock of that class, never a waiter
+            assert s.certainty is stalls.Certainty.CONFIRMED and s.root.kill == f"KILL {s.root.thread_id}"
+            assert s.root.thread_id not in waiting
+            assert any(t == s.root.thread_id for t, _ in granted)
+            assert not s.candidates
+        elif s.certainty is stalls.Certainty.INFERRED:
+            ids = [c.thread_id for c in s.candidates]
+            assert set(ids) == free and len(ids) == len(set(ids))       # every session that could, once
+            assert all(c.kill is None for c in s.candidates)
+        else:
+            assert not s.candidates and not free or s.kind == "innodb_queue"
+
+
+def test_a_decoy_older_transaction_on_another_table_is_not_the_root() -> None:
+    """Thread 226 opened its transaction first and read t2; 227 holds t1, which the ALTER wants:
+    listed by the server, 227 is the root; not listed, both are candidates and none is killed."""
+    sessions = [sess(230, "Query", MDL, 20, sql="ALTER TABLE t1 ADD COLUMN c INT"), sess(231, "Query", MDL, 19),
+                sess(226, "Sleep", "", 60, trx_age=62, user="dba"), sess(227, "Sleep", "", 25, trx_age=30)]
+    locks = [mdl(226, "TABLE", "shop", "t2", "SHARED_READ"), mdl(227, "TABLE", "shop", "t1", "SHARED_READ"),
+             mdl(230, "TABLE", "shop", "t1", "EXCLUSIVE", "PENDING"), mdl(231, "TABLE", "shop", "t1", "SHARED_READ", "PENDING")]
+    a = first(frame_of(sessions, locks))
+    assert "KILL 227" in a.message and "KILL 226" not in a.message
+    # the plugin lists granted locks only: the ALTER's own granted lock says which table
+    plugin = [["metadata_lock_info", 226, "Table metadata lock", "shop", "t2", "MDL_SHARED_READ", "GRANTED", None],
+              ["metadata_lock_info", 227, "Table metadata lock", "shop", "t1", "MDL_SHARED_READ", "GRANTED", None],
+              ["metadata_lock_info", 230, "Table metadata lock", "shop", "t1", "MDL_SHARED_UPGRADABLE", "GRANTED", None]]
+    f = frame_of(sessions, plugin, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
+    assert f.stalls[0].root is not None and f.stalls[0].root.kill == "KILL 227"
+    # nothing listed: both are candidates, the older first, and no KILL anywhere
+    f = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
+    st0 = f.stalls[0]
+    assert st0.root is None and [c.thread_id for c in st0.candidates] == [226, 227] and kill_line(f) is None
+    assert not re.search(r"KILL \d", first(f).message + text_frame(f))
+
+
+def test_without_the_waited_object_a_lock_list_names_candidates_not_a_guess() -> None:
+    """SELECTs queue behind LOCK TABLES … WRITE; the plugin lists granted locks only, and a DBA's
+    transaction holds another table: two sessions hold table locks, so neither is named."""
+    sessions = [sess(41, "Query", MDL, 20), sess(42, "Query", MDL, 19),
+                sess(40, "Sleep", "", 90, trx_age=95, user="dba"), sess(50, "Sleep", "", 30)]
+    plugin = [["metadata_lock_info", 40, "Table metadata lock", "shop", "other", "MDL_SHARED_READ", "GRANTED", None],
+              ["metadata_lock_info", 50, "Table metadata lock", "shop", "t", "MDL_SHARED_NO_READ_WRITE", "GRANTED", None]]
+    f = frame_of(sessions, plugin, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
+    st0 = f.stalls[0]
+    assert st0.root is None and st0.certainty is stalls.Certainty.INFERRED
+    assert {c.thread_id for c in st0.candidates[:2]} == {40, 50} and kill_line(f) is None
+    # the one holder of a table lock in a complete list: that is the server's word
+    f = frame_of([s for s in sessions if s[0] != 40], plugin[1:], ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"))
+    assert f.stalls[0].root is not None and f.stalls[0].root.kill == "KILL 50"
+
+
+def test_copying_alter_root_is_let_finish_or_killed_never_committed() -> None:
+    sessions = [sess(101, "Query", MDL, 20, sql="UPDATE t SET v = 1"), sess(102, "Query", MDL, 19),
+                sess(19, "Query", "copy to tmp table", 25, trx_age=25, sql="ALTER TABLE t ENGINE=InnoDB, ALGORITHM=COPY")]
+    locks = [mdl(19, "TABLE", "shop", "t", "SHARED_NO_WRITE"), mdl(101, "TABLE", "shop", "t", "SHARED_WRITE", "PENDING"),
+             mdl(102, "TABLE", "shop", "t", "SHARED_WRITE", "PENDING")]
+    a = first(frame_of(sessions, locks))
+    assert a.id == "stall_running_ddl" and "let it finish, or KILL 19 (its work is rolled back)" in a.message
+    assert "commit" not in a.message.lower().replace("committing", "")
+    assert "ALGORITHM=INPLACE" in a.message and "LOCK=NONE" in a.message and "gh-ost" in a.message
+    # a SELECT's GROUP BY says "Copying to tmp table": not a DDL
+    busy = [sess(101, "Query", MDL, 20), sess(102, "Query", MDL, 19),
+            sess(19, "Query", "Copying to tmp table", 25, trx_age=25)]
+    assert first(frame_of(busy, [mdl(19, "TABLE", "shop", "t", "SHARED_READ"), *locks[1:]])).id == "stall_metadata_lock"
+
+
+def _row_lock_frame(t: float, waits: list[int], holder_age: int) -> Frame:
+    """16 sessions behind idle thread 6's row lock; each waiter's wait as given (a retry starts anew)."""
+    rows = [[f"w{i}", 100 + i, "app", "h", w, "UPDATE c SET v = v + 1 WHERE id = 1", "T6", 6, "app", "h", holder_age,
+             "RUNNING", "Sleep", None, "`shop`.`c`", "PRIMARY", "X", "RECORD"] for i, w in enumerate(waits)]
+    return frame_of([], None, lock_waits=rows, wall=t)
+
+
+def test_a_row_lock_stall_lasts_across_lock_wait_timeouts() -> None:
+    """innodb_lock_wait_timeout = 4 s: every waiter gives up and waits anew, each wait younger than
+    the 5 s threshold; the root and its 16 waiters stay, so the stall does, dated from the first wait."""
+    frames = []
+    t0 = 1_790_000_100.0
+    for i in range(40):
+        t = t0 + i
+        frames.append(_row_lock_frame(t, [((i + k) % 4) for k in range(16)], holder_age=30 + i))
+    from mysqltop.core.pipeline import advise_into
+    for i, f in enumerate(frames):
+        advise_into(f, frames[:i + 1], {})
+    assert not any(s.is_stall for f in frames for s in f.stalls)        # no single frame is a pile by its waits
+    led = [bool(f.advice) and f.advice[0].id == "stall_row_lock" for f in frames]
+    assert all(led[6:]), led                                             # from 5 s on, every frame
+    last = frames[-1].advice[0]
+    assert "KILL 6" in last.message and "blocked since" in last.message
+    r = build_report(frames)
+    assert len(r.stalls) == 1 and r.stalls[0].start <= t0 and r.stalls[0].end == frames[-1].time
+    # released: gone at once
+    done = frame_of([], None, lock_waits=[], wall=t0 + 41)
+    advise_into(done, [*frames, done], {})
+    assert not [a for a in done.advice if a.id.startswith("stall_")]
+
+
+def test_fleet_row_and_prometheus_say_inferred_where_no_row_names_the_holder() -> None:
+    import time as _time
+
+    from mysqltop.fleet import ServerState
+    from mysqltop.views.fleet_rows import fleet_row
+    from mysqltop.views.headless import openmetrics_frame
+
+    server = ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306")
+    sessions = [sess(7, "Query", MDL, 30), sess(8, "Query", MDL, 29), sess(6, "Sleep", "", 31, trx_age=33)]
+    for metadata, root, finding in (
+            (None, "inferred", "stall_metadata_lock: holder inferred"),
+            ([["metadata_lock_info", 6, "Table metadata lock", "shop", "t", "MDL_SHARED_READ", "GRANTED", None]],
+             "6", "stall_metadata_lock: KILL 6")):
+        f = frame_of(sessions, metadata, server)
+        f.advice = advise([f], {})
+        text = openmetrics_frame(f)
+        stall_lines = [line for line in text.splitlines() if line.startswith("mysqltop_stall_waiting_sessions{")]
+        assert stall_lines == [f'mysqltop_stall_waiting_sessions{{server="db1:3306",kind="metadata_lock",root="{root}"}} 2']
+        now = _time.monotonic()
+        row = fleet_row(ServerState(name="db1:3306", frame=f, good=f, arrived=now, good_at=now, started=now,
+                                    trend=(f,)), now, 1.0)
+        assert row.finding == finding
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(0, 60)), min_size=1, max_size=40))
+def test_a_row_lock_root_is_a_blocker_the_lock_wait_rows_name(edges) -> None:
+    """Over generated wait graphs (trx N is thread N): every row-lock stall's root is a blocking
+    transaction of the rows, never one that waits itself unless the graph is a cycle, with its KILL."""
+    rows = [[f"T{w}", w, "app", "h", s, "UPDATE t SET v = 1", f"T{b}", b, "app", "h", 100, "RUNNING", "Sleep", None,
+             "`d`.`t`", "PRIMARY", "X", "RECORD"] for w, b, s in edges if w != b]
+    if not rows:
+        return
+    from mysqltop.core.locks import blocking_tree
+    found = stalls.find(blocking_tree(rows), [], None, "mariadb", 1000.0)
+    blockers = {r[7] for r in rows}
+    waiters = {r[1] for r in rows}
+    below: dict[int, set[int]] = {}
+    for r in rows:
+        below.setdefault(r[7], set()).add(r[1])
+    reached, todo = set(blockers - waiters), list(blockers - waiters)
+    while todo:
+        for n in below.get(todo.pop(), ()):
+            if n not in reached:
+                reached.add(n)
+                todo.append(n)
+    for s in found:
+        assert s.kind == "row_lock" and s.certainty is stalls.Certainty.CONFIRMED and s.root is not None
+        assert s.root.thread_id in blockers and s.root.kill == f"KILL {s.root.thread_id}"
+        # a root that waits itself only heads a cycle no free holder reaches (InnoDB breaks those)
+        assert s.root.thread_id not in waiters or s.root.thread_id not in reached
+
+
+def test_report_of_an_inferred_stall_lists_candidates_and_no_kill() -> None:
+    from mysqltop.core.pipeline import advise_into
+    from mysqltop.views.report_text import render
+
+    frames = []
+    for i in range(8):
+        sessions = [sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i),
+                    sess(6, "Sleep", "", 61 + i, trx_age=62 + i), sess(30, "Sleep", "", 90 + i, user="dba")]
+        f = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"), wall=1_790_000_100.0 + i)
+        f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
+        frames.append(f)
+    for i, f in enumerate(frames):
+        advise_into(f, frames[:i + 1], {})
+    r = build_report(frames)
+    ep = r.stalls[0]
+    assert ep.certainty == "inferred" and ep.kill is None and ep.root_thread_id is None
+    assert ep.candidate_ids == [6, 30]
+    assert r.headline is not None and "inferred" in r.headline and "threads 6, 30" in r.headline
+    text = render(r, "text")
+    assert not re.search(r"KILL \d", text) and "candidates, oldest first: threads 6, 30" in text
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["stalls"][0]["certainty"] == "inferred" and d["stalls"][0]["candidate_ids"] == [6, 30]
+
+
+def test_the_statement_offered_per_server_and_its_cost() -> None:
+    from mysqltop.core.instrumentation import MDL_COST, lock_holders_statement
+
+    sql, note = lock_holders_statement("mariadb")
+    assert sql == "INSTALL SONAME 'metadata_lock_info'" and "held now" in note
+    sql, note = lock_holders_statement("mysql")
+    assert sql.startswith("UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES'")
+    assert "wait/lock/metadata/sql/mdl" in sql and MDL_COST in note and "from now on" in note

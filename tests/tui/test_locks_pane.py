@@ -68,7 +68,8 @@ async def test_k_shows_the_kill_line_of_the_hottest_blocker() -> None:
 
 def test_pane_counts_metadata_lock_waiters_and_names_the_root() -> None:
     """Nine sessions in "Waiting for table metadata lock" are nine blocked, with the server's
-    seconds, the idle root and its KILL line — never "blocked 0 / no session waits"."""
+    seconds — never "blocked 0 / no session waits"; with no lock list the idle transaction is a
+    candidate, with no KILL line; listed by the server, it is the root with its KILL line."""
     from mysqltop.core.derive import derive
     from mysqltop.core.parsed import parse_sample
     from mysqltop.core.sample import RawSample, ServerIdentity
@@ -84,5 +85,10 @@ def test_pane_counts_metadata_lock_waiters_and_names_the_root() -> None:
     f = derive(parse_sample(prev), parse_sample(raw))
     text = LocksPane(7).body(f, [], 200).plain
     assert "blocked 9" in text and "no session waits" not in text and "blocked 0" not in text
-    assert "release first: KILL 6;" in text and "root thread 6 batch@h" in text and "(inferred)" in text
+    assert "release first: holder inferred" in text and "thread 6 batch@h" in text and "KILL 6" not in text
     assert max(s.time_s or 0 for s in f.sessions) == 49        # the server's seconds, not 0
+    listed = [["metadata_lock_info", 6, "Table metadata lock", "db", "t", "MDL_SHARED_READ", "GRANTED", None]]
+    from dataclasses import replace
+    f = derive(parse_sample(prev), parse_sample(replace(raw, metadata_locks=listed)))
+    text = LocksPane(7).body(f, [], 200).plain
+    assert "release first: KILL 6;" in text and "root thread 6 batch@h" in text

@@ -1,8 +1,11 @@
-"""Stalls: sessions piled up on a lock are the first finding, naming the session to release.
+"""Stalls: sessions piled up on a lock are the first finding, naming the session to release —
+only when the server's rows name it; an inferred holder is a list of candidates and no KILL.
 
-A stall is judged on the last frame: the waits it counts are the server's own durations (a
-session waiting 40 s has waited 40 s, not one sample's worth), so no sustain fraction is needed,
-and a stall that ends clears at once. core/stalls.py finds the piles and their roots.
+A stall is the root's, not a wait's: it lasts from the first wait to the root's release. The
+waits it counts are the server's own durations (a session waiting 40 s has waited 40 s), and the
+same root blocking in the frames before (within STALL_GAP_S seconds of each other) carries the
+stall's start back across lock-wait timeouts, where each waiter gives up and waits anew. A stall
+that ends clears at once. core/stalls.py finds the piles and their roots.
 """
 
 from __future__ import annotations
@@ -13,10 +16,14 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
 from mysqltop.core.rules.base import Vars, Window, advice, clock, num
 from mysqltop.core.safe_text import visible
-from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS, STALL_MIN_WAIT_S, Stall, StallRoot
+from mysqltop.core.stalls import (
+    CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
+    Certainty, Stall, StallRoot, running_ddl,
+)
 
 SQL_SHOWN = 160
 WAITERS_SHOWN = 8
+CANDIDATES_SHOWN = 5
 
 _KIND_WORDS = {
     "row_lock": "a row lock", "metadata_lock": "a metadata lock", "table_lock": "a table lock (LOCK TABLES)",
@@ -50,6 +57,38 @@ def root_words(r: StallRoot) -> str:
     return f"thread {r.thread_id if r.thread_id is not None else '?'} {who} ({doing})"
 
 
+def candidate_words(r: StallRoot) -> str:
+    """A candidate holder, with what it last ran where the server keeps it."""
+    out = root_words(r)
+    if running_ddl(r.state):
+        out += " — a running DDL statement"
+    if r.lock_mode:
+        out += f", holds {_t(r.lock_mode, 40)} on some object"
+    if r.statement:
+        out += f", last: {_t(r.statement, 80)}"
+    return out
+
+
+def since(w: Window, st: Stall) -> float | None:
+    """When this root began blocking: the earliest first wait of the same confirmed root in the
+    frames before, each within STALL_GAP_S of the next (a stall whose waiters timed out and
+    retried); an inferred holder's pile is dated by its own waits."""
+    key, start = st.key, st.started
+    if st.root is None:
+        return start            # only a holder the server names is known to be the same one
+    seen = w.last.time
+    for f in reversed(w.history[:-1]):
+        if seen - f.time > STALL_GAP_S:
+            break
+        same = next((x for x in f.stalls if x.key == key), None)
+        if same is None:
+            continue
+        seen = f.time
+        if same.started is not None and (start is None or same.started < start):
+            start = same.started
+    return start
+
+
 def _throughput(w: Window, st: Stall) -> str:
     if st.started is None:
         return ""
@@ -64,13 +103,21 @@ def _throughput(w: Window, st: Stall) -> str:
     return f"; {label} {num(now)} during (the window starts inside the stall)"
 
 
-def stall_advice(w: Window, st: Stall) -> Advice:
+def stall_advice(w: Window, st: Stall, began: float | None = None) -> Advice:
     wait = f"{num(st.longest_wait_s)} s"
     n = f"{st.waiting} session{'s' if st.waiting != 1 else ''}"
+    blocking = ""
+    if began is not None and st.started is not None and began < st.started - CLOCK_SLACK_S:
+        blocking = (f", blocked since {clock(began)} ({num(w.last.time - began)} s: the waits timed out "
+                    "and began again)")
     if st.root is not None:
-        inferred = " (inferred: the server lists no lock holders)" if st.source == "inferred" else ""
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}; the root is {root_words(st.root)}{inferred} — "
-               f"{st.action}")
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}{blocking}; the root is "
+               f"{root_words(st.root)} — {st.action}")
+    elif st.certainty is Certainty.INFERRED:
+        shown = "; ".join(candidate_words(c) for c in st.candidates[:CANDIDATES_SHOWN])
+        more = f"; and {len(st.candidates) - CANDIDATES_SHOWN} more" if len(st.candidates) > CANDIDATES_SHOWN else ""
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}{blocking}; the holder is inferred, "
+               f"not listed by the server — {st.action}; candidates, oldest first: {shown}{more}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
     elif st.source == NOT_RECORDED:
@@ -92,8 +139,8 @@ def stall_advice(w: Window, st: Stall) -> Advice:
             ev.append(f"it holds {_t(st.root.lock_mode, 40)} ({st.source})")
         elif st.source == "lock tables":
             ev.append("holder from the server's lock tables")
-        if st.source == "inferred" and st.hint:
-            ev.append(f"to know for sure: {st.hint}")
+    if st.certainty is Certainty.INFERRED and st.hint:
+        ev.append(f"to know for sure: {st.hint}")
     text = "; ".join(ev) + _throughput(w, st)
     return advice(f"stall_{st.kind}", "critical", msg, text)
 
@@ -131,15 +178,26 @@ def _others(st: Stall, piles: list[Stall]) -> str:
     return "; also " + "; ".join(lines) + (" …" if len(more) > OTHER_ROOTS_SHOWN else "")
 
 
+def judged(st: Stall, began: float | None, now: float) -> bool:
+    """A pile worth the first finding, with the root's blocking time (from `began`) as its length."""
+    if st.is_stall:
+        return True
+    if began is None or st.started is None or began >= st.started - CLOCK_SLACK_S:
+        return False            # the waits began no earlier than they say: they alone judge it
+    held = now - began
+    return (st.waiting >= STALL_MIN_WAITERS and held >= STALL_MIN_WAIT_S) or (st.waiting >= 1 and held >= LONE_WAIT_S)
+
+
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
-    piles = [st for st in w.last.stalls
-             if st.is_stall or ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st))]
+    began = {id(st): since(w, st) for st in w.last.stalls}
+    piles = [st for st in w.last.stalls if judged(st, began[id(st)], w.last.time)
+             or ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st))]
     for st in piles:
         if st.kind in seen:
             continue
         seen.add(st.kind)
-        a = stall_advice(w, st)
+        a = stall_advice(w, st, began[id(st)])
         yield replace(a, message=a.message + _others(st, piles))
 
 

@@ -1,7 +1,8 @@
 """Locks & transactions: who blocks whom, the longest transactions, busy sessions by state.
 
 The hottest blocker's `KILL <id>;` is on the pane's first line and one key (k) away as a
-ready-to-copy line; mysqltop never runs it. Server text (statements, users, hosts) comes
+ready-to-copy line — only for a holder the server's rows confirm; an inferred one shows its
+candidates and no KILL. mysqltop never runs it. Server text (statements, users, hosts) comes
 through views/locks_text (controls made visible) and is only ever put in Text, never in markup.
 """
 
@@ -53,10 +54,14 @@ class LocksPane(Pane):
         if frame.session_states:             # "16 in Commit" at a glance, above the detail
             lines.append(_fit(f"sessions: {lt.states_summary(frame.session_states)}", width, p.header))
         kill = lt.kill_line(frame)
+        first = lt.release_first(frame)
         if kill:
-            label = "release first: " if any(s.is_stall for s in frame.stalls) else "hottest blocker: "
+            label = "release first: " if lt.worst_stall(frame) is not None else "hottest blocker: "
             lines.append(Text.assemble((label, p.header), (kill, p.hot),
                                        ("  (k: copy; mysqltop never kills)", p.dim)))
+        elif first:
+            lines.append(Text.assemble(("release first: ", p.header), (_fit(first, max(1, width - 15)).plain, p.warm),
+                                       ("  (m: make the server list holders)", p.dim)))
         lines += [_fit(line, width, p.hot) for line in lt.stall_lines(frame)]
         if frame.blocking or frame.metadata_blocking:
             for trees in (frame.metadata_blocking, frame.blocking):
@@ -81,11 +86,17 @@ class LocksPane(Pane):
 
 
 def copy_kill_line(app: object, frame: Frame | None) -> None:
-    """The `k` key: show the hottest blocker's KILL line in a toast and put it on the clipboard."""
+    """The `k` key: show the hottest blocker's KILL line in a toast and put it on the clipboard —
+    a confirmed holder only; an inferred one shows the candidates and copies nothing."""
     line = lt.kill_line(frame) if frame is not None else None
     notify = getattr(app, "notify")
     if line is None and frame is not None and "lock_waits" in frame.unrecorded:
         notify(f"who blocks whom: lock waits {lt.NOT_RECORDED}", timeout=5, markup=False)
+        return
+    worst = lt.worst_stall(frame) if frame is not None else None
+    if line is None and worst is not None:
+        notify(f"{lt.release_first(frame) if frame is not None else ''}; nothing copied. m shows the statement "
+               "that makes the server list the holder", title="holder not confirmed", timeout=15, markup=False)
         return
     if line is None:
         notify("no session is blocking another right now", timeout=3, markup=False)
@@ -94,5 +105,5 @@ def copy_kill_line(app: object, frame: Frame | None) -> None:
         getattr(app, "copy_to_clipboard")(line)
     except Exception:  # noqa: BLE001 - a terminal without OSC 52 still shows the line
         pass
-    title = "release first" if frame is not None and any(s.is_stall for s in frame.stalls) else "hottest blocker"
+    title = "release first" if worst is not None else "hottest blocker"
     notify(f"{line}   (copied; mysqltop never kills)", title=title, timeout=15, markup=False)
