@@ -51,8 +51,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
                    help=f"seconds (default {DEFAULT_CONNECT_TIMEOUT:g})")
     g.add_argument("--enable-instruments", action="store_true",
-                   help="first turn on the performance_schema wait/synch instruments (changes a server "
-                        "setting until restart; says what it changed)")
+                   help="first turn on the performance_schema wait/synch instruments and what lists lock "
+                        "holders (MariaDB: INSTALL SONAME 'metadata_lock_info'; MySQL: the metadata-lock "
+                        "instrument); changes server settings; says what it changed")
 
 
 def add_fleet_arguments(parser: argparse.ArgumentParser) -> None:

@@ -55,8 +55,12 @@ def test_transactions_and_lock_waits_only_when_one_waits_or_is_old() -> None:
     # a session waiting for a metadata lock: its holder may be an idle transaction
     p = Poll(values={"global_status": [("Innodb_row_lock_current_waits", "0")],
                      "sessions": [(7, "a", "h", "db", "Query", "Waiting for table metadata lock", 3, "ALTER")]})
-    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks"]
+    # (MariaDB without metadata_lock_info: asked whether it was installed since, while one waits)
+    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "mdl_plugin", "metadata_locks"]
     assert p.none_waiting
+    plan.saw_plugins([(1,)])                       # installed: from the next poll on its holders are read
+    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks"]
+    assert "METADATA_LOCK_INFO" in plan.locks.metadata_locks.sql
     assert oldest_active_s("no transactions here") is None
     # statement text imitating a transaction line can only make the poll read more
     assert oldest_active_s("---TRANSACTION 1, ACTIVE 0 sec\nUPDATE t /*\n---TRANSACTION 9, ACTIVE 999 sec */") == 999

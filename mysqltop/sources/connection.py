@@ -179,9 +179,29 @@ def force_close(conn: Any) -> None:
 
 
 def enable_instruments(opts: ConnectionOptions) -> list[str]:
-    """--enable-instruments: turn the wait/synch instruments on; lines saying what changed."""
+    """--enable-instruments: turn the wait/synch instruments on, and what lists the lock holders
+    (MariaDB: the metadata_lock_info plugin; MySQL: the metadata-lock instrument); lines saying
+    what changed (a refused lock-holder statement is a line, not a failure)."""
+    from mysqltop.sources.lock_holders import enable_lock_holders
+
     conn = connect(opts, 10.0, opts.connect_timeout)
     try:
-        return caps_mod.enable_synch_instruments(conn)
+        lines = caps_mod.enable_synch_instruments(conn)
+        try:
+            lines += enable_lock_holders(conn)
+        except UserError as e:
+            lines.append(f"lock holders not listed: {e.message}")
+        return lines
+    finally:
+        conn.close()
+
+
+def run_lock_holders(opts: ConnectionOptions, flavor: str | None = None) -> list[str]:
+    """The TUI's `m` key, confirmed: the lock-holder statement on a connection of its own."""
+    from mysqltop.sources.lock_holders import enable_lock_holders
+
+    conn = connect(opts, 10.0, opts.connect_timeout)
+    try:
+        return enable_lock_holders(conn, flavor)
     finally:
         conn.close()

@@ -45,6 +45,9 @@ class LiveSource:
     def read(self) -> RawSample:
         return self.mysql.read()
 
+    def enable_lock_holders(self) -> list[str]:
+        return self.mysql.enable_lock_holders()
+
     def _host(self) -> HostSample | None:
         caps = self.mysql.capabilities
         if caps is None or not caps.local:

@@ -20,7 +20,7 @@ from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import locks as locks_src
 from mysqltop.sources import poll_results
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.connection import Link, enable_instruments
+from mysqltop.sources.connection import Link, enable_instruments, run_lock_holders
 from mysqltop.sources.failure import classify
 from mysqltop.sources.poll_statements import (
     K_VARS, STATUS_NAMES, VARIABLE_NAMES, Poll, PollStats, StatementPlan,
@@ -85,6 +85,11 @@ class MySQLSource:
     @property
     def identity(self) -> ServerIdentity:
         return self.capabilities.identity() if self.capabilities else ServerIdentity(address=self.opts.address)
+
+    def enable_lock_holders(self) -> list[str]:
+        """Make the server list lock holders (the TUI's `m`, confirmed): on a connection of its
+        own, so a poll in flight is not held up; the polls pick it up while sessions wait."""
+        return run_lock_holders(self.opts, self.capabilities.flavor if self.capabilities else None)
 
     # ---- polling -----------------------------------------------------------------------------
     def read(self) -> RawSample:

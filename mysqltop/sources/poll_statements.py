@@ -79,6 +79,7 @@ VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
 K_STATUS, K_MUTEX, K_PS, K_GSTATUS, K_METRICS = POLL_STATEMENTS[:5]
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS = locks_src.K_LOCK_WAITS, locks_src.K_TRANSACTIONS, locks_src.K_SESSIONS
 K_VARS = POLL_STATEMENTS[-1]
+K_MDL_PLUGIN = "mdl_plugin"
 K_TIME = "server_time"
 
 
@@ -137,6 +138,7 @@ class StatementPlan:
         self.mutex_asked_at = float("-inf")
         self.variables_at: float | None = None
         self.multi = True                        # the server takes multi-statements
+        self.mdl_plugin = mdl_plugin
         self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema, mdl_plugin)
 
     def statements(self, mono: float) -> list[tuple[str, str]]:
@@ -195,9 +197,18 @@ class StatementPlan:
         # who holds what they wait for: every session (idle ones too), and the metadata locks
         if (waiting or others) and self.locks.lock_sessions is not None:
             out.append((locks_src.K_LOCK_SESSIONS, self.locks.lock_sessions.sql))
+        if others and self.caps.flavor == "mariadb" and not self.mdl_plugin:
+            # installed while the stall lasts (the m key, a DBA): its holders from the next poll on
+            out.append((K_MDL_PLUGIN, locks_src.MDL_PLUGIN_SQL))
         if others and self.locks.metadata_locks is not None:
             out.append((locks_src.K_METADATA_LOCKS, self.locks.metadata_locks.sql))
         return [(k, s) for k, s in out if k not in self.disabled]
+
+    def saw_plugins(self, rows: Any) -> None:
+        """The metadata_lock_info check answered: once active, the next polls read its holders."""
+        if not self.mdl_plugin and rows and rows[0] and rows[0][0]:
+            self.mdl_plugin = True
+            self.locks = locks_src.reads(self.caps.flavor, self.caps.version_tuple, self.caps.performance_schema, True)
 
     def variables_due(self, mono: float) -> bool:
         return self.variables_at is None or mono - self.variables_at >= VARIABLES_EVERY_S

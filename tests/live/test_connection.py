@@ -122,6 +122,10 @@ def test_disabled_instruments_note_and_enable(mariadb: ThrowawayMariaDB) -> None
         found = re.match(r"enabled (\d+) of the (\d+) latch instruments mysqltop ranks", lines[0])
         assert found and found.group(1) == found.group(2) and 10 < int(found.group(1)) < caps.synch_instruments_total
         assert hint_config() in lines[1]
+        # and what lists lock holders: MariaDB's plugin (installed now, or already)
+        assert any("metadata_lock_info" in line for line in lines[2:])
+        assert mariadb.query("SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_NAME = "
+                             "'METADATA_LOCK_INFO' AND PLUGIN_STATUS = 'ACTIVE'")[0][0] == 1
         # only those: no condition, no MyISAM/Aria latch turned on
         assert open_caps(mariadb).synch_instruments_enabled == int(found.group(1))
         assert enable_instruments(mariadb.options(user="root"))[0].startswith("all ")

@@ -25,12 +25,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from mysqltop.core.frame import Frame
+from mysqltop.core.instrumentation import lock_holders_statement
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
 from mysqltop.views.outage import OutageNotes
-from mysqltop.views.tui.feed_commands import (Jump, NextBookmark, NextFinding, Play, SeekTime, SetInterval, Speed,
-                                             Step, ToEnd, ToggleRecord)
+from mysqltop.views.tui.feed_commands import (Jump, ListLockHolders, NextBookmark, NextFinding, Play, SeekTime,
+                                             SetInterval, Speed, Step, ToEnd, ToggleRecord)
 from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
 from mysqltop.views.tui.feed_events import TimelineInfo
 from mysqltop.views.tui.feeds import Feed
@@ -40,7 +41,7 @@ from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, Fram
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.load_screen import LoadScreen
-from mysqltop.views.tui.screens import GotoScreen, HelpScreen
+from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
@@ -332,6 +333,11 @@ class MysqltopApp(App[None]):
 
     def action_kill_line(self) -> None:
         copy_kill_line(self, self.frame)
+
+    def action_lock_holders(self) -> None:
+        flavor = self.frame.server.flavor if self.frame is not None else None
+        self.push_screen(LockHoldersScreen(*lock_holders_statement(flavor)),
+                         lambda yes: self.feed.send(ListLockHolders()) if yes else None)
 
     def action_record(self) -> None:
         self.feed.send(ToggleRecord())

@@ -82,5 +82,10 @@ class NextBookmark:
     """Replay: go to the next bookmark (wrapping to the first)."""
 
 
+@dataclass(frozen=True)
+class ListLockHolders:
+    """Live: run the statement that makes the server list lock holders (the user confirmed it)."""
+
+
 FeedCommand = Union[Stop, SetInterval, ToggleRecord, Play, Step, SeekTime, Jump, NextFinding, ToEnd, Speed,
-                    NextBookmark]
+                    NextBookmark, ListLockHolders]

@@ -38,7 +38,9 @@ from mysqltop.recording.history import SampleRing, capacity_for
 from mysqltop.recording.session_store import SessionStore
 from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.browse import TREND, Browser
-from mysqltop.views.tui.feed_commands import FeedCommand, Play, SetInterval, Stop, ToEnd, ToggleRecord
+from mysqltop.views.tui.feed_commands import (
+    FeedCommand, ListLockHolders, Play, SetInterval, Stop, ToEnd, ToggleRecord,
+)
 from mysqltop.views.tui.feed_events import Failed, FeedEvent, FrameShown, LivePolled, Notice
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.session_deadlocks import SessionDeadlocks, SessionFold
@@ -235,6 +237,8 @@ class LiveFeed(Feed):
             self.engine.set_interval(command.seconds)     # the source's timeouts follow it
         elif isinstance(command, ToggleRecord):
             self.do_record(command.path)
+        elif isinstance(command, ListLockHolders):
+            self.list_lock_holders()
         elif isinstance(command, ToEnd) or (isinstance(command, Play) and (
                 command.playing or (command.playing is None and self.browser is not None))):
             self.follow_live()
@@ -264,6 +268,19 @@ class LiveFeed(Feed):
         self.timeline.release()                 # and the recording it read (opened again when needed)
         if self.trend:
             self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position(), self.session_deadlocks))
+
+    def list_lock_holders(self) -> None:
+        """Run the lock-holder statement through the source (its own connection); say the result."""
+        run = getattr(self.engine.source, "enable_lock_holders", None)
+        if run is None:
+            self._notice("this source cannot run statements", "warning")
+            return
+        try:
+            lines = run()
+        except Exception as exc:  # noqa: BLE001 - a refusal (UserError) or a lost server: say it
+            self._notice(str(getattr(exc, "message", exc)), "error")
+            return
+        self._notice("; ".join(lines))
 
     def do_record(self, path: str | None = None) -> None:
         """Start recording to `path` (or a file named by the time), or stop if recording."""

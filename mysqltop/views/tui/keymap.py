@@ -34,6 +34,8 @@ KEYS: tuple[Key, ...] = (
           footer=(n == 1), label="zoom") for n in range(1, 8)),
     Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
         footer=True, label="kill line"),
+    Key("m", "m", "lock_holders", "show the statement that makes the server list lock holders; run it on y",
+        LIVE),
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,

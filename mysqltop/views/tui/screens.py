@@ -1,4 +1,4 @@
-"""Modal screens: the `?` key help and the `g` go-to-time prompt."""
+"""Modal screens: the `?` key help, the `g` go-to-time prompt and the `m` confirmation."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from mysqltop.views.tui.keymap import Key
 
@@ -61,3 +61,30 @@ class GotoScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class LockHoldersScreen(ModalScreen[bool]):
+    """Shows the one statement that makes the server list lock holders, what it costs, and runs
+    it only on a yes: dismisses with True (run) or False. Plain Text: nothing read as markup."""
+
+    BINDINGS = [Binding("escape,n", "answer(False)", "no", show=False), Binding("y", "answer(True)", "yes", show=False)]
+
+    def __init__(self, statement: str, cost: str) -> None:
+        super().__init__(id="holders")
+        self.statement, self.cost = statement, cost
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="holders-box"):
+            yield Static(Text("Make the server list who holds each lock?", style="bold"))
+            yield Static(Text(self.statement), id="holders-statement")
+            yield Static(Text(self.cost))
+            yield Static(Text("mysqltop runs it on the server now, once (y), or not (n / esc).", style="dim"))
+            with Horizontal(id="holders-buttons"):
+                yield Button("Run it (y)", id="holders-run", variant="warning")
+                yield Button("Cancel (n)", id="holders-cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "holders-run")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
