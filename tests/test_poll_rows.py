@@ -56,10 +56,15 @@ def test_transactions_and_lock_waits_only_when_one_waits_or_is_old() -> None:
     p = Poll(values={"global_status": [("Innodb_row_lock_current_waits", "0")],
                      "sessions": [(7, "a", "h", "db", "Query", "Waiting for table metadata lock", 3, "ALTER")]})
     # (MariaDB without metadata_lock_info: asked whether it was installed since, while one waits)
-    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "mdl_plugin", "metadata_locks"]
+    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks", "mdl_plugin"]
     assert p.none_waiting
-    plan.saw_plugins([(1,)])                       # installed: from the next poll on its holders are read
-    assert [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks"]
+    p.errors["mdl_plugin"] = "Unknown table 'METADATA_LOCK_INFO' in information_schema"
+    plan.disabled["mdl_plugin"] = p.errors["mdl_plugin"]
+    plan.saw_plugins(p)                            # not installed: no error shown, asked again next poll
+    assert "mdl_plugin" not in p.errors and "mdl_plugin" not in plan.disabled and not plan.mdl_plugin
+    p.values["mdl_plugin"] = ()
+    plan.saw_plugins(p)                            # installed: from the next poll on its holders are read
+    assert plan.mdl_plugin and [k for k, _ in plan.second_trip(p)] == ["transactions", "lock_sessions", "metadata_locks"]
     assert "METADATA_LOCK_INFO" in plan.locks.metadata_locks.sql
     assert oldest_active_s("no transactions here") is None
     # statement text imitating a transaction line can only make the poll read more

@@ -31,8 +31,8 @@ class Failure(str, Enum):
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
     "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
-    "lock_waits", "row_locks", "transactions", "sessions", "session_states", "lock_sessions", "mdl_plugin",
-    "metadata_locks", "variables")
+    "lock_waits", "row_locks", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks",
+    "mdl_plugin", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from mysqltop.core.instrumentation import MDL_INSTRUMENT, MDL_PLUGIN_LINE, lock_holders_statement
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import grantee, one_line
-from mysqltop.sources.locks import MDL_PLUGIN_SQL as PLUGIN_ACTIVE_SQL
+from mysqltop.sources.locks import has_mdl_plugin
 
 
 def _one(conn: Any, sql: str) -> Any:
@@ -27,7 +27,7 @@ def enable_lock_holders(conn: Any, flavor: str | None = None) -> list[str]:
         flavor = "mariadb" if "mariadb" in str(_one(conn, "SELECT VERSION()")).lower() else "mysql"
     statement, cost = lock_holders_statement(flavor)
     user = str(_one(conn, "SELECT CURRENT_USER()"))
-    if flavor == "mariadb" and _one(conn, PLUGIN_ACTIVE_SQL):
+    if has_mdl_plugin(conn, flavor):
         return ["metadata_lock_info is installed already: mysqltop reads the lock holders from it"]
     try:
         with conn.cursor() as cur:

@@ -10,7 +10,7 @@ from typing import Any
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 from mysqltop.sources import locks as locks_src
 from mysqltop.sources.poll_statements import (
-    K_GSTATUS, K_LOCK_WAITS, K_MDL_PLUGIN, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
+    K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )
 
 K_SESSIONS, K_SESSION_STATES, K_TRANSACTIONS = locks_src.K_SESSIONS, locks_src.K_SESSION_STATES, locks_src.K_TRANSACTIONS
@@ -77,6 +77,7 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     mutex = v.get(K_MUTEX)
     if mutex is not None:
         plan.saw_mutex(mutex)
+    plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps
     if c.performance_schema_on and not c.performance_schema:
@@ -84,8 +85,6 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                 f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
     locks = lock_rows(plan, v)
-    if K_MDL_PLUGIN in v:
-        plan.saw_plugins(v[K_MDL_PLUGIN])          # after lock_rows: this poll's rows are the old read's
     if p.none_waiting:
         locks[K_LOCK_WAITS] = []              # not asked: no transaction waits for a row lock
         if plan.locks.row_locks is not None:

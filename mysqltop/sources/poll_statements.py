@@ -197,16 +197,24 @@ class StatementPlan:
         # who holds what they wait for: every session (idle ones too), and the metadata locks
         if (waiting or others) and self.locks.lock_sessions is not None:
             out.append((locks_src.K_LOCK_SESSIONS, self.locks.lock_sessions.sql))
-        if others and self.caps.flavor == "mariadb" and not self.mdl_plugin:
-            # installed while the stall lasts (the m key, a DBA): its holders from the next poll on
-            out.append((K_MDL_PLUGIN, locks_src.MDL_PLUGIN_SQL))
         if others and self.locks.metadata_locks is not None:
             out.append((locks_src.K_METADATA_LOCKS, self.locks.metadata_locks.sql))
-        return [(k, s) for k, s in out if k not in self.disabled]
+        out = [(k, s) for k, s in out if k not in self.disabled]
+        if others and self.caps.flavor == "mariadb" and not self.mdl_plugin:
+            # installed while the stall lasts (the m key, a DBA)? Last in the trip: while it is
+            # not, the statement fails, which ends the batch with nothing left to send
+            out.append((K_MDL_PLUGIN, locks_src.MDL_PLUGIN_SQL))
+        return out
 
-    def saw_plugins(self, rows: Any) -> None:
-        """The metadata_lock_info check answered: once active, the next polls read its holders."""
-        if not self.mdl_plugin and rows and rows[0] and rows[0][0]:
+    def saw_plugins(self, poll: Poll) -> None:
+        """The metadata_lock_info check of this poll: its table answered once the plugin is active
+        (the next polls read its holders); its absence is no error to show or to stop asking."""
+        if K_MDL_PLUGIN not in poll.values and K_MDL_PLUGIN not in poll.errors:
+            return
+        if poll.errors.pop(K_MDL_PLUGIN, None) is not None:
+            poll.timings_ms.setdefault(K_MDL_PLUGIN, 0.0)    # sent all the same: Questions counts it
+        self.disabled.pop(K_MDL_PLUGIN, None)
+        if K_MDL_PLUGIN in poll.values and not self.mdl_plugin:
             self.mdl_plugin = True
             self.locks = locks_src.reads(self.caps.flavor, self.caps.version_tuple, self.caps.performance_schema, True)
 
