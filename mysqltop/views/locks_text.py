@@ -50,12 +50,13 @@ def worst_stall(frame: Frame) -> Stall | None:
 
 
 def kill_line(frame: Frame) -> str | None:
-    """The confirmed root of the worst stall (else the hottest row-lock blocker) as a ready-to-copy
-    statement, or None — None too while the worst stall's holder is only inferred: no single
-    session is offered then. mysqltop never runs it."""
-    worst = worst_stall(frame)
-    if worst is not None:
-        return f"{worst.root.kill};" if worst.root is not None and worst.root.kill else None
+    """The confirmed root of the biggest stall that has one (else the hottest row-lock blocker)
+    as a ready-to-copy statement, or None — None too while every stall's holder is only inferred
+    or held by many: no single session is offered then. mysqltop never runs it."""
+    piles = [s for s in frame.stalls if s.is_stall]
+    named = next((s.root.kill for s in piles if s.root is not None and s.root.kill), None)
+    if named is not None or piles:
+        return f"{named};" if named is not None else None
     top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
     return f"{top.kill};" if top is not None else None
 
