@@ -310,7 +310,8 @@ def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: 
     makes no on-disk temporary table and no in-memory one beyond those the server fills for the
     information_schema tables it reads (INNODB_METRICS, INNODB_TRX twice, INNODB_LOCK_WAITS,
     INNODB_LOCKS, INNODB_TRX for the transactions, INNODB_TRX for the sessions that may hold the
-    lock): no sort, no grouping, no JSON aggregate. The
+    lock, INNODB_LOCKS and INNODB_TRX for every lock's holder; the metadata-lock plugin's re-check
+    reads LIMIT 0 and fills none): no sort, no grouping, no JSON aggregate. The
     blocking tree still names both sides, and hostile statement text stays data."""
     import pymysql
 
@@ -343,7 +344,7 @@ def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: 
         assert raw.errors == {} and source.stats.round_trips == 2
         assert {"lock_waits", "transactions", "lock_sessions"} <= set(raw.timings_ms)   # asked: someone waits
         assert after["created_tmp_disk_tables"] == before["created_tmp_disk_tables"]
-        assert after["created_tmp_tables"] - before["created_tmp_tables"] <= 7
+        assert after["created_tmp_tables"] - before["created_tmp_tables"] <= 9
         assert frame.blocking and frame.blocking[0].blocked == 2 and frame.locks.blocked_sessions == 2
         top = frame.blocking[0]
         assert top.user == "root" and top.waiters[0].user == "root"              # names from P_S threads
