@@ -19,8 +19,10 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
         db.log_tail(40)                           # the server's error log
 
 What it does
-  * `mariadb-install-db --no-defaults` into a fresh datadir under /tmp/mtop-<name>-XXXX/ (short
-    paths: the unix socket path limit is 108 bytes), root without password (throwaway only).
+  * `mariadb-install-db --no-defaults` once per process into a template datadir
+    (/tmp/mtop-template-XXXX/), then a sparse copy of it into a fresh datadir under
+    /tmp/mtop-<name>-XXXX/ for each server (short paths: the unix socket path limit is 108 bytes),
+    root without password (throwaway only).
   * starts `mariadbd --no-defaults --user=root` (as the caller when not root) on a free
     127.0.0.1 port with its own socket, `--performance-schema=ON
     --performance-schema-instrument='wait/synch/%=ON'`, small memory settings (64M buffer pool,
@@ -124,6 +126,37 @@ def _die_with_parent() -> None:
         pass
 
 
+_TEMPLATE: Path | None = None
+
+
+def _install_db(datadir: Path) -> None:
+    install = find_binary("mariadb-install-db")
+    cmd = [install, "--no-defaults", f"--datadir={datadir}", *_run_as(),
+           "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
+           "--innodb-log-file-size=48M", "--innodb-buffer-pool-size=32M"]
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    if res.returncode != 0:
+        tail = "\n".join(res.stdout.decode(errors="replace").splitlines()[-30:])
+        raise RuntimeError(f"mariadb-install-db failed (rc={res.returncode}):\n{tail}")
+
+
+def _template_datadir() -> Path:
+    """A freshly installed datadir that nothing ever runs on, made on first use in this process."""
+    global _TEMPLATE
+    if _TEMPLATE is None or not _TEMPLATE.is_dir():
+        sweep_stale_dirs()
+        top = Path(tempfile.mkdtemp(prefix="mtop-template-", dir="/tmp"))
+        # Our pid: sweep_stale_dirs in other processes leaves the template alone while we live.
+        (top / "pid").write_text(f"{os.getpid()}\n")
+        try:
+            _install_db(top / "data")
+        except BaseException:
+            shutil.rmtree(top, ignore_errors=True)
+            raise
+        _TEMPLATE = top / "data"
+    return _TEMPLATE
+
+
 class ThrowawayMariaDB:
     host = "127.0.0.1"
 
@@ -197,14 +230,13 @@ class ThrowawayMariaDB:
         return self
 
     def _install(self) -> None:
-        install = find_binary("mariadb-install-db")
-        cmd = [install, "--no-defaults", f"--datadir={self.datadir}", *_run_as(),
-               "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
-               "--innodb-log-file-size=48M", "--innodb-buffer-pool-size=32M"]
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        # Every server starts from a copy of one datadir installed once per process: the install
+        # takes seconds, a sparse copy a fraction of one, and what it produces is the same.
+        dest = self.datadir
+        res = subprocess.run(["cp", "-a", "--sparse=always", str(_template_datadir()), str(dest)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
         if res.returncode != 0:
-            tail = "\n".join(res.stdout.decode(errors="replace").splitlines()[-30:])
-            raise RuntimeError(f"mariadb-install-db failed (rc={res.returncode}):\n{tail}")
+            raise RuntimeError(f"copying the template datadir failed: {res.stdout.decode(errors='replace')}")
         self._installed = True
 
     def _launch(self, mariadbd: str) -> None:
@@ -352,3 +384,5 @@ def _stop_all() -> None:
             db.stop()
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+    if _TEMPLATE is not None:
+        shutil.rmtree(_TEMPLATE.parent, ignore_errors=True)
