@@ -73,7 +73,7 @@ def mariadb_factory() -> Iterator[Callable[..., ThrowawayMariaDB]]:
         yield make
     finally:
         for db in started:
-            db.stop()
+            db.discard()
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ Usage (pytest: use the fixtures in tests/conftest.py instead of starting servers
         db.pause(); db.resume()                   # SIGSTOP / SIGCONT the mariadbd process
         db.restart()                              # clean shutdown + start on the SAME port/socket/datadir
         db.stop(remove=False); db.start()         # a longer outage, same port/datadir
+        db.discard()                              # SIGKILL and remove: the end of a server nobody keeps
         db.log_tail(40)                           # the server's error log
 
 What it does
@@ -36,8 +37,9 @@ What it does
         for the missing-PROCESS error tests;
     and a database `mysqltop_test` (for tests/support/load.py, run as root).
   * stop(): SIGCONT (in case paused), SIGTERM (clean shutdown), SIGKILL after `stop_timeout`,
-    then removes the directory (dirs of killed runs older than an hour are swept at the next
-    start). Instances still running at interpreter exit are stopped by an atexit hook; the
+    then removes the directory; discard() (the `with` exit, the test fixtures' teardown) kills at
+    once instead, as nothing of the server is kept. Dirs of killed runs older than an hour are swept
+    at the next start. Instances still running at interpreter exit are stopped by an atexit hook; the
     server gets PR_SET_PDEATHSIG so it dies with the process that started it — start servers
     from the main thread (the death signal follows the starting thread).
 """
@@ -303,6 +305,12 @@ class ThrowawayMariaDB:
             self._users_created = False
             self.port = 0
 
+    def discard(self) -> None:
+        """Kill the server and remove its directory: nothing of it is kept, so nothing needs the
+        seconds of a clean shutdown."""
+        self._kill()
+        self.stop()
+
     def _kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
@@ -325,7 +333,7 @@ class ThrowawayMariaDB:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self.discard()
 
     # ---- connecting ----------------------------------------------------------------------------
     def root_kwargs(self) -> dict[str, Any]:
