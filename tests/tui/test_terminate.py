@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import pty
 import re
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,31 @@ def test_a_dropped_session_closes_the_live_recording(mariadb, tmp_path: Path) ->
     assert not os.path.exists(f"{path}-wal")       # closed properly: one self-contained file
     with RecordingReader(path) as r:
         assert len(r) >= n
+
+
+@pytest.mark.parametrize("writes", [1, 200])
+def test_output_to_a_hung_up_terminal_is_dropped_and_never_blocks_the_ui(writes: int) -> None:
+    """Textual's writer thread died on the first EIO, and once its queue was full the UI thread
+    blocked in its next write: the exit a hangup asks for never came (views.tui.driver)."""
+    from textual.drivers._writer_thread import WriterThread
+
+    from mysqltop.views.tui.driver import _DroppedOnHangup
+
+    master, slave = pty.openpty()
+    terminal = _DroppedOnHangup(os.fdopen(slave, "w"))
+    writer = WriterThread(terminal)  # type: ignore[arg-type]
+    writer.start()
+    stopper = threading.Thread(target=writer.stop, daemon=True)
+    try:
+        writer.write("drawn\n")
+        os.close(master)                             # the session drops: writes now fail with EIO
+        master = -1
+        for _ in range(writes):
+            writer.write("\x1b[H" + "x" * 99)
+        stopper.start()
+        stopper.join(30)                             # generous: a busy box
+    finally:
+        if master >= 0:
+            os.close(master)
+    assert not stopper.is_alive() and not writer.is_alive()
+    assert terminal.gone

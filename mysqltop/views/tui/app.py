@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
@@ -42,6 +43,7 @@ from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.load_screen import LoadScreen
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen
+from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
@@ -102,6 +104,9 @@ class MysqltopApp(App[None]):
         self.collections = Collections()
         # one toast when the server stops giving data, one when it is back (and whether it restarted)
         self.outage = OutageNotes(lambda text: self.say(text, "warning", 8), doing="showing the last good numbers")
+
+    def get_driver_class(self) -> type[Driver]:
+        return terminal_driver(super().get_driver_class())   # a dropped session still ends it
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

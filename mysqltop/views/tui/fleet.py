@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.driver import Driver
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -30,6 +31,7 @@ from mysqltop.views.tui.fleet_table import STATE_STYLE, FleetTable
 from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import HelpScreen
+from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.signals import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
@@ -49,6 +51,9 @@ class FleetApp(App[None]):
         self._states: dict[str, ServerState] = {}
         self.collections = Collections()
         self._summary_shown = ""
+
+    def get_driver_class(self) -> type[Driver]:
+        return terminal_driver(super().get_driver_class())   # a dropped session still ends it
 
     def compose(self) -> ComposeResult:
         names = [visible(n) for n in getattr(self.poller, "names", ())] or ["server"]
