@@ -20,12 +20,14 @@ back through it with the timeline cursor). The frame is derived before the sampl
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
 
 Recorder errors (disk full, file removed) follow one policy: recording stops, the engine keeps
-`recording_stopped` (a typed reason), says it through `on_message` and in that frame's notes,
+`recording_stopped` (a typed reason), says it through `on_message` and in the notes of the frame
+it hands out,
 and — with `stop_on_recording_error` (the `record` command) — ends the run. No UI imports here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 import threading
@@ -161,8 +163,8 @@ class Engine:
         frame = self.pipeline.push(raw)
         t2, cpu2 = time.perf_counter(), time.thread_time()
         note = self._record(raw, frame)
-        if note:
-            frame.notes.append(note)
+        if note:     # a new value: the frame the pipeline holds stays as derived
+            frame = dataclasses.replace(frame, notes=[*frame.notes, note])
         if self.history is not None:
             self.history.append(raw)
         self.last_raw = raw

@@ -361,7 +361,7 @@ class ReportBuilder:
         episodes = self._done + [ep for ep, _ in self._open.values()]
         # stalls first (the story), then every other finding in the order it began
         episodes.sort(key=lambda e: (not e.id.startswith("stall_"), e.first, -severity_rank(e.severity), e.id))
-        window_advice = advise(self._sample, variables or {}, span_s=None)
+        window_advice = advise(self._sample, variables or {}, min_span_s=None)
         hotspots = self._hotspot_summaries()
         timed = [(h.source, h.name) for h in hotspots if h.wait_ms_per_s is not None][:CHART_HOTSPOTS]
         return Report(

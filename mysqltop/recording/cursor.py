@@ -3,14 +3,14 @@
 A store is a recording file (RecordingReader) or the live session's samples (session_store: the
 recent ones in memory, history.SampleRing, then the older ones the session recorded): both hand
 out RawSamples by index. The live TUI paused in its history, the replay TUI, `snapshot --replay`
-and `report` all go through a Cursor, so a moment gives the same frame — numbers *and* advice —
+and `report` all go through a Cursor, so a moment gives the same frame — numbers *and* findings —
 however it was reached (live is the newest index):
 
-- `frame_at(i)` derives sample i with the pipeline warmed up on the `window` samples before it
-  (the frames the advice rules judge), so after any seek, step or bookmark jump the advice is
-  what a replay played from the start, and `report`, show for that moment. Frames are cached;
-  frames made on the way (warm-up) skip the rules, and get their advice from the cached frames
-  before them when shown (stepping back costs no derive).
+- `derived(i)` is sample i's frame from the good sample before it (two samples, nothing more),
+  cached; `frame_at(i)` composes it with the findings the cursor's Judge gives at i, judged from
+  the derived frames of the spans (in seconds) before it. The first frame of a recording costs
+  two samples; its findings cost the frames of the longest span, derived once and cached, so
+  stepping back or to the next finding derives nothing twice.
 - `seek(t)`, `nearest(t)` and `step(n)` land on readable samples only: a damaged sample is a
   stale moment the cursor steps over, in both directions, never a wall. `frame_at` of a damaged
   index gives a stale frame saying why, for charts that show the gap.
@@ -21,18 +21,18 @@ however it was reached (live is the newest index):
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Iterator, Protocol
+from typing import Iterator, Protocol
 
+from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
-from mysqltop.core.sample import RawSample
+from mysqltop.core.judge import Judge, Judgement, compose
+from mysqltop.core.parsed import ParsedSample, parse_sample
+from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
 
-WINDOW = 120          # samples before a target pushed to warm the pipeline (its advice window)
-CACHE = 900           # frames kept (exact ones and warm-up ones, each)
-
-
-class Pipeline(Protocol):
-    def push(self, raw: RawSample, *, advise: bool = True, judged: bool = True) -> Frame: ...
+CACHE = 4096          # derived frames kept: over an hour at 1 s of stepping back without deriving again
+PARSED = 8            # parsed samples kept (each frame parses its own and the one before)
+LOOK_BACK = 3600      # samples searched back for the previous good one (a long outage)
 
 
 class SampleStore(Protocol):
@@ -47,29 +47,29 @@ class SampleStore(Protocol):
     def index_at(self, t: float) -> int: ...
 
 
-def _new_pipeline() -> Pipeline:
-    from mysqltop.core.pipeline import FramePipeline
-
-    return FramePipeline(window=WINDOW)
-
-
 class Cursor:
-    def __init__(self, store: SampleStore, new_pipeline: Callable[[], Pipeline] | None = None, *,
-                 window: int = WINDOW, cache: int = CACHE, floor: int = 0) -> None:
+    def __init__(self, store: SampleStore, *, cache: int = CACHE, floor: int = 0,
+                 every_s: float = 0.0) -> None:
         self.store = store
-        # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
-        # from there: samples before `floor` are warmed up for rates and charts but kept out of the
-        # window the rules judge, so a relief window is not judged on the storm before it.
-        self.floor = max(0, floor)
-        self.new_pipeline = new_pipeline or _new_pipeline
-        self.window = max(0, window)
         self.cache_size = max(1, cache)
         self.index = 0
-        self._exact: OrderedDict[int, Frame] = OrderedDict()
-        self._warm: OrderedDict[int, Frame] = OrderedDict()
-        self._pipe: Pipeline | None = None
-        self._pipe_at = -2        # last index pushed (or stepped over) in _pipe
-        self._asked = -1          # the index frame_at was last asked for
+        self._derived: OrderedDict[int, Frame] = OrderedDict()
+        self._parsed: OrderedDict[int, ParsedSample] = OrderedDict()
+        self._shown: tuple[int, Judgement, Frame] | None = None    # the last composed frame
+        # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
+        # from there: samples before `floor` give rates and charts, not evidence, so a relief window
+        # is not judged on the storm before it.
+        self.judge = Judge(self, every_s=every_s, floor=max(0, floor))
+
+    @property
+    def floor(self) -> int:
+        return self.judge.floor
+
+    @floor.setter
+    def floor(self, i: int) -> None:
+        if i != self.judge.floor:
+            self.judge.floor = max(0, i)
+            self.judge.forget_from(0)
 
     def __len__(self) -> int:
         return len(self.store)
@@ -183,48 +183,93 @@ class Cursor:
         return max(0.0, b.mono - a.mono)
 
     # -- frames -----------------------------------------------------------------------------
-    def _warm_from(self, i: int) -> int:
-        return max(self.lo, i - self.window)
-
     def frame_at(self, i: int) -> Frame:
-        """Frame of sample i as a replay from the start would show it (cached)."""
-        hit = self._exact.get(i)
-        if hit is not None:
-            self._exact.move_to_end(i)
-            return hit
-        hit = self._advised_from_cache(i)
-        if hit is not None:
-            return hit
-        backwards, self._asked = i < self._asked, i
-        if self._pipe is None or self._pipe_at != i - 1:
-            self._pipe = self.new_pipeline()
-            # Stepping back: warm up a window further, so the next `window` steps back are
-            # judged over cached frames (no derive) instead of each warming up again.
-            for j in range(self._warm_from(i - self.window if backwards else i), i):
-                self._push(j, exact=False)
-        return self._push(i, exact=True)
+        """Frame of sample i with its findings, as a replay from the start would show it."""
+        frame = self.derived(i)
+        if _damaged(frame):
+            return frame
+        judgement = self.findings_at(i)
+        shown = self._shown
+        if shown is not None and shown[0] == i and shown[1] is judgement:
+            return shown[2]         # the same moment asked again: the same value
+        out = compose(frame, judgement)
+        self._shown = (i, judgement, out)
+        return out
+
+    def findings_at(self, i: int) -> Judgement:
+        """The findings at sample i (cached by the judge)."""
+        raw = self.sample(i)
+        return self.judge.at(i, raw.variables) if raw is not None else Judgement()
 
     def frames(self, lo: int, hi: int) -> Iterator[tuple[int, Frame]]:
-        """(index, frame) for each readable sample in [lo, hi], in order (warm-up included)."""
+        """(index, frame) for each readable sample in [lo, hi], in order."""
         for i in range(lo, hi + 1):
             frame = self.frame_at(i)
             if not _damaged(frame):
                 yield i, frame
 
-    def strided(self, plan: list[int], advice_span_s: float,
+    # FrameSeries: what the judge reads
+    def frame_at_position(self, i: int) -> Frame | None:
+        return self.derived(i) if self.lo <= i < len(self) else None
+
+    def derived(self, i: int) -> Frame:
+        """Sample i's frame from the good sample before it, no findings (cached)."""
+        hit = self._derived.get(i)
+        if hit is not None:
+            self._derived.move_to_end(i)
+            return hit
+        raw = self.sample(i)
+        if raw is None:
+            frame = self._damaged_frame(i)
+        else:
+            prev, prev_host = self._before(i)
+            cur = self._parse(i, raw)
+            try:
+                frame = derive(prev, cur, prev_host)
+            except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a replay
+                frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
+                              failure=Failure.OTHER.value)
+        self._derived[i] = frame
+        if len(self._derived) > self.cache_size:
+            self._derived.popitem(last=False)
+        return frame
+
+    def _before(self, i: int) -> tuple[ParsedSample | None, RawSample | None]:
+        """The last good sample before i (parsed: its counters give i's rates) and the last one
+        with host counters, stale or not."""
+        host: RawSample | None = None
+        for j in range(i - 1, max(self.lo, i - LOOK_BACK) - 1, -1):
+            raw = self.sample(j)
+            if raw is None:
+                continue
+            if host is None and raw.host is not None:
+                host = raw
+            if raw.error is None:
+                return self._parse(j, raw), host
+        return None, host
+
+    def _parse(self, j: int, raw: RawSample) -> ParsedSample:
+        hit = self._parsed.get(j)
+        if hit is None:
+            hit = self._parsed[j] = parse_sample(raw) if raw.error is None else ParsedSample(raw)
+            if len(self._parsed) > PARSED:
+                self._parsed.popitem(last=False)
+        return hit
+
+    def strided(self, plan: list[int], min_span_s: float,
                 primer: int | None = None) -> Iterator[tuple[int, Frame, RawSample | None]]:
         """(index, frame, sample) at each index of `plan` (a report over every k-th sample), each
         derived from the plan's point before: counters are cumulative, so every rate is the exact
         time-weighted average over its span; gauges (pending IO, history length, lock trees) are as
-        at the point. The rules judge `advice_span_s`, so they still see enough frames. `primer`:
-        the sample before the first point, for its rates. A damaged point: (index, a stale frame,
-        None). Not cached: a strided frame is not the frame of its moment."""
+        at the point. The rules judge at least `min_span_s`, so they still see enough points.
+        `primer`: the sample before the first point, for its rates. A damaged point: (index, a
+        stale frame, None). Not cached: a strided frame is not the frame of its moment."""
         from mysqltop.core.pipeline import FramePipeline
 
-        pipe = FramePipeline(advice_span_s=advice_span_s)
+        pipe = FramePipeline(min_span_s=min_span_s)
         prev: int | None = None
         if primer is not None and (raw := self.sample(primer)) is not None:
-            pipe.push(raw, advise=False)
+            pipe.derive(raw)
             prev = primer
         starts = getattr(self.store, "is_segment_start", None)
         for i in plan:
@@ -241,59 +286,16 @@ class Cursor:
                 prev = i
 
     def history(self, i: int, n: int) -> list[Frame]:
-        """Up to n frames ending at i (i's own is exact), for charts and sparklines."""
+        """Up to n frames ending at i (i's own with its findings), for charts and sparklines:
+        the derived frames cached before it (none is derived for a chart)."""
         frame = self.frame_at(i)
         out = []
         for j in range(max(self.lo, i - n + 1), i):
-            hit = self._exact.get(j) or self._warm.get(j)
+            hit = self._derived.get(j)
             if hit is not None:
                 out.append(hit)
         out.append(frame)
         return out
-
-    def _push(self, j: int, *, exact: bool) -> Frame:
-        assert self._pipe is not None
-        hit = self._exact.get(j)
-        raw = self.sample(j)
-        if raw is None:
-            frame = hit or self._damaged_frame(j)
-            exact = True
-        else:
-            # Warm-up frames: numbers exact, advice left out (worked out from the cache if shown).
-            frame = self._pipe.push(raw, advise=exact, judged=j >= self.floor)
-        self._pipe_at = j
-        self._store(j, frame, exact)
-        return frame
-
-    def _store(self, j: int, frame: Frame, exact: bool) -> None:
-        store = self._exact if exact else self._warm
-        store[j] = frame
-        if len(store) > self.cache_size:
-            store.popitem(last=False)
-
-    def _advised_from_cache(self, i: int) -> Frame | None:
-        """A warm-up frame made exact: its advice over the cached frames before it (the window
-        the pipeline held), without deriving anything again. None when some are not cached."""
-        frame = self._warm.get(i)
-        raw = self.sample(i) if frame is not None else None
-        if frame is None or raw is None:
-            return None
-        window = [frame]
-        j, stop = i - 1, max(self.lo, self.floor)
-        while len(window) < self.window and j >= stop:
-            f = self._exact.get(j) or self._warm.get(j)
-            if f is None:
-                return None
-            if not _damaged(f):
-                window.append(f)
-            j -= 1
-        window.reverse()
-        from mysqltop.core.pipeline import advise_into
-
-        advise_into(frame, window, raw.variables)
-        del self._warm[i]
-        self._store(i, frame, True)
-        return frame
 
     def _damaged_frame(self, i: int) -> Frame:
         try:

@@ -27,7 +27,7 @@ from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 
 
-# A report over every k-th sample has the rules judge at least this many points.
+# A report over every k-th sample has each rule judge at least this many points.
 ADVICE_POINTS = 10
 
 
@@ -125,10 +125,8 @@ class ReplaySource:
     def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
         """(frame, sample) at the indexes of `points(stride)`, derived by the cursor each from the
         point before (see Cursor.strided); damaged points are reported and left out."""
-        from mysqltop.core.rules.base import RECENT_S
-
         interval = (self.reader.meta.interval or 1.0)
-        span = max(RECENT_S, ADVICE_POINTS * stride * interval)
+        span = ADVICE_POINTS * stride * interval
         for i, frame, raw in self.cursor.strided(self.points(stride), span, self.primer_index()):
             if raw is None:
                 self._pending = i

@@ -56,7 +56,7 @@ def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(),
                status_override: dict[str, int] | None = None) -> list[Frame]:
     """The lab capture replayed second by second: counters grow by capture/18 each second;
     seconds in `calm_at` grow `calm_factor` times slower (a quiet moment)."""
-    pipe, frames, progress = FramePipeline(window=600), [], 0.0
+    pipe, frames, progress = FramePipeline(), [], 0.0
     for k in range(seconds + 1):
         progress += 0 if k == 0 else (1 / calm_factor if k in calm_at else 1)
         num, den = int(progress * 1000), LAB_UPTIME * 1000
@@ -459,7 +459,7 @@ def test_purge_early_hint_names_the_holder_long_before_ten_thousand() -> None:
     the holder, not silence; purge_lag itself waits for 10,000."""
     frames = frames_of(120, flush=lambda k: Flush(history_list_length=200 + 40 * k),
                        throughput=lambda k: Throughput(tps=500.0), transactions=lambda k: [_holder(k + 1)])
-    got = advise(frames, {}, span_s=None)
+    got = advise(frames, {}, min_span_s=None)
     assert "purge_lag" not in ids(got)
     a = one(got, "purge_early")
     assert a.severity == "info" and a.message.startswith("Early hint — purge is starting to fall behind an old "
@@ -477,7 +477,7 @@ def test_purge_early_hint_needs_an_old_view_a_steady_climb_and_a_span() -> None:
     short = frames_of(40, flush=climb, transactions=lambda k: [_holder(k + 100)])
     no_view = frames_of(120, flush=climb, transactions=lambda k: [_holder(k + 1, read_view=False)])
     for frames in (young, flat, jump, short, no_view):
-        assert "purge_early" not in ids(advise(frames, {}, span_s=None))
+        assert "purge_early" not in ids(advise(frames, {}, min_span_s=None))
 
 
 def _hidden_view_frames(isolation: str, restart_at: int | None = None) -> list[Frame]:
@@ -650,7 +650,7 @@ def test_advice_judges_the_last_minute_of_a_longer_window() -> None:
     a = one(advise(starting, MARIADB_VARS), "table_cache")
     assert "over 60 s (00:01:00–00:02:00)" in a.evidence
     # The report's whole-window verdict sees 50 % of the time hot: not sustained over 2 minutes.
-    assert advise(starting, MARIADB_VARS, span_s=None) == []
+    assert advise(starting, MARIADB_VARS, min_span_s=None) == []
 
 
 def test_row_lock_queue_on_a_hot_row() -> None:

@@ -1,4 +1,4 @@
-"""FramePipeline.push: parse once, derive against the previous good sample, keep a window, advise."""
+"""FramePipeline.push: parse once, derive against the previous good sample, hold the frames, judge."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ def raw(mono: float, commits: int, error: str | None = None) -> RawSample:
 
 
 def test_first_frame_has_null_rates_then_numbers() -> None:
-    p = FramePipeline(window=3)
+    p = FramePipeline()
     frames = [p.push(raw(t, 1000 + 250 * t)) for t in range(5)]
     assert frames[0].throughput.tps is None and frames[0].elapsed is None
     assert frames[0].throughput.threads_running == 3
     assert [f.throughput.tps for f in frames[1:]] == [250.0] * 4
     assert [f.throughput.qps for f in frames[1:]] == [1000.0] * 4
-    assert p.window == frames[-3:]
-    assert all(f.advice == [] or isinstance(f.advice, list) for f in frames)
+    assert [f.time for f in p.window] == [f.time for f in frames]
+    assert all(f.advice == [] for f in frames)
 
 
 def test_stale_sample_keeps_the_previous_good_one_for_the_next_rate() -> None:
@@ -57,16 +57,16 @@ def test_percona_series_through_the_pipeline() -> None:
 
 
 def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkeypatch) -> None:
-    from mysqltop.core import pipeline as pipeline_mod
+    from mysqltop.core import judge as judge_mod
     from mysqltop.core.frame import Advice
 
     judged: list[float] = []
 
-    def fake_advise(window, variables, span_s=None):  # type: ignore[no-untyped-def]
+    def fake_advise(window, variables, min_span_s=0.0):  # type: ignore[no-untyped-def]
         judged.append(window[-1].time)
         return [Advice(id=f"a{len(judged)}", severity="warning", message="m", evidence="e")]
 
-    monkeypatch.setattr(pipeline_mod._advice, "advise", fake_advise)
+    monkeypatch.setattr(judge_mod, "advise", fake_advise)
     p = FramePipeline(advice_every_s=5.0)
     frames = [p.push(raw(t, 1000 + 10 * t)) for t in range(12)]
     t0 = frames[0].time
@@ -76,3 +76,28 @@ def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkey
     for t in range(3):
         every.push(raw(t, 1000))
     assert len(judged) == 6
+
+
+def test_the_frames_the_judge_reads_are_never_changed() -> None:
+    """push hands out the frame with its findings as a new value: the derived frame stays bare."""
+    from mysqltop.core.frame import Advice
+    from mysqltop.core.judge import Judgement, compose
+
+    p = FramePipeline()
+    shown = [p.push(raw(t, 1000 + 10 * t)) for t in range(3)]
+    held = p.window
+    assert all(h is not s for h, s in zip(held, shown))
+    finding = Advice(id="x", severity="warning", message="m", evidence="e")
+    composed = compose(held[-1], Judgement((finding,), "RuntimeError: boom"))
+    assert composed.advice == [finding] and composed.errors["advice"] == "RuntimeError: boom"
+    assert held[-1].advice == [] and "advice" not in held[-1].errors
+
+
+def test_frames_older_than_the_longest_span_are_let_go() -> None:
+    from mysqltop.core.advice import HORIZON_S
+
+    p = FramePipeline()
+    for t in range(int(HORIZON_S) * 3):
+        p.push(raw(t, 1000 + 10 * t))
+    times = [f.time for f in p.window]
+    assert times[-1] - times[0] <= HORIZON_S + 1.0 and len(times) >= HORIZON_S

@@ -265,6 +265,14 @@ def test_a_waiter_is_never_the_root(rows, locks) -> None:
         assert s.root is None or s.root.thread_id not in waiting
 
 
+def judged(frames: list[Frame]) -> list[Frame]:
+    """Each frame with the findings over the frames up to it, as a timeline shows them."""
+    from mysqltop.core.advice import advise
+    from mysqltop.core.judge import Judgement, compose
+
+    return [compose(f, Judgement(tuple(advise(frames[:i + 1], {})))) for i, f in enumerate(frames)]
+
+
 # ---- report: the story first, also when the window starts inside the stall -----------------------
 def test_report_headline_dates_a_stall_that_began_before_the_window() -> None:
     frames = []
@@ -277,9 +285,7 @@ def test_report_headline_dates_a_stall_that_began_before_the_window() -> None:
                                 mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")] if stalled else None, wall=t)
         f.throughput = Throughput(tps=0.0, committed_per_s=0.0 if stalled else 900.0)
         frames.append(f)
-    from mysqltop.core.pipeline import advise_into
-    for i, f in enumerate(frames):
-        advise_into(f, frames[:i + 1], {})
+    frames = judged(frames)
     r = build_report(frames)
     assert r.headline is not None and r.headline.startswith("STALL ")
     assert "(before this window)" in r.headline and "root thread 6" in r.headline and "KILL 6" in r.headline
@@ -316,9 +322,7 @@ def test_report_text_opens_with_the_stall_and_says_the_window_started_inside_it(
                                 mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")], wall=1_790_000_100.0 + i)
         f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
         frames.append(f)
-    from mysqltop.core.pipeline import advise_into
-    for i, f in enumerate(frames):
-        advise_into(f, frames[:i + 1], {})
+    frames = judged(frames)
     text = render(build_report(frames), "text")
     head = text[:600]
     assert "STALL " in head and "root thread 6" in head and "KILL 6;" in head and "still stalled" in head

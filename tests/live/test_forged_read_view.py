@@ -70,7 +70,7 @@ def _purge(watcher: Watcher, frames: list[Frame], deadline: float, want: str) ->
     last = ""
     while time.monotonic() < deadline:
         frames += watcher.poll(1)
-        found = [a for a in advise(frames, watcher.variables, span_s=None) if a.id == "purge_lag"]
+        found = [a for a in advise(frames, watcher.variables, min_span_s=None) if a.id == "purge_lag"]
         last = found[0].message if found else ""
         if want in last:
             return last

@@ -46,7 +46,7 @@ def test_an_old_read_view_with_history_rising_gets_the_early_hint(mariadb_factor
                 started = time.monotonic()
                 frames.append(pipe.push(src.read(), advise=False))
                 time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
-                got = [a for a in advise(frames, {}, span_s=None) if a.id == "purge_early"]
+                got = [a for a in advise(frames, {}, min_span_s=None) if a.id == "purge_early"]
                 return got[0] if got else None
             hint = wait_until(hinted, timeout=HINT_MIN_SPAN_S + 120, step=0.0)
             server_history = _history(kw)
@@ -58,4 +58,4 @@ def test_an_old_read_view_with_history_rising_gets_the_early_hint(mariadb_factor
     assert abs(server_history - last) <= max(200, 0.1 * last)       # the server's own, read just after
     assert hint.severity == "info" and hint.message.startswith("Early hint")
     assert f"thread {holder.thread_id}," in hint.message and f"KILL {holder.thread_id}" in hint.message
-    assert "purge_lag" not in [a.id for a in advise(frames, {}, span_s=None)]
+    assert "purge_lag" not in [a.id for a in advise(frames, {}, min_span_s=None)]

@@ -157,7 +157,7 @@ class Watcher:
 
         args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
         self.source, _caps = open_live(args)
-        self.pipe = FramePipeline(window=600)
+        self.pipe = FramePipeline()
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()
 
@@ -217,7 +217,7 @@ def run(db: Any, sc: Scenario) -> Result:
         frames += watcher.poll(1, before_each=lambda: pre.append(_ps(db)))
         marks.append(_ps(db))
         syncs.append(_binlog_syncs(db))
-        result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, span_s=None),
+        result = Result(sc, frames, dict(watcher.variables), advise(frames, watcher.variables, min_span_s=None),
                         _truth(marks[0], marks[1]), _bounds(pre[0], marks[0], pre[1], marks[1]),
                         holder_thread=holder.thread_id if holder else None,
                         server_pid=db.pid, binlog_syncs=_per_sync(syncs[0], syncs[1]))

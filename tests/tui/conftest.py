@@ -58,7 +58,7 @@ class ListReader:
 def replay_app(samples: Sequence[RawSample], *, start: int = 0, playing: bool = False,
                speed: float = 1.0, bookmarks: Sequence[tuple[float, str]] = ()) -> MysqltopApp:
     reader = ListReader(samples, bookmarks)
-    feed = ReplayFeed(lambda: reader, FramePipeline, start=start, speed=speed, playing=playing)
+    feed = ReplayFeed(lambda: reader, start=start, speed=speed, playing=playing)
     return MysqltopApp(feed, ViewMode.REPLAY, source_name="test.mtrec", parse_when=parse_when)
 
 

@@ -7,7 +7,6 @@ import sys
 import threading
 from pathlib import Path
 
-from mysqltop.core.pipeline import FramePipeline
 from mysqltop.recording.cursor import Cursor
 from mysqltop.recording.history import SampleRing
 from mysqltop.views.tui.browse import Browser
@@ -47,7 +46,7 @@ def test_a_replay_feed_driven_headless() -> None:
             assert got.wait_for(pred, timeout=30)
 
     reader = ListReader(samples(40))
-    feed = ReplayFeed(lambda: reader, FramePipeline, start=10, playing=False)
+    feed = ReplayFeed(lambda: reader, start=10, playing=False)
     feed.start(post)
     try:
         until(lambda: any(e.position.index == 10 for e in shown()))

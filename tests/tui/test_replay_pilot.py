@@ -180,13 +180,12 @@ class DamagedReader(ListReader):
 
 @pilot
 async def test_replay_plays_to_the_end_and_survives_a_damaged_sample() -> None:
-    from mysqltop.core.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.views.tui.app import MysqltopApp
     from mysqltop.views.tui.replay_feed import ReplayFeed
 
     reader = DamagedReader(samples(12))
-    feed = ReplayFeed(lambda: reader, FramePipeline, start=4, speed=64.0, playing=True)
+    feed = ReplayFeed(lambda: reader, start=4, speed=64.0, playing=True)
     app = MysqltopApp(feed, ViewMode.REPLAY, parse_when=parse_when)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.position.ended and not app.position.playing)

@@ -1,7 +1,9 @@
 """What every rule shares: the window of frames it judges, the server variables, and formatting.
 
-A rule sees a `Window` (the live frames of the last RECENT_S seconds, oldest first; `whole()` for
-slower trends) and `Vars` (global variables) and yields Advice. Conditions must hold over most of
+A rule sees a `Window` (the live frames of the span in SECONDS the rule declares with `@span`,
+oldest first: RECENT_S unless it says otherwise) and `Vars` (global variables) and yields Advice.
+A span is time, never a count of frames, so the same incident sampled at 0.25 s, 1 s or 10 s is
+judged over the same seconds. Conditions must hold over most of
 the window, never on one sample: `Window.held` counts the frames where a value is known *and*
 meets the condition, over all the window's frames, so a metric the server does not offer never
 fires and a short spike never reaches the sustain fraction. Evidence times are UTC.
@@ -30,6 +32,9 @@ MIN_FRAMES = 5
 # bad sample cannot dominate (60 samples at 1 s), short enough that advice shows ~40 s into an
 # incident and clears ~25 s after it ends.
 RECENT_S = 60.0
+# Trends slower than a minute (the history list growing) are judged over two minutes: the span
+# a 120-frame window covered at the default 1 s interval.
+TREND_S = 120.0
 # Time lost waiting, as a share of the sessions running: half of their time is an incident, a
 # tenth is worth tuning, less is a detail (a busy server always waits somewhere).
 LOST_CRITICAL_SHARE = 0.5
@@ -139,19 +144,15 @@ class LatchStats:
 class Window:
     """The frames a rule judges. Build once per `advise` call; cheap accessors, O(frames)."""
 
-    frames: list[Frame]                        # live frames of the recent span: not stale, with rates
-    history: list[Frame] = field(default_factory=list)   # every live frame given (trends over minutes)
+    frames: list[Frame]                        # live frames of the rule's span: not stale, with rates
+    history: list[Frame] = field(default_factory=list)   # every live frame the judge holds (the longest span)
     _latch_cache: dict[str, LatchStats] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, frames: Sequence[Frame], span_s: float | None = RECENT_S) -> "Window":
         """Live frames of the last `span_s` seconds (None: all of them)."""
         live = [f for f in frames if not f.stale and f.elapsed is not None]
-        recent = live
-        if span_s is not None and live:
-            since = live[-1].time - span_s
-            recent = [f for f in live if f.time - (f.elapsed or 0.0) >= since - 1e-6]
-        return cls(recent, live)
+        return cls(within(live, span_s), live)
 
     @property
     def ok(self) -> bool:
@@ -171,9 +172,9 @@ class Window:
     def label(self) -> str:
         return span_label(self.start, self.end)
 
-    def whole(self) -> "Window":
-        """The same judge over every live frame given: for trends slower than the recent span."""
-        return Window(self.history, self.history)
+    def over(self, span_s: float | None) -> "Window":
+        """The live frames of the last `span_s` seconds of the history (None: all of it)."""
+        return Window(within(self.history, span_s), self.history)
 
     @property
     def last(self) -> Frame:
@@ -204,6 +205,18 @@ class Window:
         if family.id not in self._latch_cache:
             self._latch_cache[family.id] = _latch_stats(self.frames, family)
         return self._latch_cache[family.id]
+
+
+def within(live: list[Frame], span_s: float | None) -> list[Frame]:
+    """The frames of `live` (oldest first) whose interval lies in the last `span_s` seconds: a
+    frame's rates cover the interval before it, so it counts when that interval starts inside."""
+    if span_s is None or not live:
+        return live
+    since = live[-1].time - span_s - 1e-6
+    lo = len(live)
+    while lo > 0 and live[lo - 1].time - (live[lo - 1].elapsed or 0.0) >= since:
+        lo -= 1
+    return live[lo:] if lo else live
 
 
 @dataclass(frozen=True)
@@ -365,6 +378,19 @@ def advice(id: str, severity: str, message: str, evidence: str) -> Advice:
 
 
 Rule = Callable[[Window, Vars], Iterable[Advice]]
+
+
+def span(seconds: float) -> Callable[[Rule], Rule]:
+    """Declare the span in seconds a rule judges (`@span(TREND_S)`); undeclared: RECENT_S."""
+    def mark(rule: Rule) -> Rule:
+        rule.span_s = float(seconds)    # type: ignore[attr-defined]
+        return rule
+    return mark
+
+
+def span_of(rule: Rule) -> float:
+    """The span in seconds `rule` judges."""
+    return float(getattr(rule, "span_s", RECENT_S))
 
 
 # A pool with this share of its pages free is not short of memory: growing it cannot help.

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.instrumentation import HINT_COST, MUTEX_MONITOR_SQL, enable_sql, hint_config
-from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, pct
+from mysqltop.core.rules.base import RECENT_S, SUSTAINED, Vars, Window, advice, pct, span
 from mysqltop.core.rules.server import predates_performance_schema
 
 def _mysql_mutex_note(flavor: str | None, version: str | None) -> str:
@@ -26,6 +26,7 @@ def _note(f: Frame) -> str | None:
     return next((n for n in f.notes if _NOTE.search(n)), None)
 
 
+@span(RECENT_S)
 def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
     if predates_performance_schema(w.last.server.version):
         return                 # nothing to enable on 5.0/5.1: SEMAPHORES and MUTEX are the sources

@@ -7,8 +7,8 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    LOST_WARNING_SHARE, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, pool_has_room,
-    running_sessions, size_text, time_severity,
+    LOST_WARNING_SHARE, RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, pool_has_room,
+    running_sessions, size_text, time_severity, span,
 )
 from mysqltop.core.rules.server import is_mariadb
 
@@ -38,6 +38,7 @@ def _iowait_note(w: Window) -> tuple[str, bool]:
     return ("", False) if iow is None else (f"; host iowait avg {num(iow)} %", iow >= IOWAIT_HIGH_PCT)
 
 
+@span(RECENT_S)
 def pending_aio(w: Window, v: Vars) -> Iterator[Advice]:
     iow_text, storage_bound = _iowait_note(w)
     room = pool_has_room(w, v)
@@ -122,6 +123,7 @@ def _commit_wait_threads(s: LatchStats, writes: float | None, groups: float | No
     return max(lost, (writes + (groups or 0.0)) * ms / acquisitions / 1000.0)
 
 
+@span(RECENT_S)
 def commit_path(w: Window, v: Vars) -> Iterator[Advice]:
     """Commits bound by durable log writes. Facts: write transactions/s from Binlog_commits
     (MariaDB) or the trx id counter (all flavors; TRANSACTIONS or Innodb_max_trx_id), binlog
@@ -273,6 +275,7 @@ def _io_capacity_bound(w: Window, v: Vars) -> str | None:
     return None
 
 
+@span(RECENT_S)
 def checkpoint_age(w: Window, v: Vars) -> Iterator[Advice]:
     """Checkpoint age near its maximum while redo is written fast. Facts: LSN and checkpoint LSN
     (LOG section, every flavor), max checkpoint age (printed, or from the redo size), pages
@@ -312,6 +315,7 @@ def checkpoint_age(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("checkpoint_age", sev, msg, evidence)
 
 
+@span(RECENT_S)
 def change_buffer(w: Window, v: Vars) -> Iterator[Advice]:
     pool = v.int("innodb_buffer_pool_size")
     if not pool:

@@ -11,8 +11,8 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.base import (
-    SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
-    time_severity,
+    RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
+    time_severity, span,
 )
 from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
 
@@ -131,6 +131,7 @@ def _hash_share(w: Window) -> float | None:
     return hashed / (hashed + btree)
 
 
+@span(RECENT_S)
 def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
     """Facts: the AHI latch by name (P_S `btr_search_latch` on 5.6+/MariaDB, MUTEX/SEMAPHORES
     `btr0sea.cc` on 5.x/8.x); hash vs B-tree searches from MariaDB's Innodb_adaptive_hash_*
@@ -165,6 +166,7 @@ def ahi_latch(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("ahi_latch", _severity(w, s, held), msg, evidence)
 
 
+@span(RECENT_S)
 def buffer_pool_mutex(w: Window, v: Vars) -> Iterator[Advice]:
     hit = _hot(w, BUFFER_POOL)
     if hit is None:
@@ -218,6 +220,7 @@ def _miss_ratio(f: Frame) -> float | None:
     return tc.misses_per_s / opens if opens else None
 
 
+@span(RECENT_S)
 def table_cache(w: Window, v: Vars) -> Iterator[Advice]:
     """Facts: Table_open_cache_misses/_overflows/_hits (MySQL 5.6+, Percona, MariaDB 10.1+; older
     servers: none, so only the latch speaks), Opened_tables, table_open_cache(_instances), and

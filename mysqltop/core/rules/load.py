@@ -9,7 +9,9 @@ from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.locks import Transaction, hot_row
 from mysqltop.core.safe_text import visible
 import mysqltop.core.rules.signals as signals   # the submodule, not the package (__init__ imports this module)
-from mysqltop.core.rules.base import SUSTAINED, Vars, Window, advice, clock, num, pct, running_sessions
+from mysqltop.core.rules.base import (
+    RECENT_S, SUSTAINED, TREND_S, Vars, Window, advice, clock, num, pct, running_sessions, span,
+)
 from mysqltop.core.rules.base import cpu_busy_pct as _busy
 from mysqltop.core.rules.io import COMMIT
 from mysqltop.core.rules.server import is_mariadb
@@ -66,6 +68,7 @@ def _waiting_threads(f: Frame) -> float:
     return lock + commit
 
 
+@span(RECENT_S)
 def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
     """The host's CPUs full, attributed to mysqld's own CPU time (psutil, local servers only).
     Facts: host CPU times (/proc/stat), mysqld's CPU seconds, Threads_running, row-lock time
@@ -158,6 +161,7 @@ def _rounds_per_wait(f: Frame) -> float | None:
     return s.spin_rounds_per_s / s.spin_waits_per_s if busy is not None and busy >= CPU_BUSY_PCT else None
 
 
+@span(RECENT_S)
 def spin_wait(w: Window, v: Vars) -> Iterator[Advice]:
     held = w.held(_rounds_per_wait, lambda x: x >= SPIN_ROUNDS_PER_WAIT)
     if held < SUSTAINED:
@@ -215,13 +219,13 @@ def _kill_line(holder: Transaction) -> str:
             "sessions' statement text, so mysqltop cannot read it), then end or commit it")
 
 
+@span(TREND_S)
 def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     """History list growing. Facts: history list length (TRANSACTIONS, every flavor; MariaDB
     10.6+ also Innodb_history_list_length), the oldest transaction and whether it holds a read
     view (TRANSACTIONS "Trx read view" lines — 5.x/8.x/Percona/MariaDB; INNODB_TRX adds user,
     host and thread where readable). An old read view pins purge whatever the thread count, so
     it is named first (KILL or commit it); purge threads only when no old view exists."""
-    w = w.whole()
     points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
     if len(points) < MIN_POINTS:
         return
@@ -275,11 +279,11 @@ def _rising_steadily(points: list[tuple[float, float]]) -> bool:
     return points[0][1] < mid < points[-1][1]
 
 
+@span(TREND_S)
 def purge_early(w: Window, v: Vars) -> Iterator[Advice]:
     """The history list rising behind an old read view before it reaches purge_lag's HLL_MIN:
     the same holder named the same way, as an early hint (info). Facts: history list length and
     the oldest transaction's read view (TRANSACTIONS; INNODB_TRX), every flavor."""
-    w = w.whole()
     points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
     if len(points) < MIN_POINTS:
         return
@@ -327,6 +331,7 @@ def hottest_row(w: Window) -> tuple[str, int, int] | None:
     return row, max(counts), len(counts)
 
 
+@span(RECENT_S)
 def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
     waited = lambda f: f.locks.row_lock_wait_ms_per_s  # noqa: E731
     held = w.held(waited, lambda x: x >= ROW_LOCK_WAIT_MS_PER_S)

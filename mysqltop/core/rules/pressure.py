@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import Vars, Window, advice, num, pct, size_text
+from mysqltop.core.rules.base import RECENT_S, Vars, Window, advice, num, pct, size_text, span
 from mysqltop.core.rules.server import is_mariadb
 
 Rate = Callable[[Frame], "float | None"]
@@ -65,6 +65,7 @@ def steady(w: Window, get: Rate, min_rate: float) -> float | None:
     return avg
 
 
+@span(RECENT_S)
 def log_waits(w: Window, v: Vars) -> Iterator[Advice]:
     """Innodb_log_waits: a write found the redo log buffer full and waited for it to be written
     (every flavor). The buffer holds a transaction's redo until commit writes it: large
@@ -84,6 +85,7 @@ def log_waits(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("log_waits", "warning", msg, evidence)
 
 
+@span(RECENT_S)
 def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
     """Innodb_buffer_pool_wait_free: a session needed a free page and waited for the page cleaner
     to flush one (every flavor). The pool is too small for the working set, or LRU flushing lags."""
@@ -104,6 +106,7 @@ def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("buffer_pool_wait_free", "warning", msg, evidence)
 
 
+@span(RECENT_S)
 def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     """Binlog_cache_disk_use: a transaction's binary log events outgrew binlog_cache_size and went
     to a temporary file (every flavor with log_bin on): disk writes at commit."""
@@ -122,6 +125,7 @@ def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("binlog_cache_disk", "warning", msg, evidence)
 
 
+@span(RECENT_S)
 def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
     """Threads_created: a new connection found no cached thread and the server made one (every
     flavor; with the thread pool, pool threads). Connection churn with an empty thread cache."""
@@ -144,6 +148,7 @@ def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("thread_cache", "warning", msg, evidence)
 
 
+@span(RECENT_S)
 def tmp_disk_tables(w: Window, v: Vars) -> Iterator[Advice]:
     """Created_tmp_disk_tables: an implicit temporary table (GROUP BY, DISTINCT, UNION, derived
     tables) outgrew min(tmp_table_size, max_heap_table_size) and went to disk (every flavor)."""

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
-from mysqltop.core.rules.base import Vars, Window, advice, clock, num
+from mysqltop.core.rules.base import RECENT_S, Vars, Window, advice, clock, num, span
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import (
     CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
@@ -188,6 +188,7 @@ def judged(st: Stall, began: float | None, now: float) -> bool:
     return (st.waiting >= STALL_MIN_WAITERS and held >= STALL_MIN_WAIT_S) or (st.waiting >= 1 and held >= LONE_WAIT_S)
 
 
+@span(RECENT_S)
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
     began = {id(st): since(w, st) for st in w.last.stalls}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import SPEEDS, step_choice
 from mysqltop.recording.cursor import Cursor
 from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
@@ -167,10 +166,16 @@ class Browser:
 
     def _started(self, j: int) -> list[str]:
         """Ids of the findings of sample j that the readable sample before it did not have."""
-        ids = _finding_ids(self.cursor.frame_at(j))
+        ids = self._finding_ids(j)
         p = self.cursor.next_readable(j, -1)
-        before = _finding_ids(self.cursor.frame_at(p)) if p is not None else set()
+        before = self._finding_ids(p) if p is not None else set()
         return sorted(ids - before)
+
+    def _finding_ids(self, j: int) -> set[str]:
+        """The ids of the findings at sample j: the judge's series, no frame composed."""
+        if self.cursor.derived(j).stale:
+            return set()
+        return {a.id for a in self.cursor.findings_at(j).advice}
 
     def bookmark(self) -> None:
         now = self.cursor.clock_at(self.cursor.index)
@@ -183,6 +188,3 @@ class Browser:
         self.post(Notice(f"bookmark: {nxt[1] or 'unnamed'}"))
         self.seek_time(nxt[0])
 
-
-def _finding_ids(frame: Frame) -> set[str]:
-    return set() if frame.stale else {a.id for a in frame.advice}

@@ -27,7 +27,6 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
     from pathlib import Path
 
     from mysqltop.core.pacing import check_speed
-    from mysqltop.core.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.sources.replay import ReplaySource
     from mysqltop.views.tui.app import MysqltopApp
@@ -43,7 +42,7 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
         src.close()
         raise
     reader = src.reader      # moves to the feed thread now and is used only there
-    feed = ReplayFeed(lambda: reader, FramePipeline, start=first, floor=src.first, speed=speed, playing=playing)
+    feed = ReplayFeed(lambda: reader, start=first, floor=src.first, speed=speed, playing=playing)
     return MysqltopApp(feed, ViewMode.REPLAY, source_name=name or Path(path).name, parse_when=parse_when)
 
 

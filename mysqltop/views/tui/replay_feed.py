@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
-from mysqltop.recording.cursor import Cursor, Pipeline
+from mysqltop.recording.cursor import Cursor
 from mysqltop.views.tui.browse import Browser
 from mysqltop.views.tui.feed_commands import FeedCommand
 from mysqltop.views.tui.feed_events import Notice, Opened, TimelineInfo
@@ -34,11 +34,9 @@ def bookmark_list(reader: Any) -> tuple[tuple[float, str], ...]:
 class ReplayFeed(Feed):
     name = "replay"
 
-    def __init__(self, open_reader: Callable[[], Any], new_pipeline: Callable[[], Pipeline], *,
-                 start: int = 0, floor: int = 0, speed: float = 1.0, playing: bool = True) -> None:
+    def __init__(self, open_reader: Callable[[], Any], *, start: int = 0, floor: int = 0, speed: float = 1.0, playing: bool = True) -> None:
         super().__init__()
         self.open_reader = open_reader      # called in the feed thread: SQLite objects stay there
-        self.new_pipeline = new_pipeline
         self.start_at = start
         self.floor = floor                  # judged from here on, as report and snapshot judge a range
         self.speed = speed
@@ -52,7 +50,7 @@ class ReplayFeed(Feed):
     # -- thread body ------------------------------------------------------------------------
     def run(self) -> None:
         self.reader = self.open_reader()
-        cur = Cursor(self.reader, self.new_pipeline, floor=self.floor)
+        cur = Cursor(self.reader, floor=self.floor)
         count = len(cur)
         if count == 0:
             self._post(Notice("the recording holds no samples", "error"))
