@@ -13,7 +13,7 @@ pacing rules live in one place:
 - `run_paced` is the one pacing loop: live polls run in it at the interval, and the TUI
   timeline's playback (each sample its recorded gap ÷ speed after the one before, nothing due
   while paused) with its own `due`. Recorded samples are never read through the engine: they
-  are moved through by the timeline cursor (recording/cursor.py).
+  are moved through by the timeline cursor (timeline/cursor.py).
 
 Every sample read goes to the session's history when there is one (the live TUI's, for stepping
 back through it with the timeline cursor). The frame is derived before the sample is recorded, so a recorder that decides what to keep
@@ -45,7 +45,7 @@ class Pipeline(Protocol):
 
 
 class History(Protocol):
-    """Where the live session's samples are kept for stepping back (recording/history.SampleRing)."""
+    """Where the live session's samples are kept for stepping back (timeline/ring.SampleRing)."""
 
     def append(self, raw: RawSample) -> int: ...
 

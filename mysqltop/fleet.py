@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from mysqltop.core import wait_load
 from mysqltop.core.fleet import LatchTotal, hottest_latch, latch_totals, worst_finding
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.sources.fleet import Member, recording_file_name
 

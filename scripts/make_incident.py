@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mysqltop.cli import build_parser  # noqa: E402
-from mysqltop.core.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
 from mysqltop.core.trigger import parse_trigger  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402

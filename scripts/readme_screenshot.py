@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mysqltop.core.frame import Frame  # noqa: E402
-from mysqltop.core.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
 from mysqltop.recording.reader import RecordingReader  # noqa: E402
 from mysqltop.views.tui import app as app_module  # noqa: E402
 from mysqltop.views.tui.app import MysqltopApp  # noqa: E402

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from mysqltop.cli import build_parser  # noqa: E402
 from mysqltop.arguments import open_live  # noqa: E402
 from mysqltop.core.frame import Frame  # noqa: E402
-from mysqltop.core.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
 from tests.support import slow_sync  # noqa: E402

@@ -15,7 +15,7 @@ ROOT = Path(mysqltop.__file__).parent
 FORBIDDEN_IN_CORE = {
     "pymysql", "psutil", "textual", "plotext", "sqlite3", "socket",
     "subprocess", "threading", "time", "random", "os", "mysqltop.sources", "mysqltop.views",
-    "mysqltop.recording", "mysqltop.engine", "mysqltop.commands", "mysqltop.cli",
+    "mysqltop.recording", "mysqltop.timeline", "mysqltop.engine", "mysqltop.commands", "mysqltop.cli",
 }
 
 
@@ -43,7 +43,7 @@ def test_core_imports_nothing_impure_at_runtime() -> None:
                                 text=True).stdout.split())
     bad = {m for m in loaded for f in ("pymysql", "psutil", "textual", "plotext", "sqlite3")
            if m == f or m.startswith(f + ".")}
-    bad |= {m for m in loaded if m.startswith(("mysqltop.sources", "mysqltop.views", "mysqltop.recording"))}
+    bad |= {m for m in loaded if m.startswith(("mysqltop.sources", "mysqltop.views", "mysqltop.recording", "mysqltop.timeline"))}
     assert not bad, f"core pulled in {sorted(bad)}"
 
 
@@ -57,7 +57,7 @@ def test_core_source_has_no_forbidden_imports() -> None:
 
 
 def test_lower_layers_never_import_views() -> None:
-    for layer in ("sources", "recording"):
+    for layer in ("sources", "recording", "timeline"):
         for path in (ROOT / layer).rglob("*.py"):
             hit = {n for n in _imports(path) if n.startswith(("mysqltop.views", "mysqltop.commands", "textual"))}
             assert not hit, f"{path}: {hit}"
@@ -69,3 +69,12 @@ def test_version_is_fast_and_light() -> None:
     assert out.stdout.strip() == f"mysqltop {mysqltop.__version__}"
     for heavy in ("textual", "pymysql", "psutil", "plotext"):
         assert f" {heavy}\n" not in out.stderr and f" {heavy}." not in out.stderr, heavy
+
+
+def test_the_timeline_holds_no_io_of_its_own() -> None:
+    """The timeline moves through stores and judges: it reads no server, host or terminal."""
+    for path in (ROOT / "timeline").rglob("*.py"):
+        hit = {n for n in _imports(path) for f in ("pymysql", "psutil", "textual", "socket", "threading",
+                                                   "mysqltop.sources", "mysqltop.engine", "mysqltop.fleet")
+               if n == f or n.startswith(f + ".")}
+        assert not hit, f"{path}: {hit}"

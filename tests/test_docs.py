@@ -11,7 +11,7 @@ from mysqltop.commands.demo import INCIDENT
 from mysqltop.core.frame import ClassShape, Frame, Host, WaitLoad
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ import itertools
 import threading
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import Failure, HostSample
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.mysql import MySQLSource

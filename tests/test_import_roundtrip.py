@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 from tests.support.ptstalk_export import write_collection
 

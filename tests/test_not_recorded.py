@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views import locks_text
 from mysqltop.views.tui.widgets.locks import copy_kill_line

@@ -12,7 +12,7 @@ from mysqltop.commands.report import MAX_POINTS, stride_for, window_report
 from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.report_builder import CHART_POINTS, ReportBuilder
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.writer import KEYFRAME_EVERY
+from mysqltop.recording.format import KEYFRAME_EVERY
 from mysqltop.sources.replay import ReplaySource
 from mysqltop.views.report_text import render
 

@@ -86,10 +86,10 @@ def _run(args: argparse.Namespace) -> int:
         raise
 
     from mysqltop.core.pacing import FIRST_GAP
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
-    from mysqltop.recording.history import SampleRing, capacity_for
+    from mysqltop.timeline.ring import SampleRing, capacity_for
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
     from mysqltop.views.tui.feeds import LiveFeed

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.keep < 0:
         raise UserError("--keep must be 0 or more", 2)
 
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.engine import Engine, Recorder
     from mysqltop.recording.rotate import RotatingWriter
 

@@ -70,7 +70,7 @@ MAX_POINTS = 3601
 def stride_for(samples: int, max_points: int = MAX_POINTS) -> int:
     """1 (every sample) up to max_points, else the smallest multiple of the keyframe spacing that
     keeps the frames at or under max_points."""
-    from mysqltop.recording.writer import KEYFRAME_EVERY
+    from mysqltop.recording.format import KEYFRAME_EVERY
 
     if samples <= max_points:
         return 1
@@ -79,13 +79,13 @@ def stride_for(samples: int, max_points: int = MAX_POINTS) -> int:
 
 def window_report(path: str, start: str | None, end: str | None,
                   max_points: int = MAX_POINTS):  # -> mysqltop.core.report.Report
-    """Frames [start, end] of the recording, as replay shows them (the replay cursor: warm-up
-    before the range, damaged samples stepped over and named once), summarised as they stream.
+    """Frames [start, end] of the recording, as replay shows them (the timeline's range: rates
+    from the sample before it, damaged samples stepped over and named once), summarised as they stream.
     Past `max_points` samples, over every k-th sample (see stride_for)."""
     from mysqltop.core.report_builder import ReportBuilder
-    from mysqltop.sources.replay import ReplaySource
+    from mysqltop.timeline.range import Range
 
-    src = ReplaySource(path, start, end)
+    src = Range(path, start, end)
     builder = ReportBuilder()
     variables: dict[str, str] = {}
     stride = stride_for(len(src), max_points)

@@ -4,7 +4,7 @@ Counting: `--count N` is the number of frames printed, and every printed frame h
 need two samples, so a live snapshot polls N+1 times (the first poll is the baseline, taken
 `--interval` before the first printed frame): the default, one frame, takes one interval. With
 `--replay`, every sample of the recording (or of --start/--end) is derived again, unpaced; the
-sample just before the range (the replay source's `primer`) is the baseline, so every printed
+sample just before the range (the range's `primer`) is the baseline, so every printed
 frame has rates — from the very start of a recording the first sample is the baseline instead.
 A recording holding a single sample prints that sample's rate-less frame.
 """
@@ -67,11 +67,11 @@ def _open_source(args: argparse.Namespace):
     """(source, is_live). Imports here keep `mysqltop --version` light."""
     if args.replay:
         from mysqltop.errors import UserError
-        from mysqltop.sources.replay import ReplaySource
+        from mysqltop.timeline.range import Range
 
         if not os.path.exists(args.replay):
             raise UserError(f"no such recording: {args.replay}", 2)
-        return ReplaySource(args.replay, start=args.start, end=args.end), False
+        return Range(args.replay, start=args.start, end=args.end), False
     source, caps = open_live(args)
     for note in getattr(caps, "notes", ()):   # e.g. instruments disabled: say so once, with the fix
         print(f"mysqltop: note: {note}", file=sys.stderr)
@@ -79,7 +79,7 @@ def _open_source(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.engine import Engine
     from mysqltop.views.headless import writer_for
 

@@ -43,6 +43,10 @@ from typing import Any
 
 from mysqltop.core.sample import Failure, HostSample, RawSample, ServerIdentity
 
+# A keyframe is deflated alone every this many samples, the others against it: bounds the samples
+# decoded to reach any one (seek cost), in a recording and in the live session's ring alike.
+KEYFRAME_EVERY = 20
+
 FORMAT_VERSION = 1
 MAGIC = "mysqltop-recording"
 APPLICATION_ID = 0x6D74_7263            # "mtrc"

@@ -25,12 +25,11 @@ from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_for_append, storage_error
-from mysqltop.recording.format import (DICT_TABLES, FORMAT_VERSION, MAGIC, META_TABLES, STATE_TABLES,
-                                       sample_text, state_json)
+from mysqltop.recording.format import (DICT_TABLES, FORMAT_VERSION, KEYFRAME_EVERY, MAGIC, META_TABLES,
+                                       STATE_TABLES, sample_text, state_json)
 from mysqltop.core.locks import SQL_COLUMNS, without_statements
 from mysqltop.recording.redact import SQL_MARK, redact_status
 
-KEYFRAME_EVERY = 20        # bounds the samples decoded to reach any one (seek cost)
 DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
 # Committed samples live in FILE-wal until a checkpoint moves them into FILE. SQLite's own
 # auto-checkpoint waits for ~1000 pages (an hour of samples), so a copy of FILE alone taken while

@@ -18,7 +18,7 @@ import pytest
 from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"

@@ -9,7 +9,7 @@ import pytest
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
 from mysqltop.core.parsed import ParsedSample
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import classify

@@ -268,7 +268,7 @@ def test_a_waiter_is_never_the_root(rows, locks) -> None:
 def judged(frames: list[Frame]) -> list[Frame]:
     """Each frame with the findings over the frames up to it, as a timeline shows them."""
     from mysqltop.core.advice import advise
-    from mysqltop.core.judge import Judgement, compose
+    from mysqltop.timeline.judge import Judgement, compose
 
     return [compose(f, Judgement(tuple(advise(frames[:i + 1], {})))) for i, f in enumerate(frames)]
 

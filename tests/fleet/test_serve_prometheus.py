@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.sources.replay import ReplaySource
 from tests.support.dashboard import concrete, panel_queries
 from tests.support.deadlocks import make_deadlocks, prepare

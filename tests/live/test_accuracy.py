@@ -17,7 +17,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample, own_statements
 from mysqltop.engine import Engine
 from tests.support.load import LoadCounts, LoadGenerator, LoadSpec

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.advice import advise
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from tests.support.load import LoadGenerator, LoadSpec
 

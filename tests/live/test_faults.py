@@ -15,7 +15,7 @@ import time
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import Failure
 from mysqltop.engine import Engine
 from mysqltop.sources.live import LiveSource

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.instrumentation import HINT, LATCH_INSTRUMENTS
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec

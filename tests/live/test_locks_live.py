@@ -16,7 +16,7 @@ import pytest
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.frame import Frame
 from mysqltop.core.locks import blocking_tree
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource

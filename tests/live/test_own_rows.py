@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from tests.live.test_accuracy import delta, open_source
 

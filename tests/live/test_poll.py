@@ -283,7 +283,7 @@ def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSour
     """MariaDB counts Rows_read for every session, the monitor's P_S, status and lock queries
     too (~370 rows a poll: "rows r/s 349" on an idle server); the poll reads its own session's
     Rows_read in the same round trip and derive takes it out."""
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
 
     pipe = FramePipeline()
     frames = []
@@ -315,7 +315,7 @@ def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: 
     blocking tree still names both sides, and hostile statement text stays data."""
     import pymysql
 
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
 
     table = f"{TEST_DB}.plainreads"
     setup = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
@@ -370,7 +370,7 @@ def test_lock_and_transaction_reads_only_when_one_waits_or_is_old(source: MySQLS
     found."""
     import pymysql
 
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
 
     table = f"{TEST_DB}.condwait"
     n_old = locks_src.MAX_TRANSACTIONS + 2

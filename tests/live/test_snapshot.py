@@ -17,7 +17,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.instrumentation import ENABLE_SQL
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.views.headless import json_frame
 from tests.support.load import LoadGenerator, LoadSpec

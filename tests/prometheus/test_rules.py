@@ -52,7 +52,7 @@ def test_promtool_check_metrics_on_the_exposition() -> None:
     """promtool's linter (names, suffixes, units, HELP) over what serve exposes for recorded frames."""
     import time
 
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.fleet import ServerState
     from mysqltop.sources.replay import ReplaySource
     from mysqltop.views.prometheus import Exposition

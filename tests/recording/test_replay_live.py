@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import build_parser
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter

@@ -149,7 +149,7 @@ def hostile_sample(raw: Any, rng: random.Random) -> Any:
 
 
 def derive_family(n: int, seed: int, tally: Tally) -> None:
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.views.headless import FORMATS, writer_for
 
     rng, samples = random.Random(seed), real_samples()

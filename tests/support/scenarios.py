@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules import metrics
 from tests.support import slow_sync
 from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder

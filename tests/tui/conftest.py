@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
 from mysqltop.views.tui.app import MysqltopApp

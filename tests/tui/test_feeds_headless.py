@@ -7,8 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import SampleRing
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.ring import SampleRing
 from mysqltop.views.tui.browse import Browser
 from mysqltop.views.tui.feed_commands import NextFinding, Play, SeekTime, Step, ToEnd
 from mysqltop.views.tui.feed_events import FrameShown, Notice, Opened
@@ -89,3 +89,38 @@ def test_a_browser_over_the_live_ring_finds_where_findings_start() -> None:
     assert b.cursor.index == len(ring) - 1
     b.apply(Play(True))                          # at the end: plays from the oldest held
     assert b.cursor.index == ring.first and b.playing
+
+
+def test_pausing_live_adopts_the_frames_and_findings_the_engine_made() -> None:
+    """Pausing shows the newest sample as live showed it, deriving and judging none of the
+    samples the engine's pipeline still holds."""
+    from mysqltop.engine import Engine
+    from mysqltop.recording.reader import RecordingReader
+    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.views.tui.feeds import LiveFeed
+
+    class Samples:
+        def __init__(self, raws: list) -> None:  # type: ignore[type-arg]
+            self.raws = raws
+
+        def read(self):  # type: ignore[no-untyped-def]
+            return self.raws.pop(0) if self.raws else None
+
+        def close(self) -> None:
+            pass
+
+    with RecordingReader(ROOT / "recordings" / "purge-read-view.mtrec") as r:
+        raws = [r.sample(i) for i in range(80, 140)]
+    engine = Engine(Samples(raws), FramePipeline())
+    feed = LiveFeed(engine, 1.0)
+    events: list[object] = []
+    feed._post = events.append  # type: ignore[method-assign]
+    live = [engine.step() for _ in range(60)]
+    for frame in live:
+        feed._on_frame(frame)
+    assert feed.pause() and feed.browser is not None
+    cursor = feed.browser.cursor
+    paused = [e for e in events if isinstance(e, FrameShown)][-1].frame
+    assert cursor.derives == 0 and cursor.judge.judged == 0
+    assert paused.time == live[-1].time and paused.advice == live[-1].advice
+    assert paused.throughput == live[-1].throughput

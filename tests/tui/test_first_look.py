@@ -13,7 +13,7 @@ import pytest
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import Failure, RawSample
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
 from mysqltop.views.first_look import ENTER, LEAVE, FirstLook, first_look_lines
 from mysqltop.views.tui.feeds import LiveFeed

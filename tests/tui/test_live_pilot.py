@@ -7,7 +7,7 @@ import re
 import threading
 import time
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import Failure, RawSample, ServerIdentity
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine

@@ -55,7 +55,7 @@ def test_narrow_hotspots_drop_columns_not_digits() -> None:
 
 
 def test_the_first_frame_shows_what_the_latch_counters_hold_so_far() -> None:
-    from mysqltop.core.pipeline import FramePipeline
+    from mysqltop.timeline.pipeline import FramePipeline
 
     first = FramePipeline().push(samples(1)[0])
     lines = HotspotsPane(1).body(first, [first], 80).plain.splitlines()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.views.tui import app as app_module
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feed_events import FrameShown

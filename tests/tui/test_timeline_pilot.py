@@ -16,11 +16,12 @@ import pytest
 
 from mysqltop.cli import build_parser, main
 from mysqltop.arguments import open_live
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import KEYFRAME_EVERY, SampleRing
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.recording.format import KEYFRAME_EVERY
+from mysqltop.timeline.ring import SampleRing
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.views.headless import json_frame

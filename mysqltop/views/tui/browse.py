@@ -1,7 +1,7 @@
 """Browser: moves the timeline cursor on the App's commands and says what to show — the one key
 handling path for the live TUI paused in its history and for a replay. No Textual here.
 
-The cursor (recording/cursor.py) does the moving and deriving over a store (the live ring or a
+The cursor (timeline/cursor.py) does the moving and deriving over a store (the live ring or a
 recording), so a moment shows the same frame and advice here as in `report` and `snapshot
 --replay`. Playback runs in the engine's pacing loop (`run_paced`); `due` says when the next
 sample is due (its recorded gap after the previous one, divided by the speed; nothing while
@@ -14,7 +14,7 @@ import time
 from typing import Callable
 
 from mysqltop.core.pacing import SPEEDS, step_choice
-from mysqltop.recording.cursor import Cursor
+from mysqltop.timeline.cursor import Cursor
 from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
                                              Step, ToEnd)
 from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice

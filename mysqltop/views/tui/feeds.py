@@ -12,8 +12,8 @@ The live feed starts before the App (`begin`), so its first poll overlaps Textua
 first frame can be drawn as text at once (views.first_look). The events it posts meanwhile are
 kept and handed over when the App `start`s it.
 
-Live, the engine keeps every sample in the session's history (recording/history.SampleRing), and
-what the session records reaches further back (recording/session_store.SessionStore: the ring,
+Live, the engine keeps every sample in the session's history (timeline/ring.SampleRing), and
+what the session records reaches further back (timeline/session_store.SessionStore: the ring,
 then the recording). `p` or a moving key pauses in it: a Browser over a cursor on that store takes
 over what is shown (the same one a replay uses), while polling — and recording — go on; `p` again
 or `end` follows live again and drops the cursor with its frame cache.
@@ -33,9 +33,9 @@ from typing import Any, Callable
 from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.engine import Recorder
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import SampleRing, capacity_for
-from mysqltop.recording.session_store import SessionStore
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.ring import SampleRing, capacity_for
+from mysqltop.timeline.session_store import SessionStore
 from mysqltop.sources.base import nice_this_thread
 from mysqltop.views.tui.browse import TREND, Browser
 from mysqltop.views.tui.feed_commands import (
@@ -255,10 +255,25 @@ class LiveFeed(Feed):
         if len(h) == 0:
             self._notice("no samples yet to go back to", "warning")
             return False
-        self.browser = Browser(Cursor(h), self._post, ViewMode.LIVE, playing=False, describe=self._live_fields)
+        cursor = Cursor(h)
+        self._adopt_recent(cursor)
+        self.browser = Browser(cursor, self._post, ViewMode.LIVE, playing=False, describe=self._live_fields)
         self.browser.cursor.go(len(h) - 1)
         self.browser.show()
         return True
+
+    def _adopt_recent(self, cursor: Cursor) -> None:
+        """Hand the cursor the frames and findings the engine's pipeline holds for the newest
+        samples (matched by time), so pausing derives and judges none of them again."""
+        recent = getattr(self.engine.pipeline, "recent", None)
+        if recent is None:
+            return
+        i = len(self.history) - 1
+        for frame, judgement in reversed(recent()):
+            if i < self.history.first or self.history.time_or_none(i) != frame.time:
+                break
+            cursor.adopt(i, frame, judgement)
+            i -= 1
 
     def follow_live(self) -> None:
         """Back to live: the newest frame at once, then each poll as it comes."""

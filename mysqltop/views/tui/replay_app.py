@@ -1,5 +1,5 @@
 """The replay TUI over a recording file, used by `replay` and `demo`: FILE and --start are
-checked (one line each) before the screen opens, by the same ReplaySource that `report` and
+checked (one line each) before the screen opens, by the same timeline Range that `report` and
 `snapshot --replay` read through, so --start lands on the same sample in all three."""
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ def replay_app(path: str, *, start: str | None = None, speed: float = 1.0, name:
 
     from mysqltop.core.pacing import check_speed
     from mysqltop.core.when import parse_when
-    from mysqltop.sources.replay import ReplaySource
+    from mysqltop.timeline.range import Range
     from mysqltop.views.tui.app import MysqltopApp
     from mysqltop.views.tui.replay_feed import ReplayFeed
 
     check_speed(speed)
-    src = ReplaySource(path, start=start, on_damage=None)   # damage is said in the TUI, as it is met
+    src = Range(path, start=start, on_damage=None)   # damage is said in the TUI, as it is met
     try:
         first = src.cursor.next_readable(src.first - 1, 1)
         if first is None:

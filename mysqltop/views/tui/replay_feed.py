@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
-from mysqltop.recording.cursor import Cursor
+from mysqltop.timeline.cursor import Cursor
 from mysqltop.views.tui.browse import Browser
 from mysqltop.views.tui.feed_commands import FeedCommand
 from mysqltop.views.tui.feed_events import Notice, Opened, TimelineInfo

@@ -1,7 +1,7 @@
 """SampleRing: the live session's recent samples, in memory, as a store the timeline cursor reads.
 
 The live TUI steps back through this exactly as through a recording file: both are stores of
-RawSamples by index (recording/cursor.py). Indexes are absolute and never reused — index i is the
+RawSamples by index (timeline/cursor.py). Indexes are absolute and never reused — index i is the
 i-th sample of the session — so a cursor or a frame cache keyed by index stays right while old
 samples drop out at the front.
 
@@ -24,9 +24,8 @@ from dataclasses import dataclass
 
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.errors import UserError
-from mysqltop.recording.format import parse_sample_text, sample_text
+from mysqltop.recording.format import KEYFRAME_EVERY, parse_sample_text, sample_text
 
-KEYFRAME_EVERY = 20      # bounds the samples decoded to reach any one (as in a recording)
 DEFAULT_SECONDS = 3600   # the live TUI keeps the last hour (at its interval; see capacity_for)
 MAX_SAMPLES = 14_400     # … but never more samples than this (an hour at 0.25 s)
 LEVEL = 6

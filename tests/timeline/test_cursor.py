@@ -9,7 +9,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mysqltop.recording.cursor import Cursor
+from mysqltop.timeline.cursor import Cursor
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.replay import ReplaySource

@@ -73,6 +73,11 @@ class Judge:
     def cached(self, i: int) -> Judgement | None:
         return self._cache.get(i)
 
+    def adopt(self, i: int, judgement: Judgement) -> None:
+        """The findings at i as another judge over the same frames found them."""
+        if i >= self.floor:
+            self._store(i, judgement)
+
     def forget_from(self, i: int) -> None:
         """Drop the judgements at and after position i (their frames changed)."""
         for k in [k for k in self._cache if k >= i]:

@@ -10,10 +10,11 @@ import pytest
 
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import KEYFRAME_EVERY, SampleRing
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.recording.format import KEYFRAME_EVERY
+from mysqltop.timeline.ring import SampleRing
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.session_store import SessionStore
+from mysqltop.timeline.session_store import SessionStore
 from mysqltop.recording.writer import RecordingWriter
 
 ROOT = Path(__file__).resolve().parents[2]

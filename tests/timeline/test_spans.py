@@ -14,8 +14,8 @@ from mysqltop.core.advice import HORIZON_S
 from mysqltop.core.rules import RULES
 from mysqltop.core.rules.base import RECENT_S, TREND_S, span_of
 from mysqltop.core.sample import RawSample
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import SampleRing
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.ring import SampleRing
 from tests.core.test_advice import LAB_AS_MYSQL, LAB_PS, LAB_STATUS, LAB_UPTIME, MARIADB_VARS, T0, _scaled
 
 ONSET, END, LENGTH = 100.0, 300.0, 400.0

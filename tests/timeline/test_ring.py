@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.recording.cursor import Cursor
-from mysqltop.recording.history import KEYFRAME_EVERY, SampleRing, capacity_for
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.recording.format import KEYFRAME_EVERY
+from mysqltop.timeline.ring import SampleRing, capacity_for
 from mysqltop.recording.reader import RecordingReader
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from collections import deque
 
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
-from mysqltop.core.judge import Judge, compose
+from mysqltop.timeline.judge import Judge, Judgement, compose
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.sample import Failure, RawSample
 
@@ -25,7 +25,7 @@ class FramePipeline:
     def __init__(self, *, advice_every_s: float = 0.0, min_span_s: float | None = 0.0) -> None:
         """`advice_every_s`: judge again only when this much sample time has passed, the frames
         in between carrying the last judgement (a fleet of many servers). `min_span_s`: every
-        rule judges at least this span (a report over every k-th sample; see core/judge.py)."""
+        rule judges at least this span (a report over every k-th sample; see timeline/judge.py)."""
         self._prev: ParsedSample | None = None
         self._prev_host: RawSample | None = None      # the last sample with host counters, stale or not
         self._prev_mutex: ParsedSample | None = None  # the last sample with SHOW ENGINE INNODB MUTEX rows
@@ -46,6 +46,11 @@ class FramePipeline:
     def window(self) -> list[Frame]:
         """The derived frames held, oldest first (the newest last)."""
         return list(self._frames)
+
+    def recent(self) -> list[tuple[Frame, Judgement | None]]:
+        """The derived frames held, oldest first, each with its findings when judged: what a
+        cursor over the same samples adopts instead of deriving and judging them again."""
+        return [(f, self.judge.cached(self._first + k)) for k, f in enumerate(self._frames)]
 
     def forget_previous(self) -> None:
         """The next frame has no rates (a new recording segment); the frames judged stay."""

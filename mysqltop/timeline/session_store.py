@@ -1,5 +1,5 @@
 """SessionStore: the live session's whole timeline as one store the timeline cursor reads — its
-recent samples from memory (history.SampleRing), older ones from what the session recorded.
+recent samples from memory (ring.SampleRing), older ones from what the session recorded.
 
 Indexes are the session's: index i is the i-th sample polled, whoever holds it. The ring holds
 the newest (the last hour at the interval). When the live TUI records (`--record FILE`, or `r`),
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
-from mysqltop.recording.history import SampleRing
+from mysqltop.timeline.ring import SampleRing
 from mysqltop.recording.reader import RecordingReader
 
 

@@ -1,7 +1,7 @@
 """Cursor: the one way to move through a store of samples and get frames out of it.
 
 A store is a recording file (RecordingReader) or the live session's samples (session_store: the
-recent ones in memory, history.SampleRing, then the older ones the session recorded): both hand
+recent ones in memory, ring.SampleRing, then the older ones the session recorded): both hand
 out RawSamples by index. The live TUI paused in its history, the replay TUI, `snapshot --replay`
 and `report` all go through a Cursor, so a moment gives the same frame — numbers *and* findings —
 however it was reached (live is the newest index):
@@ -25,7 +25,7 @@ from typing import Iterator, Protocol
 
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
-from mysqltop.core.judge import Judge, Judgement, compose
+from mysqltop.timeline.judge import Judge, Judgement, compose
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
@@ -56,6 +56,7 @@ class Cursor:
         self._derived: OrderedDict[int, Frame] = OrderedDict()
         self._parsed: OrderedDict[int, ParsedSample] = OrderedDict()
         self._shown: tuple[int, Judgement, Frame] | None = None    # the last composed frame
+        self.derives = 0          # frames derived (not served from the cache): for benches and tests
         # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
         # from there: samples before `floor` give rates and charts, not evidence, so a relief window
         # is not judged on the storm before it.
@@ -208,6 +209,16 @@ class Cursor:
             if not _damaged(frame):
                 yield i, frame
 
+    def adopt(self, i: int, frame: Frame, judgement: Judgement | None = None) -> None:
+        """Sample i's derived frame (and findings) as a pipeline over the same samples made them
+        (the live TUI pausing: the frames of the last span are not derived or judged again)."""
+        if i not in self._derived:
+            self._derived[i] = frame
+            if len(self._derived) > self.cache_size:
+                self._derived.popitem(last=False)
+        if judgement is not None and self.judge.cached(i) is None:
+            self.judge.adopt(i, judgement)
+
     # FrameSeries: what the judge reads
     def frame_at_position(self, i: int) -> Frame | None:
         return self.derived(i) if self.lo <= i < len(self) else None
@@ -222,6 +233,7 @@ class Cursor:
         if raw is None:
             frame = self._damaged_frame(i)
         else:
+            self.derives += 1
             prev, prev_host = self._before(i)
             cur = self._parse(i, raw)
             try:
@@ -264,7 +276,7 @@ class Cursor:
         at the point. The rules judge at least `min_span_s`, so they still see enough points.
         `primer`: the sample before the first point, for its rates. A damaged point: (index, a
         stale frame, None). Not cached: a strided frame is not the frame of its moment."""
-        from mysqltop.core.pipeline import FramePipeline
+        from mysqltop.timeline.pipeline import FramePipeline
 
         pipe = FramePipeline(min_span_s=min_span_s)
         prev: int | None = None

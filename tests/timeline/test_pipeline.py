@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample
 
 
@@ -57,7 +57,7 @@ def test_percona_series_through_the_pipeline() -> None:
 
 
 def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkeypatch) -> None:
-    from mysqltop.core import judge as judge_mod
+    from mysqltop.timeline import judge as judge_mod
     from mysqltop.core.frame import Advice
 
     judged: list[float] = []
@@ -81,7 +81,7 @@ def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkey
 def test_the_frames_the_judge_reads_are_never_changed() -> None:
     """push hands out the frame with its findings as a new value: the derived frame stays bare."""
     from mysqltop.core.frame import Advice
-    from mysqltop.core.judge import Judgement, compose
+    from mysqltop.timeline.judge import Judgement, compose
 
     p = FramePipeline()
     shown = [p.push(raw(t, 1000 + 10 * t)) for t in range(3)]

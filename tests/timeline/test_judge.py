@@ -1,0 +1,93 @@
+"""The timeline's judge: findings as a series beside frames that stay as derived, cached by
+position, so showing a moment, stepping back and looking for the next finding derive little."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mysqltop.core.advice import HORIZON_S
+from mysqltop.timeline.range import Range
+from mysqltop.views.tui.browse import Browser
+from mysqltop.views.tui.feed_events import Notice
+from mysqltop.views.tui.position import ViewMode
+
+GALLERY = Path(__file__).resolve().parents[2] / "recordings"
+PURGE = GALLERY / "purge-read-view.mtrec"
+
+
+def open_cursor(start: str | None = None):  # type: ignore[no-untyped-def]
+    rng = Range(PURGE, start=start, on_damage=None)
+    return rng, rng.cursor
+
+
+def test_a_frame_costs_two_samples_and_its_findings_one_span() -> None:
+    rng, c = open_cursor()
+    try:
+        i = c.go(140)
+        frame = c.derived(i)
+        assert c.derives == 1 and frame.elapsed is not None and frame.throughput.qps is not None
+        shown = c.frame_at(i)
+        span = shown.time - HORIZON_S
+        assert c.derives <= HORIZON_S / 0.5 and c.judge.judged == 1
+        assert all(c.derived(j).time > span - 2 for j in list(c._derived))   # only the longest span was derived
+        assert "purge_lag" in {a.id for a in shown.advice}
+        assert frame.advice == [] and "advice" not in frame.errors        # the derived frame stays as it was
+        assert c.frame_at(i) is shown and c.judge.judged == 1           # the same moment: judged once
+    finally:
+        rng.close()
+
+
+def test_stepping_back_derives_one_frame_a_step() -> None:
+    rng, c = open_cursor()
+    try:
+        c.frame_at(c.go(150))
+        before = c.derives
+        for _ in range(20):
+            c.frame_at(c.step(-1))
+        assert c.derives - before <= 20
+        judged = c.judge.judged
+        for _ in range(20):
+            c.frame_at(c.step(1))                                       # forward again: all cached
+        assert c.judge.judged == judged
+    finally:
+        rng.close()
+
+
+def test_next_finding_reads_the_findings_series_once() -> None:
+    rng, c = open_cursor()
+    try:
+        events: list = []
+        b = Browser(c, events.append, ViewMode.REPLAY)
+        c.go(c.lo)
+        b.finding(1)
+        first = c.index
+        notices = [e.text for e in events if isinstance(e, Notice)]
+        assert first > c.lo and notices and notices[0].startswith("finding: ")
+        derived, judged = c.derives, c.judge.judged
+        assert derived <= first - c.lo + 2 and judged <= first - c.lo + 2   # each sample passed once
+        b.finding(-1)                                                       # back over the same samples
+        assert c.derives == derived and c.judge.judged <= judged + 1
+    finally:
+        rng.close()
+
+
+def test_a_range_is_judged_from_its_floor() -> None:
+    rng, c = open_cursor(start="+150s")
+    try:
+        i = c.go(rng.first)
+        frame = c.frame_at(i)
+        assert frame.elapsed is not None                                # rates from the sample before
+        assert frame.advice == [] and c.derives == 1                    # no evidence before the range
+    finally:
+        rng.close()
+
+
+def test_every_s_carries_a_judgement_over_the_positions_after_it() -> None:
+    rng, c = open_cursor()
+    try:
+        c.judge.every_s = 10.0
+        for i in range(130, 150):
+            c.frame_at(i)
+        assert 2 <= c.judge.judged <= 3                                  # 20 s of samples, once per 10 s
+    finally:
+        rng.close()
