@@ -299,17 +299,22 @@ class Cursor:
             if raw.error is None:       # a stale sample carries no counters: the next spans it
                 prev = i
 
-    def history(self, i: int, n: int) -> list[Frame]:
+    def history(self, i: int, n: int, fill: int = 0) -> list[Frame]:
         """Up to n frames ending at i (i's own with its findings), for charts and sparklines:
-        the derived frames cached before it (none is derived for a chart)."""
+        the derived frames cached before it, and the `fill` samples before it derived when not
+        (a range's first frame is shown before its charts are filled in)."""
         frame = self.frame_at(i)
         out = []
         for j in range(max(self.lo, i - n + 1), i):
-            hit = self._derived.get(j)
+            hit = self.derived(j) if j > i - fill - 1 else self._derived.get(j)
             if hit is not None:
                 out.append(hit)
         out.append(frame)
         return out
+
+    def missing(self, i: int, n: int) -> int:
+        """How many of the n samples before i have no derived frame cached."""
+        return sum(1 for j in range(max(self.lo, i - n), i) if j not in self._derived)
 
     def _damaged_frame(self, i: int) -> Frame:
         try:

@@ -21,6 +21,7 @@ from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
 from mysqltop.views.tui.position import Position, ViewMode
 
 TREND = 300                   # frames kept for charts and sparklines
+CHART_FILL = 120              # samples before a moment derived for its charts when none are cached
 DAMAGE_CHECK = 120           # a move up to this far says which damaged samples it stepped over
 FINDING_SCAN = 3600           # samples looked through for the next finding before giving up
 
@@ -49,9 +50,16 @@ class Browser:
             ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None))
 
     def show(self) -> None:
+        """The cursor's frame with the trend cached before it; then, when the charts lack the
+        samples just before (a range's first frame), those derived and the frame shown again:
+        the moment is on screen before its charts are."""
         self.moved_at = time.monotonic()
-        trend = tuple(self.cursor.history(self.cursor.index, TREND))
+        cur, i = self.cursor, self.cursor.index
+        trend = tuple(cur.history(i, TREND))
         self.post(FrameShown(trend[-1], trend, self.position()))
+        if cur.missing(i, CHART_FILL):
+            trend = tuple(cur.history(i, TREND, fill=CHART_FILL))
+            self.post(FrameShown(trend[-1], trend, self.position()))
 
     def move(self, came_from: int) -> None:
         """Show the cursor's sample; say so when the move stepped over damaged samples."""
