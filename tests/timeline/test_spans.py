@@ -1,5 +1,6 @@
 """Findings are judged over spans of time: one incident sampled every 0.25 s, 1 s and 10 s gives
-the same findings (ids and severities) at the same moments, through the timeline cursor.
+the same findings (ids and severities) at the same moments, through the timeline cursor; and a
+gallery incident recorded at 1 s, read at every tenth sample, gives the same while it holds.
 
 The samples are generated: the MariaDB lab capture's performance_schema waits and global status
 (tests/core/test_advice.py) accumulating at the capture's per-second rates while the incident
@@ -8,16 +9,20 @@ runs and a thousand times slower around it, with the history list climbing throu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mysqltop.core.advice import HORIZON_S
 from mysqltop.core.rules import RULES
 from mysqltop.core.rules.base import RECENT_S, TREND_S, span_of
 from mysqltop.core.sample import RawSample
+from mysqltop.recording.reader import RecordingReader
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.ring import SampleRing
 from tests.core.test_advice import LAB_AS_MYSQL, LAB_PS, LAB_STATUS, LAB_UPTIME, MARIADB_VARS, T0, _scaled
 
+GALLERY = Path(__file__).resolve().parents[2] / "recordings"
 ONSET, END, LENGTH = 100.0, 300.0, 400.0
 MOMENTS = (50.0, 160.0, 250.0, 300.0, 330.0, 400.0)     # seconds after T0 where findings are compared
 
@@ -78,3 +83,27 @@ def test_the_same_incident_at_three_intervals_gives_the_same_findings() -> None:
     assert by_stride[0.25] == one_s
     assert by_stride[10.0] == one_s
 
+
+
+def recorded_findings(path: Path, every: int, moments: range) -> dict[int, list[tuple[str, str]]]:
+    """Findings at `moments` (seconds after the first sample) of a 1 s gallery recording, read
+    whole or every `every`-th sample (as if recorded at that interval)."""
+    with RecordingReader(path) as r:
+        ring = SampleRing(capacity=len(r) + 100)
+        for i in range(0, len(r), every):
+            ring.append(r.sample(i))
+        t0 = r.sample(0).wall
+    cursor = Cursor(ring)
+    return {m: sorted((a.id, a.severity) for a in cursor.frame_at(cursor.seek(t0 + m)).advice) for m in moments}
+
+
+@pytest.mark.parametrize("name", ["purge-read-view", "ahi-latch", "small-redo-log"])
+def test_a_recorded_incident_read_at_10_s_gives_the_findings_of_1_s(name: str) -> None:
+    """Real incidents: while the incident holds (a minute after its onset on), the same findings
+    whether the recording is read at its 1 s or at every tenth sample (an onset is seen up to a
+    coarser sample later or earlier, so the moments compared are past it)."""
+    path = GALLERY / f"{name}.mtrec"
+    held = range(110, 150, 10)
+    at_1s = recorded_findings(path, 1, held)
+    assert all(at_1s.values())
+    assert recorded_findings(path, 10, held) == at_1s
