@@ -21,8 +21,8 @@ back through it with the timeline cursor). The frame is derived before the sampl
 
 Recorder errors (disk full, file removed) follow one policy: recording stops, the engine keeps
 `recording_stopped` (a typed reason), says it through `on_message` and in the notes of the frame
-it hands out,
-and — with `stop_on_recording_error` (the `record` command) — ends the run. No UI imports here.
+it hands out (a new value: the pipeline's frame stays as derived), and — with
+`stop_on_recording_error` (the `record` command) — ends the run. No UI imports here.
 """
 
 from __future__ import annotations
@@ -95,10 +95,10 @@ class EngineStats:
 
     polls: int = 0
     read_s: float = 0.0          # wall seconds inside source.read() (server + wire + host)
-    derive_s: float = 0.0        # wall seconds inside pipeline.push() (parse + derive + advice)
+    derive_s: float = 0.0        # wall seconds inside pipeline.push() (parse + derive + findings)
     cpu_s: float = 0.0           # this thread's CPU seconds in step() (wire decode, parse, derive)
     last_cpu_ms: float = 0.0     # CPU of the last step: read (wire decode, host) + derive
-    last_derive_cpu_ms: float = 0.0   # of which parse + derive + advice
+    last_derive_cpu_ms: float = 0.0   # of which parse + derive + findings
     last_read_ms: float = 0.0    # wall time of the last source.read()
     stale: int = 0
 
@@ -163,7 +163,7 @@ class Engine:
         frame = self.pipeline.push(raw)
         t2, cpu2 = time.perf_counter(), time.thread_time()
         note = self._record(raw, frame)
-        if note:     # a new value: the frame the pipeline holds stays as derived
+        if note:
             frame = dataclasses.replace(frame, notes=[*frame.notes, note])
         if self.history is not None:
             self.history.append(raw)

@@ -25,7 +25,7 @@ from typing import Iterator, Protocol
 
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.judge import Judge, Judgement, compose
+from mysqltop.timeline.judge import NOTHING, Judge, Judgement, compose
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
@@ -202,7 +202,7 @@ class Cursor:
     def findings_at(self, i: int) -> Judgement:
         """The findings at sample i (cached by the judge)."""
         raw = self.sample(i)
-        return self.judge.at(i, raw.variables) if raw is not None else Judgement()
+        return self.judge.at(i, raw.variables) if raw is not None else NOTHING
 
     def frames(self, lo: int, hi: int) -> Iterator[tuple[int, Frame]]:
         """(index, frame) for each readable sample in [lo, hi], in order."""
