@@ -86,7 +86,7 @@ class Range:
             raise UserError(f"{flag}: {exc}", 2) from None
 
     def frames(self) -> Iterator[tuple[Frame, RawSample]]:
-        """(frame, sample) for each readable sample in range, derived by the replay cursor (so
+        """(frame, sample) for each readable sample in range, derived by the timeline cursor (so
         each frame is the one replay shows for that moment); damaged ranges are reported."""
         for i, raw in self._readable():
             yield self.cursor.frame_at(i), raw
