@@ -91,3 +91,15 @@ def test_every_s_carries_a_judgement_over_the_positions_after_it() -> None:
         assert 2 <= c.judge.judged <= 3                                  # 20 s of samples, once per 10 s
     finally:
         rng.close()
+
+
+def test_the_frames_a_range_hands_out_leave_the_derived_ones_as_they_were() -> None:
+    rng, c = open_cursor()
+    try:
+        shown = [frame for frame, _raw in rng.frames()]
+        assert any(f.advice for f in shown)
+        held = [c.derived(i) for i in range(rng.first, rng.last + 1)]
+        assert all(f.advice == [] and "advice" not in f.errors for f in held)
+        assert [f.time for f in shown] == [f.time for f in held if not f.stale or "recording" not in f.errors]
+    finally:
+        rng.close()
