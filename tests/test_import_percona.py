@@ -21,7 +21,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core import collection as fmt
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.stalls import NOT_RECORDED
 from mysqltop.recording.reader import RecordingReader
 
@@ -120,6 +120,21 @@ def test_latch_waits_between_the_two_mutex_snapshots_are_hotspots_over_their_spa
     assert first["waits_per_s"] * first["span_s"] == pytest.approx(4500)     # the delta, whole
     note = next(b["note"] for b in rep["bookmarks"] if (b.get("note") or "").startswith("latch waits"))
     assert "btr0sea.cc:202 +4500" in note
+
+
+def test_the_timeline_cursor_gives_the_frames_the_pipeline_gives(percona: Path) -> None:
+    """Stepping through the import (replay, report) derives each frame from the samples before it
+    as the pipeline did, the mutex span included."""
+    from mysqltop.timeline.cursor import Cursor
+
+    pipe = FramePipeline()
+    with RecordingReader(percona) as r:
+        streamed = [pipe.push(r.sample(i)) for i in range(len(r))]
+        cursor = Cursor(r)
+        stepped = [cursor.frame_at(i) for i in reversed(range(len(r)))][::-1]
+    assert [f.hotspots for f in stepped] == [f.hotspots for f in streamed]
+    assert [f.advice for f in stepped] == [f.advice for f in streamed]
+    assert any(h.span_s for f in stepped for h in f.hotspots)
 
 
 @pytest.mark.parametrize("flavor", ["mysql", "percona", "mariadb", None])

@@ -238,8 +238,9 @@ class Cursor:
             self.derives += 1
             prev, prev_host = self._before(i)
             cur = self._parse(i, raw)
+            prev_mutex = self._mutex_before(i) if cur.mutex and (prev is None or prev.mutex is None) else None
             try:
-                frame = derive(prev, cur, prev_host)
+                frame = derive(prev, cur, prev_host, prev_mutex=prev_mutex)
             except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a replay
                 frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
                               failure=Failure.OTHER.value)
@@ -261,6 +262,17 @@ class Cursor:
             if raw.error is None:
                 return self._parse(j, raw), host
         return None, host
+
+    def _mutex_before(self, i: int) -> ParsedSample | None:
+        """The last sample before i with SHOW ENGINE INNODB MUTEX rows (an import's two mutex
+        snapshots: the latch waits over the span between them)."""
+        for j in range(i - 1, max(self.lo, i - LOOK_BACK) - 1, -1):
+            raw = self.sample(j)
+            if raw is not None and raw.error is None and raw.innodb_mutex:
+                parsed = self._parse(j, raw)
+                if parsed.mutex:
+                    return parsed
+        return None
 
     def _parse(self, j: int, raw: RawSample) -> ParsedSample:
         hit = self._parsed.get(j)

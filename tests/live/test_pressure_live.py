@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules import metrics
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.pressure import PROBLEMS, PressureLoad, apply_remedy, status
