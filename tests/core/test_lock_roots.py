@@ -210,7 +210,7 @@ def test_the_stall_finding_leads_with_the_shared_row_and_still_names_the_real_ro
     frame = Frame(time=1000.0, elapsed=1.0)
     frame.blocking = blocking_tree(pairs, row_locks(g))
     frame.stalls = stalls.find(frame.blocking, None, None, "mariadb", frame.time)
-    found = [a for a in advise([frame], {}, span_s=None) if a.id == "stall_row_lock"]
+    found = [a for a in advise([frame], {}, min_span_s=None) if a.id == "stall_row_lock"]
     assert len(found) == 1
     msg = found[0].message
     assert msg.startswith("Stall: 30 sessions waiting on a row lock on `db`.`t0` PRIMARY key 1")

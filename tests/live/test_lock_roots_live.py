@@ -13,7 +13,7 @@ import pytest
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
 from mysqltop.core.lock_report import LockWindow
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules.base import Window
 from mysqltop.core.rules.load import hottest_row
 from mysqltop.sources.locks import ROWS_READ
@@ -110,8 +110,8 @@ def test_a_flood_of_wait_pairs_does_not_hide_the_real_root(mariadb: ThrowawayMar
         assert f"held by {SHARED} at once (no single KILL)" in text and "one of threads" in text
         assert [b["kill"] for b in json.loads(json_frame(frame))["blocking"] if b["kill"]] == [
             f"KILL {real_id}"]
-        stall = [a for a in advise(frames, {}, span_s=None) if a.id == "stall_row_lock"]
-        assert stall, [a.id for a in advise(frames, {}, span_s=None)]
+        stall = [a for a in advise(frames, {}, min_span_s=None) if a.id == "stall_row_lock"]
+        assert stall, [a.id for a in advise(frames, {}, min_span_s=None)]
         msg = stall[0].message
         assert msg.startswith(f"Stall: {FLOOD_WAITERS} sessions waiting on a row lock on `{TEST_DB}`.`flood_row` PRIMARY key 1")
         assert f"held in share mode by read-only transactions (the server does not say which: {SHARED} candidates" in msg
@@ -151,8 +151,8 @@ def test_a_hot_row_is_named_and_its_passing_holders_are_no_kill_targets(mariadb:
     finally:
         src.close()
     row = f"`{TEST_DB}`.`{table}` PRIMARY key 1"
-    found = [a for a in advise(frames, variables, span_s=None) if a.id == "row_lock_waits"]
-    assert found, [a.id for a in advise(frames, variables, span_s=None)]
+    found = [a for a in advise(frames, variables, min_span_s=None) if a.id == "row_lock_waits"]
+    assert found, [a.id for a in advise(frames, variables, min_span_s=None)]
     assert f"the row most waited on: {row} (up to " in found[0].message
     hottest = hottest_row(Window.of(frames, None))
     assert hottest is not None and hottest[0] == row and hottest[1] >= 2

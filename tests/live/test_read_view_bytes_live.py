@@ -65,7 +65,7 @@ def test_a_latin1_statement_leaves_the_purge_finding_on_the_read_view_holder(mar
 
         def named() -> str:
             frames.extend(watcher.poll(1))
-            found = [a for a in advise(frames, watcher.variables, span_s=None) if a.id == "purge_lag"]
+            found = [a for a in advise(frames, watcher.variables, min_span_s=None) if a.id == "purge_lag"]
             return found[0].message if found and "Purge is held back" in found[0].message else ""
         msg = wait_until(named, timeout=90, step=0.0)
         assert msg.startswith(f"Purge is held back by an old transaction: thread {app_id}, root@"), msg
