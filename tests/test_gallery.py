@@ -58,7 +58,7 @@ def test_a_lock_incident_opens_where_its_stall_finding_shows(name: str) -> None:
     """`demo` of a lock incident starts where a replay judged from there shows the stall finding
     at once (the default demo is one of these), after the onset and not a minute late."""
     from mysqltop.commands.demo import DEFAULT, opening
-    from mysqltop.recording.cursor import Cursor
+    from mysqltop.timeline.cursor import Cursor
     from mysqltop.recording.reader import RecordingReader
     from mysqltop.sources.replay import ReplaySource
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import main
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views.headless import text_frame
 

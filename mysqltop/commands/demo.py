@@ -113,7 +113,7 @@ def lead_in(path: Path, seconds: float = 30.0) -> str | None:
 def finding_start(path: Path, finding: str, tries: int = 120) -> str | None:
     """The first moment after the onset bookmark at which a replay started there shows `finding`
     (a rule id) on its first screen; None when none does within `tries` samples."""
-    from mysqltop.recording.cursor import Cursor
+    from mysqltop.timeline.cursor import Cursor
     from mysqltop.views.tui.replay_app import open_recording
 
     reader = open_recording(str(path))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mysqltop.core.deadlocks import DeadlockBook, fixes, signature, summary
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample, ServerIdentity
 
 MADE = Path(__file__).resolve().parents[1] / "fixtures" / "deadlocks"

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame, Hotspot, Io, Locks
 from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.hotspots import ps_hotspots
 from mysqltop.core.wait_load import of, state_class
 from mysqltop.core.waits import WaitRow

@@ -12,7 +12,7 @@ import pytest
 
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.deadlocks import TABLE, make_deadlocks

@@ -14,7 +14,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.wait_load import IDLE_COMMANDS
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.mariadb import ThrowawayMariaDB

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
