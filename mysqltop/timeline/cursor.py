@@ -30,9 +30,10 @@ from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
 
-# Derived frames kept (~40 KB each with a busy server's latches and transactions; bench/timeline):
-# the longest span a rule judges at 0.25 s, ten minutes of stepping back at 1 s without deriving.
-CACHE = 600
+# Derived frames kept (~30-40 KB each with a busy server's latches and transactions; bench/timeline):
+# the longest span a rule judges (core/advice.HORIZON_S, five minutes) at 0.25 s, and twenty
+# minutes of stepping back at 1 s without deriving again.
+CACHE = 1300
 PARSED = 8            # parsed samples kept (each frame parses its own and the one before)
 LOOK_BACK = 3600      # samples searched back for the previous good one (a long outage)
 

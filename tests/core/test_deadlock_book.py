@@ -86,7 +86,7 @@ def test_finding_when_one_pattern_recurs_within_its_span() -> None:
 
     texts = [None, None, again(TWO_ROW, 1), again(TWO_ROW, 1), again(TWO_ROW, 2), GAP, GAP]
     fs = frames(texts, [0, 0, 1, 1, 2, 3, 3])
-    found = {a.id: a for a in advise(fs, {}, span_s=None)}
+    found = {a.id: a for a in advise(fs, {}, min_span_s=None)}
     a = found["deadlocks_recur"]
     assert a.severity == "critical"               # 2 in 4 s: far past 6 a minute
     assert "2 trx on shop.accounts (PRIMARY): X record ⇄ X record" in a.message
@@ -100,7 +100,7 @@ def test_no_finding_for_one_deadlock_or_one_of_each() -> None:
     from mysqltop.core.advice import advise
 
     fs = frames([None, None, TWO_ROW, TWO_ROW, GAP, GAP], [0, 0, 1, 1, 2, 2])
-    assert "deadlocks_recur" not in {a.id for a in advise(fs, {}, span_s=None)}
+    assert "deadlocks_recur" not in {a.id for a in advise(fs, {}, min_span_s=None)}
 
 
 def test_a_redacted_deadlock_is_counted_and_says_why_it_has_no_story() -> None:

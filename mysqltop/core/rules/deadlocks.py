@@ -7,7 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.deadlocks import DeadlockBook, fixes, summary
 from mysqltop.core.frame import Advice
-from mysqltop.core.rules.base import Vars, Window, advice, clock, num
+from mysqltop.core.rules.base import Vars, Window, advice, clock, num, span
 
 # The span a pattern must recur in, in seconds: long enough to see a pattern in an application that
 # deadlocks every minute or so, short enough that the finding clears within minutes of a fix.
@@ -18,6 +18,7 @@ RECURRING = 2
 CRITICAL_PER_MIN = 6.0
 
 
+@span(DEADLOCK_SPAN_S)
 def deadlocks_recur(w: Window, v: Vars) -> Iterator[Advice]:
     frames = w.history
     if not frames:
