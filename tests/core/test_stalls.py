@@ -439,9 +439,7 @@ def test_a_row_lock_stall_lasts_across_lock_wait_timeouts() -> None:
     for i in range(40):
         t = t0 + i
         frames.append(_row_lock_frame(t, [((i + k) % 4) for k in range(16)], holder_age=30 + i))
-    from mysqltop.core.pipeline import advise_into
-    for i, f in enumerate(frames):
-        advise_into(f, frames[:i + 1], {})
+    frames = judged(frames)
     assert not any(s.is_stall for f in frames for s in f.stalls)        # no single frame is a pile by its waits
     led = [bool(f.advice) and f.advice[0].id == "stall_row_lock" for f in frames]
     assert all(led[6:]), led                                             # from 5 s on, every frame
@@ -451,7 +449,7 @@ def test_a_row_lock_stall_lasts_across_lock_wait_timeouts() -> None:
     assert len(r.stalls) == 1 and r.stalls[0].start <= t0 and r.stalls[0].end == frames[-1].time
     # released: gone at once
     done = frame_of([], None, lock_waits=[], wall=t0 + 41)
-    advise_into(done, [*frames, done], {})
+    done = judged([*frames, done])[-1]
     assert not [a for a in done.advice if a.id.startswith("stall_")]
 
 
@@ -509,7 +507,6 @@ def test_a_row_lock_root_is_a_blocker_the_lock_wait_rows_name(edges) -> None:
 
 
 def test_report_of_an_inferred_stall_lists_candidates_and_no_kill() -> None:
-    from mysqltop.core.pipeline import advise_into
     from mysqltop.views.report_text import render
 
     frames = []
@@ -519,8 +516,7 @@ def test_report_of_an_inferred_stall_lists_candidates_and_no_kill() -> None:
         f = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"), wall=1_790_000_100.0 + i)
         f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
         frames.append(f)
-    for i, f in enumerate(frames):
-        advise_into(f, frames[:i + 1], {})
+    frames = judged(frames)
     r = build_report(frames)
     ep = r.stalls[0]
     assert ep.certainty == "inferred" and ep.kill is None and ep.root_thread_id is None

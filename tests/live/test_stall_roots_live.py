@@ -21,7 +21,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.core.pipeline import FramePipeline
+from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.stalls import Certainty, Stall
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
