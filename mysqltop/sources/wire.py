@@ -12,6 +12,7 @@ what to do.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import ssl
 from typing import Any
@@ -51,6 +52,23 @@ class ServerKeyRefused(AuthRefused):
     as the server can decrypt it."""
 
 
+# Text read back from the server decodes each undecodable byte as U+FFFD: statement text is
+# whatever bytes a client sent (a latin1 connection, a binary literal), and one such session must
+# cost neither the poll nor the sessions list. Queries still encode as strict UTF-8.
+LENIENT_UTF8 = "mysqltop_utf8_replace"
+
+
+def _lenient_decode(data: Any, errors: str = "strict", /) -> tuple[str, int]:
+    return codecs.utf_8_decode(data, "replace", True)
+
+
+@codecs.register
+def _lenient_codec(name: str) -> codecs.CodecInfo | None:
+    if name != LENIENT_UTF8:
+        return None
+    return codecs.CodecInfo(codecs.utf_8_encode, _lenient_decode, name=LENIENT_UTF8)
+
+
 def connection_class() -> type:
     import pymysql.connections
 
@@ -66,6 +84,8 @@ def connection_class() -> type:
             self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
             self._server_key_ok = server_key_ok
             super().__init__(*args, **kw)
+            if codecs.lookup(self.encoding).name == "utf-8":
+                self.encoding = LENIENT_UTF8    # every text column of every result decodes with it
 
         @property
         def server_public_key(self) -> bytes | None:
