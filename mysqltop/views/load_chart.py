@@ -48,11 +48,13 @@ def chart(points: Sequence[Point], width: int, height: int, cores: float | None)
     for r in range(height - 1, -1, -1):
         lo, hi = r * step, (r + 1) * step
         mid = (lo + hi) / 2
-        label = (units.num(top) if r == height - 1 else units.num(cores) if cores and lo <= cores < hi
+        # the top row also holds the cores when they are the top (no sample rose above them)
+        cores_row = cores is not None and (lo <= cores < hi or (r == height - 1 and cores >= top))
+        label = (units.num(top) if r == height - 1 else units.num(cores) if cores and cores_row
                  else "0" if r == 0 else "")
         row: list[Cell] = [(f"{label:>{AXIS_W - 1}}┤" if label else " " * (AXIS_W - 1) + "│", "dim")]
         for p in cols:
-            row.append(_cell(p, mid, cores is not None and lo <= cores < hi))
+            row.append(_cell(p, mid, cores_row))
         rows.append(row)
     return rows
 

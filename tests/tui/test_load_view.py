@@ -37,3 +37,12 @@ async def test_w_shows_the_row_lock_incident_as_row_lock_load() -> None:
         assert "UPDATE sbtest1 SET k=k+? WHERE id=?" in shown
         await p.press("w")
         await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" not in screen_text(app))
+
+
+def test_cores_line_shows_when_the_load_stays_below_the_cores() -> None:
+    """The chart's top is the cores when no sample rises above them: the ╌ line belongs on the top
+    row then, and was left out (the legend named a line the chart did not draw)."""
+    pts = [lc.point(WaitLoad(active=1, cpu=0, row_lock=1, metadata_lock=0, latch=0, io=0, commit=0, other=0))] * 2
+    rows = lc.chart(pts, lc.AXIS_W + 2, 4, cores=2.0)
+    text = ["".join(t for t, _ in r) for r in rows]
+    assert text == ["    2┤╌╌", "     │  ", "     │▓▓", "    0┤▓▓"]
