@@ -36,9 +36,14 @@ def point(load: WaitLoad) -> Point:
 Cell = tuple[str, str]          # (text, style)
 
 
+def columns(width: int) -> int:
+    """How many samples a chart `width` cells wide shows, one per column."""
+    return max(1, width - AXIS_W)
+
+
 def chart(points: Sequence[Point], width: int, height: int, cores: float | None) -> list[list[Cell]]:
     """Rows top to bottom, each AXIS_W + columns cells; the newest point on the right."""
-    span = max(1, width - AXIS_W)
+    span = columns(width)
     cols = list(points)[-span:]
     cols = [Point(None)] * (span - len(cols)) + cols          # the newest point at the right edge
     known = [p.values for p in cols if p.values is not None]

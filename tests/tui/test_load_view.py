@@ -33,7 +33,8 @@ async def test_w_shows_the_row_lock_incident_as_row_lock_load() -> None:
         await p.press("w")
         await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" in screen_text(app))
         shown = screen_text(app)
-        assert "▓ row lock 7.9" in shown and "against 2 cores" in shown
+        # 120 columns: 106 samples charted, all within the stall, and the legend is of those
+        assert "last 106 samples" in shown and "▓ row lock 9 " in shown and "against 2 cores" in shown
         assert "UPDATE sbtest1 SET k=k+? WHERE id=?" in shown
         await p.press("w")
         await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" not in screen_text(app))
@@ -46,3 +47,20 @@ def test_cores_line_shows_when_the_load_stays_below_the_cores() -> None:
     rows = lc.chart(pts, lc.AXIS_W + 2, 4, cores=2.0)
     text = ["".join(t for t, _ in r) for r in rows]
     assert text == ["    2┤╌╌", "     │  ", "     │▓▓", "    0┤▓▓"]
+
+
+def test_legend_is_of_the_samples_the_chart_shows() -> None:
+    """The chart shows one sample per column; the averages were of the whole trend, so at 80
+    columns a stall that had scrolled off the chart's left still filled the legend."""
+    from mysqltop.core.frame import Frame
+    from mysqltop.views.tui.load_screen import load_text
+
+    def frame(t: float, row_lock: int) -> Frame:
+        f = Frame(time=t, elapsed=1.0)
+        f.load = WaitLoad(active=row_lock, cpu=0, row_lock=row_lock, metadata_lock=0, latch=0, io=0, commit=0,
+                          other=0, cores=2.0)
+        return f
+
+    trend = [frame(i, 8) for i in range(100)] + [frame(100 + i, 0) for i in range(60)]
+    text = load_text(trend[-1], trend, lc.AXIS_W + 60, 24).plain
+    assert "last 60 samples" in text and "▓ row lock 0 " in text, text

@@ -22,7 +22,8 @@ CHART_MIN_H, CHART_MAX_H = 6, 20
 
 
 def load_text(frame: Frame | None, trend: Sequence[Frame], width: int, height: int) -> Text:
-    frames = [f for f in trend if not f.stale] or ([frame] if frame is not None else [])
+    # the averages and shapes are of the samples the chart shows, not of older ones off its left
+    frames = ([f for f in trend if not f.stale] or ([frame] if frame is not None else []))[-lc.columns(width):]
     points = [lc.point(f.load) for f in frames]
     cores = next((f.load.cores for f in reversed(frames) if f.load.cores), None)
     out = Text()
