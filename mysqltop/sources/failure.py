@@ -21,7 +21,8 @@ _DENIED = {1044, 1045, 1130, 1227, 1251, 1820, 1862, 3118, 4151, 2059, 2061}
 
 # A statement of a poll the server refuses with one of these will be refused again: the poller
 # stops sending it and keeps reporting why (privileges, no such table or column, syntax).
-PERMANENT = frozenset({1044, 1142, 1143, 1146, 1109, 1227, 1286, 1064, 1235})
+ER_UNKNOWN_TABLE = 1109     # also an information_schema table whose plugin was uninstalled
+PERMANENT = frozenset({1044, 1142, 1143, 1146, ER_UNKNOWN_TABLE, 1227, 1286, 1064, 1235})
 # Server errors that mean the connection is going away (shutdown, killed): the poll failed,
 # reconnect.
 CONNECTION_GONE = frozenset({1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927})

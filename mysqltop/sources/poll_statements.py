@@ -32,7 +32,7 @@ from mysqltop.core.sample import POLL_STATEMENTS
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import locks as locks_src
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.failure import CONNECTION_GONE, PERMANENT
+from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
 
 # The status counters the frame reads come from derive (one list, no drift). Everything else
 # stays on the server: each row costs the client a packet to decode every poll, for every server
@@ -218,6 +218,12 @@ class StatementPlan:
             self.mdl_plugin = True
             self.locks = locks_src.reads(self.caps.flavor, self.caps.version_tuple, self.caps.performance_schema, True)
 
+    def plugin_gone(self) -> None:
+        """metadata_lock_info was uninstalled while watched: back to the performance_schema read
+        and to the check that sees the plugin return, instead of no holders for the session."""
+        self.mdl_plugin = False
+        self.locks = locks_src.reads(self.caps.flavor, self.caps.version_tuple, self.caps.performance_schema, False)
+
     def variables_due(self, mono: float) -> bool:
         return self.variables_at is None or mono - self.variables_at >= VARIABLES_EVERY_S
 
@@ -258,7 +264,9 @@ class StatementPlan:
                         raise                      # client-side / connection-level: the poll failed
                     key = batch[done][0]
                     poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
-                    if code in PERMANENT:
+                    if key == locks_src.K_METADATA_LOCKS and self.mdl_plugin and code == ER_UNKNOWN_TABLE:
+                        self.plugin_gone()
+                    elif code in PERMANENT:
                         self.disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
