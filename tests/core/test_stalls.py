@@ -445,6 +445,8 @@ def test_a_row_lock_stall_lasts_across_lock_wait_timeouts() -> None:
     assert all(led[6:]), led                                             # from 5 s on, every frame
     last = frames[-1].advice[0]
     assert "KILL 6" in last.message and "blocked since" in last.message
+    # its length is the root's, never the latest retry's ("for up to 0 s")
+    assert "waiting on" in last.message and last.message.index("blocked since") < last.message.index("for up to")
     r = build_report(frames)
     assert len(r.stalls) == 1 and r.stalls[0].start <= t0 and r.stalls[0].end == frames[-1].time
     # released: gone at once

@@ -106,17 +106,19 @@ def _throughput(w: Window, st: Stall) -> str:
 def stall_advice(w: Window, st: Stall, began: float | None = None) -> Advice:
     wait = f"{num(st.longest_wait_s)} s"
     n = f"{st.waiting} session{'s' if st.waiting != 1 else ''}"
-    blocking = ""
+    # Across lock-wait timeouts the stall is the root's: its length is since the first wait, and the
+    # current waits (each younger than the timeout) are only the latest retry.
+    span = f"for up to {wait}"
     if began is not None and st.started is not None and began < st.started - CLOCK_SLACK_S:
-        blocking = (f", blocked since {clock(began)} ({num(w.last.time - began)} s: the waits timed out "
-                    "and began again)")
+        span = (f"blocked since {clock(began)} ({num(w.last.time - began)} s: the waits timed out and "
+                f"began again, the current ones for up to {wait})")
     if st.root is not None:
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}{blocking}; the root is "
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the root is "
                f"{root_words(st.root)} — {st.action}")
     elif st.certainty is Certainty.INFERRED:
         shown = "; ".join(candidate_words(c) for c in st.candidates[:CANDIDATES_SHOWN])
         more = f"; and {len(st.candidates) - CANDIDATES_SHOWN} more" if len(st.candidates) > CANDIDATES_SHOWN else ""
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} for up to {wait}{blocking}; the holder is inferred, "
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the holder is inferred, "
                f"not listed by the server — {st.action}; candidates, oldest first: {shown}{more}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
