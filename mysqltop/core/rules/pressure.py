@@ -65,6 +65,18 @@ def steady(w: Window, get: Rate, min_rate: float) -> float | None:
     return avg
 
 
+def steady_share(w: Window, get: Rate, min_rate: float, of: Rate, min_share: float) -> tuple[float, float | None] | None:
+    """(the steady rate, the mean rate of `of`) when `steady` holds and the rate is at least
+    `min_share` of `of` (a window without `of` passes on the rate alone); None otherwise."""
+    avg = steady(w, get, min_rate)
+    if avg is None:
+        return None
+    base = mean_rate(w.frames, of)[0]
+    if base and avg / base < min_share:
+        return None
+    return avg, base
+
+
 @span(RECENT_S)
 def log_waits(w: Window, v: Vars) -> Iterator[Advice]:
     """Innodb_log_waits: a write found the redo log buffer full and waited for it to be written
@@ -110,12 +122,11 @@ def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
 def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     """Binlog_cache_disk_use: a transaction's binary log events outgrew binlog_cache_size and went
     to a temporary file (every flavor with log_bin on): disk writes at commit."""
-    avg = steady(w, lambda f: f.pressure.binlog_cache_disk_use_per_s, BINLOG_SPILLS_MIN_PER_S)
-    if avg is None:
+    found = steady_share(w, lambda f: f.pressure.binlog_cache_disk_use_per_s, BINLOG_SPILLS_MIN_PER_S,
+                         lambda f: f.pressure.binlog_cache_use_per_s, BINLOG_SPILL_SHARE)
+    if found is None:
         return
-    used = mean_rate(w.frames, lambda f: f.pressure.binlog_cache_use_per_s)[0]
-    if used and avg / used < BINLOG_SPILL_SHARE:
-        return
+    avg, used = found
     size = v.int("binlog_cache_size")
     to = size_text(max(8 * size, 2**20)) if size else "1 MiB"
     msg = (f"Transactions spill their binary log to disk: {v.show('binlog_cache_size')} — raise it "
@@ -131,12 +142,11 @@ def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
     flavor; with the thread pool, pool threads). Connection churn with an empty thread cache."""
     if (v.text("thread_handling") or "").lower() == "pool-of-threads":
         return
-    avg = steady(w, lambda f: f.pressure.threads_created_per_s, THREADS_CREATED_MIN_PER_S)
-    if avg is None:
+    found = steady_share(w, lambda f: f.pressure.threads_created_per_s, THREADS_CREATED_MIN_PER_S,
+                         lambda f: f.pressure.connections_per_s, THREAD_CACHE_MISS_SHARE)
+    if found is None:
         return
-    conns = mean_rate(w.frames, lambda f: f.pressure.connections_per_s)[0]
-    if conns and avg / conns < THREAD_CACHE_MISS_SHARE:
-        return
+    avg, conns = found
     size = v.int("thread_cache_size")
     peak = w.peak(lambda f: f.pressure.threads_connected)
     to = max(int(peak or 0), (size or 0) * 2, 16)
@@ -152,12 +162,11 @@ def threads_created(w: Window, v: Vars) -> Iterator[Advice]:
 def tmp_disk_tables(w: Window, v: Vars) -> Iterator[Advice]:
     """Created_tmp_disk_tables: an implicit temporary table (GROUP BY, DISTINCT, UNION, derived
     tables) outgrew min(tmp_table_size, max_heap_table_size) and went to disk (every flavor)."""
-    avg = steady(w, lambda f: f.pressure.tmp_disk_tables_per_s, TMP_DISK_MIN_PER_S)
-    if avg is None:
+    found = steady_share(w, lambda f: f.pressure.tmp_disk_tables_per_s, TMP_DISK_MIN_PER_S,
+                         lambda f: f.pressure.tmp_tables_per_s, TMP_DISK_SHARE)
+    if found is None:
         return
-    tmp = mean_rate(w.frames, lambda f: f.pressure.tmp_tables_per_s)[0]
-    if tmp and avg / tmp < TMP_DISK_SHARE:
-        return
+    avg, tmp = found
     limit = min((x for x in (v.int("tmp_table_size"), v.int("max_heap_table_size")) if x), default=None)
     to = size_text(max(4 * limit, 64 * 2**20)) if limit else "64 MiB"
     msg = (f"Temporary tables go to disk: the smaller of {v.show('tmp_table_size')} and "
