@@ -25,6 +25,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.core.when import format_clock
@@ -243,35 +244,27 @@ class RecordingReader:
     def _dict_rows(self) -> list[int]:
         """Dictionary numbers: those a row with a good checksum holds, or both tables name (a row
         lost with its page is still known by its copy; a number read off a damaged page is not)."""
-        good: set[int] = set()
-        named: list[set[int]] = []
-        for table in self._dict_tables:
-            seen: set[int] = set()
-            try:
-                for seq, crc, data in self._conn.execute(f"SELECT seq, crc, data FROM {table}"):
-                    if not _is_seq(seq):
-                        continue
-                    seen.add(seq)
-                    if isinstance(data, bytes) and isinstance(crc, int) and zlib.crc32(data) == crc:
-                        good.add(seq)
-            except sqlite3.DatabaseError:
-                pass
-            named.append(seen)
-        both = set.intersection(*named) if len(named) > 1 else (named[0] if named else set())
-        return sorted(good | both)
+        return self._numbered(self._dict_tables, "crc, data", lambda crc, data: (
+            isinstance(data, bytes) and isinstance(crc, int) and zlib.crc32(data) == crc))
 
     def _state_rows(self) -> list[int]:
         """State numbers: those a row that inflates and parses holds, or both tables name."""
+        return self._numbered(self._copies(STATE_TABLES), "data", lambda data: _parse_state(data) is not None)
+
+    def _numbered(self, tables: tuple[str, ...], columns: str, sound: Callable[..., bool]) -> list[int]:
+        """The numbers (`seq`) a row of `tables` holds whose `columns` are `sound`, or that every
+        one of `tables` names; a table that cannot be read names none."""
         good: set[int] = set()
         named: list[set[int]] = []
-        for table in self._copies(STATE_TABLES):
+        for table in tables:
             seen: set[int] = set()
             try:
-                for seq, data in self._conn.execute(f"SELECT seq, data FROM {table}"):
-                    if _is_seq(seq):
-                        seen.add(seq)
-                        if _parse_state(data) is not None:
-                            good.add(seq)
+                for seq, *rest in self._conn.execute(f"SELECT seq, {columns} FROM {table}"):
+                    if not _is_seq(seq):
+                        continue
+                    seen.add(seq)
+                    if sound(*rest):
+                        good.add(seq)
             except sqlite3.DatabaseError:
                 pass
             named.append(seen)
