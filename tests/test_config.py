@@ -9,26 +9,15 @@ from pathlib import Path
 import pytest
 
 from mysqltop import config
-from mysqltop.arguments import add_connection_arguments, connection_flags
-from mysqltop.config import ConnectionFlags, ConnectionOptions, resolve_connection
+from mysqltop.arguments import add_connection_arguments
+from mysqltop.config import ConnectionOptions, resolve_connection
 from mysqltop.errors import UserError
-
-
-def parse(*argv: str) -> ConnectionFlags:
-    p = argparse.ArgumentParser(add_help=False)
-    add_connection_arguments(p)
-    return connection_flags(p.parse_args(list(argv)))
+from tests.support.client_env import isolated_home, parse
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("MYSQL_PWD", raising=False)
-    monkeypatch.setenv("USER", "dba")
-    monkeypatch.setenv("LOGNAME", "dba")
-    # No system socket leaks into the tests unless a test adds one.
-    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(tmp_path / "none.sock"),))
-    return tmp_path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 def write_cnf(path: Path, text: str) -> Path:

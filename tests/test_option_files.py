@@ -4,17 +4,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from mysqltop import config
-from mysqltop.arguments import add_connection_arguments, connection_flags
-from mysqltop.config import ConnectionFlags, resolve_connection
+from mysqltop.config import resolve_connection
 from mysqltop.core.mylogin import LoginFileError, decode_login_file, decrypt_block, round_keys
 from mysqltop.errors import UserError
+from tests.support.client_env import isolated_home, parse
 from tests.support.mylogin import encode_login_file, write_login_file
 
 LOGIN = """[client]
@@ -28,21 +26,9 @@ password = ops-secret
 """
 
 
-def parse(*argv: str) -> ConnectionFlags:
-    p = argparse.ArgumentParser(add_help=False)
-    add_connection_arguments(p)
-    return connection_flags(p.parse_args(list(argv)))
-
-
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for name in ("MYSQL_PWD", "MYSQL_TEST_LOGIN_FILE", "MYSQL_GROUP_SUFFIX"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("USER", "dba")
-    monkeypatch.setenv("LOGNAME", "dba")
-    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(tmp_path / "none.sock"),))
-    return tmp_path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 def test_aes_matches_the_fips_197_vector() -> None:
