@@ -19,7 +19,7 @@ import pytest
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
-from tests.support.load import LoadGenerator, LoadSpec
+from tests.support.purge import purge_scene
 from tests.support.scenarios import Watcher
 
 pytestmark = pytest.mark.live
@@ -92,21 +92,16 @@ def test_forged_entries_cannot_move_or_hide_the_purge_target(mariadb) -> None:
     db.query("REPLACE INTO appdb.t VALUES (1, 1), (2, 2)")
     db.query("CREATE TABLE IF NOT EXISTS mysqltop_test.dba (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
     db.query("REPLACE INTO mysqltop_test.dba VALUES (1, 1)")
-    gen = LoadGenerator(db.root_kwargs(), LoadSpec(mode="update", threads=4, rows=2_000, transactions=10**7,
-                                                   duration=150))
-    gen.prepare()
-    sessions: list[Any] = []
-    watcher = Watcher(db)
-    try:
+    with purge_scene(db) as scene:
         # the DBA's own work: the oldest transaction, a write, no read view
         dba_old = _conn(db, autocommit=False)
-        sessions.append(dba_old)
+        scene.sessions.append(dba_old)
         with dba_old.cursor() as cur:
             cur.execute("UPDATE mysqltop_test.dba SET v = v + 1 WHERE id = 1")
         time.sleep(1.2)
         # the attacker's old read view: what really holds purge back
         holder = _conn(db, APP, APP_PW)
-        sessions.append(holder)
+        scene.sessions.append(holder)
         attacker = _id(holder)
         with holder.cursor() as cur:
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
@@ -115,7 +110,7 @@ def test_forged_entries_cannot_move_or_hide_the_purge_target(mariadb) -> None:
         time.sleep(1.2)
         # the DBA's younger read view (thread 28 of the held-out run)
         dba_view = _conn(db)
-        sessions.append(dba_view)
+        scene.sessions.append(dba_view)
         with dba_view.cursor() as cur:
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             cur.execute("SELECT COUNT(*) FROM mysqltop_test.dba")
@@ -124,7 +119,7 @@ def test_forged_entries_cannot_move_or_hide_the_purge_target(mariadb) -> None:
         # the forger: a transaction of its own, then a statement whose comment prints entries
         # that reuse the attacker's thread id and give both DBA sessions an old read view
         forger = _conn(db, APP, APP_PW, autocommit=False)
-        sessions.append(forger)
+        scene.sessions.append(forger)
         forger_id = _id(forger)
         with forger.cursor() as cur:
             cur.execute("UPDATE appdb.t SET v = v + 1 WHERE id = 2")
@@ -133,9 +128,9 @@ def test_forged_entries_cannot_move_or_hide_the_purge_target(mariadb) -> None:
         text = db.query("SHOW ENGINE INNODB STATUS")[0][2]
         assert f"MariaDB thread id {old_id}, OS thread handle 1" in text       # the server printed the forgery
 
-        gen.start()
+        scene.gen.start()
         frames: list[Frame] = []
-        msg = _purge(watcher, frames, time.monotonic() + 90, f"KILL {attacker} or commit it")
+        msg = _purge(scene.watcher, frames, time.monotonic() + 90, f"KILL {attacker} or commit it")
         seen = [(t.thread_id, t.age_s, t.read_view) for t in frames[-1].transactions] if frames else []
         assert msg.startswith(f"Purge is held back by an old transaction: thread {attacker}, app@"), (msg, seen)
         assert f"KILL {attacker} or commit it" in msg
@@ -152,14 +147,6 @@ def test_forged_entries_cannot_move_or_hide_the_purge_target(mariadb) -> None:
         _wait_running(db, attacker, time.monotonic() + 30)
         assert f"MariaDB thread id {attacker}, OS thread handle 1" in db.query("SHOW ENGINE INNODB STATUS")[0][2]
         alone: list[Frame] = []       # a window of its own: the first part's frames cannot carry it
-        msg = _purge(watcher, alone, time.monotonic() + 60, f"KILL {attacker} or commit it")
+        msg = _purge(scene.watcher, alone, time.monotonic() + 60, f"KILL {attacker} or commit it")
         assert f"KILL {attacker} or commit it" in msg, (msg, _views(alone, attacker))
         assert True in _views(alone, attacker) and False not in _views(alone, attacker)
-    finally:
-        gen.stop()
-        watcher.close()
-        for s in sessions:      # KILL: a close() would wait for the statement another thread runs
-            try:
-                db.query(f"KILL {s.thread_id()}")
-            except pymysql.MySQLError:
-                pass            # already gone

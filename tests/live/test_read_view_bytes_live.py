@@ -15,8 +15,7 @@ import pytest
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
-from tests.support.load import LoadGenerator, LoadSpec
-from tests.support.scenarios import Watcher
+from tests.support.purge import purge_scene
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
@@ -30,19 +29,14 @@ def test_a_latin1_statement_leaves_the_purge_finding_on_the_read_view_holder(mar
     db = mariadb
     db.query("CREATE TABLE IF NOT EXISTS mysqltop_test.dba2 (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
     db.query("REPLACE INTO mysqltop_test.dba2 VALUES (1, 1)")
-    gen = LoadGenerator(db.root_kwargs(), LoadSpec(mode="update", threads=4, rows=2_000, transactions=10**7,
-                                                   duration=150))
-    gen.prepare()
-    sessions: list[Any] = []
-    watcher = Watcher(db)
-    try:
+    with purge_scene(db) as scene:
         dba = _conn(db, autocommit=False)          # the oldest transaction: a write, no read view
-        sessions.append(dba)
+        scene.sessions.append(dba)
         with dba.cursor() as cur:
             cur.execute("UPDATE mysqltop_test.dba2 SET v = v + 1 WHERE id = 1")
         time.sleep(1.2)
         app = _conn(db, charset="latin1")          # the read view that holds purge back
-        sessions.append(app)
+        scene.sessions.append(app)
         with app.cursor() as cur:
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             cur.execute("SELECT COUNT(*) FROM mysqltop_test.dba2")
@@ -60,12 +54,12 @@ def test_a_latin1_statement_leaves_the_purge_finding_on_the_read_view_holder(mar
         assert db.query(f"SELECT trx_query FROM information_schema.INNODB_TRX "
                         f"WHERE trx_mysql_thread_id = {app_id}")[0][0] == "SELECT /* café */ SLEEP(120)"
 
-        gen.start()
+        scene.gen.start()
         frames: list[Frame] = []
 
         def named() -> str:
-            frames.extend(watcher.poll(1))
-            found = [a for a in advise(frames, watcher.variables, min_span_s=None) if a.id == "purge_lag"]
+            frames.extend(scene.watcher.poll(1))
+            found = [a for a in advise(frames, scene.watcher.variables, min_span_s=None) if a.id == "purge_lag"]
             return found[0].message if found and "Purge is held back" in found[0].message else ""
         msg = wait_until(named, timeout=90, step=0.0)
         assert msg.startswith(f"Purge is held back by an old transaction: thread {app_id}, root@"), msg
@@ -73,11 +67,3 @@ def test_a_latin1_statement_leaves_the_purge_finding_on_the_read_view_holder(mar
         views = {t.thread_id: t.read_view for t in frames[-1].transactions}
         assert views[app_id] is True and views[dba_id] is False
         assert all(t.read_view is not True for f in frames for t in f.transactions if t.thread_id == dba_id)
-    finally:
-        gen.stop()
-        watcher.close()
-        for s in sessions:
-            try:
-                db.query(f"KILL {s.thread_id()}")
-            except pymysql.MySQLError:
-                pass
