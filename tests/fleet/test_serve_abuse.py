@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import http.client
-import shutil
 import socket
 import ssl
 import subprocess
@@ -27,6 +26,7 @@ from mysqltop.serve import slots as slots_mod
 from mysqltop.serve.endpoint import MAX_CONNECTIONS, Endpoint, serve_forever_in_thread
 from mysqltop.serve.web_config import load_web_config
 from tests.support.mariadb import free_port
+from tests.support.tls import self_signed
 from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,14 +34,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def web_yml(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("openssl") is None:
-        pytest.skip("no openssl to make a test certificate")
     d = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(d / "k.pem"), "-out", str(d / "c.pem")],
-                   check=True, capture_output=True)
+    cert, key = self_signed(d)
     hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(10)).decode()      # the cost htpasswd -B uses
-    (d / "web.yml").write_text(f"tls_server_config:\n  cert_file: {d / 'c.pem'}\n  key_file: {d / 'k.pem'}\n"
+    (d / "web.yml").write_text(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n"
                                f"basic_auth_users:\n  prometheus: '{hashed}'\n")
     return d / "web.yml"
 

@@ -5,10 +5,8 @@ from an exporter-toolkit web config, and config files that are not what they cla
 from __future__ import annotations
 
 import base64
-import shutil
 import socket
 import ssl
-import subprocess
 import threading
 import time
 import urllib.error
@@ -23,6 +21,7 @@ from mysqltop.errors import UserError
 from mysqltop.serve import endpoint as http_endpoint
 from mysqltop.serve.endpoint import Endpoint, ProbeError, serve_forever_in_thread
 from mysqltop.serve.web_config import WebConfig, load_web_config
+from tests.support.tls import self_signed
 
 
 class Fake:
@@ -136,13 +135,7 @@ def test_hundreds_of_concurrent_scrapes_are_all_answered_from_few_renders() -> N
 # ---- TLS and basic auth ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("no openssl to make a test certificate")
-    d = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(d / "k.pem"), "-out", str(d / "c.pem")],
-                   check=True, capture_output=True)
-    return d / "c.pem", d / "k.pem"
+    return self_signed(tmp_path_factory.mktemp("tls"))
 
 
 def test_tls_and_basic_auth_from_a_web_config(tmp_path: Path, cert: tuple[Path, Path]) -> None:
