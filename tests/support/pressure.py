@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import pymysql
+from tests.support.sql import connect, cursor
 
 DB = "mysqltop_pressure"
 
@@ -47,64 +47,44 @@ PROBLEMS: dict[str, Problem] = {
 PAGES_ROWS = 64_000          # ~33 MiB of rows: five times a 6 MiB buffer pool
 
 
-def connect(kw: Mapping[str, Any], **extra: Any) -> Any:
-    return pymysql.connect(**{**kw, "autocommit": True, "connect_timeout": 10, **extra})
-
-
 def status(kw: Mapping[str, Any], name: str) -> int:
-    conn = connect(kw)
-    try:
-        with conn.cursor() as c:
-            c.execute("SHOW GLOBAL STATUS LIKE %s", (name,))
-            return int(c.fetchone()[1])
-    finally:
-        conn.close()
+    with cursor(kw) as c:
+        c.execute("SHOW GLOBAL STATUS LIKE %s", (name,))
+        return int(c.fetchone()[1])
 
 
 def prepare(kw: Mapping[str, Any]) -> None:
-    conn = connect(kw)
-    try:
-        with conn.cursor() as c:
-            c.execute(f"CREATE DATABASE IF NOT EXISTS {DB}")
-            c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.groups_src (id INT PRIMARY KEY, c VARCHAR(200))")
-            c.execute(f"SELECT COUNT(*) FROM {DB}.groups_src")
-            if not c.fetchone()[0]:
-                rows = ", ".join(f"({i}, REPEAT('{i % 10}', 150))" for i in range(1, 3001))
-                c.execute(f"INSERT INTO {DB}.groups_src VALUES {rows}")
-            c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.blobs (id INT AUTO_INCREMENT PRIMARY KEY, b LONGBLOB)")
-    finally:
-        conn.close()
+    with cursor(kw) as c:
+        c.execute(f"CREATE DATABASE IF NOT EXISTS {DB}")
+        c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.groups_src (id INT PRIMARY KEY, c VARCHAR(200))")
+        c.execute(f"SELECT COUNT(*) FROM {DB}.groups_src")
+        if not c.fetchone()[0]:
+            rows = ", ".join(f"({i}, REPEAT('{i % 10}', 150))" for i in range(1, 3001))
+            c.execute(f"INSERT INTO {DB}.groups_src VALUES {rows}")
+        c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.blobs (id INT AUTO_INCREMENT PRIMARY KEY, b LONGBLOB)")
 
 
 def prepare_pages(kw: Mapping[str, Any]) -> None:
     """A table several times the buffer pool, for scans and updates that need free pages."""
-    conn = connect(kw)
-    try:
-        with conn.cursor() as c:
-            c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.pages (id INT AUTO_INCREMENT PRIMARY KEY, p CHAR(255), "
-                      "q CHAR(255)) ENGINE=InnoDB")
+    with cursor(kw) as c:
+        c.execute(f"CREATE TABLE IF NOT EXISTS {DB}.pages (id INT AUTO_INCREMENT PRIMARY KEY, p CHAR(255), "
+                  "q CHAR(255)) ENGINE=InnoDB")
+        c.execute(f"SELECT COUNT(*) FROM {DB}.pages")
+        if c.fetchone()[0] >= PAGES_ROWS:
+            return
+        c.execute(f"INSERT INTO {DB}.pages (p, q) VALUES "
+                  + ",".join(["(REPEAT('a', 255), REPEAT('b', 255))"] * 1000))
+        while True:
             c.execute(f"SELECT COUNT(*) FROM {DB}.pages")
             if c.fetchone()[0] >= PAGES_ROWS:
-                return
-            c.execute(f"INSERT INTO {DB}.pages (p, q) VALUES "
-                      + ",".join(["(REPEAT('a', 255), REPEAT('b', 255))"] * 1000))
-            while True:
-                c.execute(f"SELECT COUNT(*) FROM {DB}.pages")
-                if c.fetchone()[0] >= PAGES_ROWS:
-                    break
-                c.execute(f"INSERT INTO {DB}.pages (p, q) SELECT p, q FROM {DB}.pages")
-    finally:
-        conn.close()
+                break
+            c.execute(f"INSERT INTO {DB}.pages (p, q) SELECT p, q FROM {DB}.pages")
 
 
 def apply_remedy(kw: Mapping[str, Any], problem: Problem) -> None:
-    conn = connect(kw)
-    try:
-        with conn.cursor() as c:
-            for sql in problem.remedy_sql:
-                c.execute(sql)
-    finally:
-        conn.close()
+    with cursor(kw) as c:
+        for sql in problem.remedy_sql:
+            c.execute(sql)
 
 
 def _log_waits(kw: Mapping[str, Any], stop: threading.Event) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import pymysql
 
+from tests.support.sql import connect, cursor
 from tests.support.waiting import wait_until
 
 DB = "mysqltop_test"
@@ -26,10 +27,6 @@ FINDING = {"row_lock": "stall_row_lock", "metadata_lock": "stall_metadata_lock",
            "global_read_lock": "stall_global_read_lock", "table_lock": "stall_table_lock",
            "user_lock": "stall_user_lock", "chain": "stall_row_lock", "running_query": "stall_metadata_lock"}
 _seq = itertools.count(1)
-
-
-def _connect(kw: Mapping[str, Any]) -> Any:
-    return pymysql.connect(**{**kw, "autocommit": True, "connect_timeout": 10})
 
 
 def _id(conn: Any) -> int:
@@ -65,7 +62,7 @@ class Injected:
 
     def release(self) -> None:
         if self.kw is not None:
-            other = _connect(self.kw)
+            other = connect(self.kw)
             _run(other, *self.release_sql)
             other.close()
             if self.holder_thread is not None:
@@ -82,7 +79,7 @@ class Injected:
 
 
 def _start_waiter(kw: Mapping[str, Any], sql: tuple[str, ...]) -> tuple[int, Any, threading.Thread]:
-    conn = _connect(kw)
+    conn = connect(kw)
     tid = _id(conn)
     with conn.cursor() as c:
         c.execute("SET SESSION innodb_lock_wait_timeout = 300, lock_wait_timeout = 300")
@@ -118,15 +115,11 @@ class _Ctx:
 
 def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
     table = f"{DB}.stall_{kind}_{next(_seq)}_{int(time.time() * 1000) % 100000}"
-    setup = _connect(kw)
-    try:
-        with setup.cursor() as c:
-            c.execute(f"CREATE DATABASE IF NOT EXISTS {DB}")
-            c.execute(f"CREATE TABLE {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
-            c.execute(f"INSERT INTO {table} VALUES (1, 0), (2, 0), (3, 0)")
-    finally:
-        setup.close()
-    holder = _connect(kw)
+    with cursor(kw) as c:
+        c.execute(f"CREATE DATABASE IF NOT EXISTS {DB}")
+        c.execute(f"CREATE TABLE {table} (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+        c.execute(f"INSERT INTO {table} VALUES (1, 0), (2, 0), (3, 0)")
+    holder = connect(kw)
     hid = _id(holder)
     update = f"UPDATE {table} SET v = v + 1 WHERE id = 1"
     others: list[Any] = []
@@ -179,24 +172,16 @@ def _inject(kw: Mapping[str, Any], kind: str, n: int) -> Injected:
 
 
 def _state_of(kw: Mapping[str, Any], thread: int) -> str | None:
-    conn = _connect(kw)
-    try:
-        with conn.cursor() as c:
-            c.execute(f"SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = {int(thread)}")
-            row = c.fetchone()
-            return str(row[0]) if row else None
-    finally:
-        conn.close()
+    with cursor(kw) as c:
+        c.execute(f"SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = {int(thread)}")
+        row = c.fetchone()
+        return str(row[0]) if row else None
 
 
 def waiting_now(kw: Mapping[str, Any]) -> Iterator[int]:
     """Thread ids waiting on any lock right now (for assertions that a stall has ended)."""
-    conn = _connect(kw)
-    try:
-        with conn.cursor() as c:
-            c.execute("SELECT p.ID FROM information_schema.PROCESSLIST p LEFT JOIN information_schema.INNODB_TRX t "
-                      "ON t.trx_mysql_thread_id = p.ID WHERE p.STATE LIKE 'Waiting for %lock' "
-                      "OR p.STATE = 'User lock' OR t.trx_state = 'LOCK WAIT'")
-            yield from (int(r[0]) for r in c.fetchall())
-    finally:
-        conn.close()
+    with cursor(kw) as c:
+        c.execute("SELECT p.ID FROM information_schema.PROCESSLIST p LEFT JOIN information_schema.INNODB_TRX t "
+                  "ON t.trx_mysql_thread_id = p.ID WHERE p.STATE LIKE 'Waiting for %lock' "
+                  "OR p.STATE = 'User lock' OR t.trx_state = 'LOCK WAIT'")
+        yield from (int(r[0]) for r in c.fetchall())
