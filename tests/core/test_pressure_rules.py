@@ -9,6 +9,8 @@ import pytest
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Pressure, ServerInfo
+from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.pressure import THREAD_CACHE_MISS_SHARE, THREADS_CREATED_MIN_PER_S, steady_share
 
 T0 = 1_790_000_000.0
 MARIADB = ServerInfo("10.11.6-MariaDB", "mariadb", "db1")
@@ -92,3 +94,17 @@ def test_a_gap_in_the_middle_third_is_not_steady() -> None:
     assert found(gap, "log_waits") is None
     late = frames(60, 1.0, log_waits_per_s=lambda t: 12.0 if t > 40 else 0.0)
     assert found(late, "log_waits") is None                        # began 20 s ago: not yet steady
+
+
+def test_the_share_of_the_base_is_judged_at_its_bound_and_a_missing_base_passes() -> None:
+    """steady_share: a tenth of connections missing the cache is enough, a little less is not;
+    without the base counter the steady rate alone decides, and the evidence then names no share."""
+    fs = frames(60, 1.0, threads_created_per_s=2.0, connections_per_s=20.0)
+    assert steady_share(Window(fs), lambda f: f.pressure.threads_created_per_s, THREADS_CREATED_MIN_PER_S,
+                        lambda f: f.pressure.connections_per_s, THREAD_CACHE_MISS_SHARE) == (2.0, 20.0)
+    assert found(fs, "thread_cache") is not None
+    assert found(frames(60, 1.0, threads_created_per_s=2.0, connections_per_s=21.0), "thread_cache") is None
+    alone = found(frames(60, 1.0, threads_created_per_s=2.0), "thread_cache")
+    assert alone is not None and "connections/s" not in alone.evidence
+    assert steady_share(Window(frames(15, 1.0, threads_created_per_s=2.0)), lambda f: f.pressure.threads_created_per_s,
+                        THREADS_CREATED_MIN_PER_S, lambda f: f.pressure.connections_per_s, 0.1) is None
