@@ -32,7 +32,7 @@ from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.driver import terminal_driver
-from mysqltop.views.tui.signals import exit_on_terminate
+from mysqltop.views.tui.terminate import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status import StatusBar, StatusState
