@@ -53,7 +53,7 @@ from mysqltop.views.tui.widgets.io import IoPane
 from mysqltop.views.tui.widgets.keyfooter import KeyFooter
 from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
-from mysqltop.views.tui.widgets.status import StatusBar, StatusState
+from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 

@@ -35,7 +35,7 @@ from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.terminate import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
-from mysqltop.views.tui.widgets.status import StatusBar, StatusState
+from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 
 REFRESH_S = 1.0           # table refresh (rows change once per poll); "late" shows within 1.5–2.5 intervals
 
