@@ -4,6 +4,9 @@ Each server has its own Engine (source → optional recorder → FramePipeline) 
 loop on its own daemon thread, so a server whose poll hangs delays only its own row: the others
 keep their one poll per interval. Views (the fleet overview, the Prometheus collector) read
 `states()` whenever they like; it copies under a lock and never waits on a poll.
+
+One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
+core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ FORBIDDEN_IN_CORE = {
     "pymysql", "psutil", "textual", "plotext", "sqlite3", "socket",
     "subprocess", "threading", "time", "random", "os", "mysqltop.sources", "mysqltop.views",
     "mysqltop.recording", "mysqltop.timeline", "mysqltop.engine", "mysqltop.commands", "mysqltop.cli",
+    "mysqltop.process",
 }
 
 

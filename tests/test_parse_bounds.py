@@ -7,7 +7,7 @@ import time
 
 from mysqltop.commands.parse import MAX_BYTES
 from mysqltop.core.detect import parse_any
-from mysqltop.core.innodb.rules import MAX_LINES
+from mysqltop.core.innodb.line_rules import MAX_LINES
 from mysqltop.core.textforms import MAX_CELLS, extract
 
 

@@ -1,6 +1,6 @@
 """Scheduling priority is opt-in: by default the TUI and the fleet view leave the process and its
 terminal session alone; --raise-priority raises the session while they run and restores it at
-exit (views/session_priority.py)."""
+exit (process/priority.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mysqltop.views.session_priority import BOOST, raised_priority, session_nice
+from mysqltop.process.priority import BOOST, raised_priority, session_nice
 
 from .tui.pty_app import PtyApp
 

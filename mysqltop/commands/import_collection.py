@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.errors import UserError
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.sources.collection import ImportedSample, plan, run_import
-    from mysqltop.views.stop_signals import stop_signals
+    from mysqltop.process.stop_signals import stop_signals
 
     out = Path(args.output)
     if out.exists():

@@ -51,7 +51,7 @@ def _with_demo_hint(exc: BaseException, message: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.views.session_priority import raised_priority
+    from mysqltop.process.priority import raised_priority
 
     with raised_priority(args.raise_priority):
         return _run(args)

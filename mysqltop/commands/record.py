@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
     engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
-    from mysqltop.views.stop_signals import leave_terminal, set_soon, stop_signals
+    from mysqltop.process.stop_signals import leave_terminal, set_soon, stop_signals
 
     def stopped(sig: int, _frame: object) -> None:
         leave_terminal(sig)

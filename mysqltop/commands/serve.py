@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         poller.stop()
         raise UserError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
-    from mysqltop.views.stop_signals import set_soon
+    from mysqltop.process.stop_signals import set_soon
 
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

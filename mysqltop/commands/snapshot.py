@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     engine = None if not is_live else Engine(source, FramePipeline(),
                                              on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
-    from mysqltop.views.stop_signals import set_soon, stop_signals
+    from mysqltop.process.stop_signals import set_soon, stop_signals
 
     interrupted = threading.Event()
     previous = signal.getsignal(signal.SIGINT)

@@ -2,6 +2,9 @@
 
 Pure: the overview sorts its rows with `trouble_key` and the Prometheus endpoint ranks latches
 with `latch_totals`, so both agree on what "hottest" means.
+
+One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
+core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
 """
 
 from __future__ import annotations

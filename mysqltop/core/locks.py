@@ -1,5 +1,7 @@
 """Who blocks whom: the blocking tree, long transactions and busy sessions of one sample. Pure.
 
+One concept over three layers: sources/locks.py reads, this module builds, views/locks_text.py draws.
+
 Input is what sources/locks.py recorded (rows of fixed shape, see there) plus the TRANSACTIONS
 section of the InnoDB status, which every server prints: where the lock tables were not read
 (old recordings, a server that refused) the transactions come from that section alone.

@@ -141,7 +141,7 @@ class Report:
     variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
     blocking_chains: list[ChainSummary] = field(default_factory=list)          # core/lock_report.py
     long_transactions: list[TransactionSummary] = field(default_factory=list)
-    # finding id → its own metric over the window (core.rules.metrics), every one measurable
+    # finding id → its own metric over the window (core.rules.finding_metrics), every one measurable
     finding_metrics: dict[str, float] = field(default_factory=dict)
     # A long window is summarised over every stride-th sample (keyframes: cheap to read): each
     # frame's rates are the exact average over its span, gauges and advice are sampled at that
@@ -228,10 +228,10 @@ def compare(a: Report, b: Report) -> Comparison:
     ids_b = {e.id for e in b.advice} | {x.id for x in b.window_advice}
     changed = [{"name": k, "a": a.variables.get(k), "b": b.variables.get(k)}
                for k in sorted(set(a.variables) | set(b.variables)) if a.variables.get(k) != b.variables.get(k)]
-    from mysqltop.core.rules import metrics
+    from mysqltop.core.rules import finding_metrics
     own = []
     for fid in sorted((ids_a | ids_b) & (set(a.finding_metrics) | set(b.finding_metrics))):
-        va, vb, what = a.finding_metrics.get(fid), b.finding_metrics.get(fid), metrics.label(fid)
+        va, vb, what = a.finding_metrics.get(fid), b.finding_metrics.get(fid), finding_metrics.label(fid)
         own.append(Delta(f"{fid}: {what}", va, vb, 100.0 * (vb - va) / abs(va) if va and vb is not None else None))
     return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b),
                       changed, own)

@@ -22,7 +22,7 @@ from mysqltop.core.report import (
     LOAD_POINTS, OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat,
     TimelinePoint,
 )
-from mysqltop.core.rules import KNOBS, metrics, signals
+from mysqltop.core.rules import KNOBS, finding_metrics, trends
 from mysqltop.core.rules.base import clock, cpu_busy_pct, num
 from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS
 
@@ -191,7 +191,7 @@ class ReportBuilder:
         self.last: Frame | None = None
         self.frames = self.live = self.stale = 0
         self.stats = {(sec, key): _StatAcc() for sec, key, _ in FIGURES}
-        self.points: list[signals.Point] = []
+        self.points: list[trends.Point] = []
         self.qps: list[float | None] = []
         self.hot: dict[tuple[str, str], _HotAcc] = {}
         self.host_frames = self.saturated = 0
@@ -346,8 +346,8 @@ class ReportBuilder:
         resolution = None
         if stride > 1 and self.live:
             resolution = self._elapsed / self.live
-        baseline = max(signals.BASELINE_S, signals.BASELINE_MIN_POINTS * (resolution or 0.0))
-        drops = signals.drops_in(self.points, baseline)
+        baseline = max(trends.BASELINE_S, trends.BASELINE_MIN_POINTS * (resolution or 0.0))
+        drops = trends.drops_in(self.points, baseline)
         spans = [(d.start, d.end) for d in drops]
         timeline, k = [], 0
         for (t, tps, _), qps in zip(self.points, self.qps):
@@ -385,7 +385,7 @@ class ReportBuilder:
             variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},
             blocking_chains=self.lock_window.longest_chains(),
             long_transactions=self.lock_window.longest_transactions(),
-            finding_metrics={k: v for k in metrics.FINDINGS if (v := metrics.value(k, self._sample)) is not None},
+            finding_metrics={k: v for k in finding_metrics.FINDINGS if (v := finding_metrics.value(k, self._sample)) is not None},
             outages=list(self.outages), restarts=list(self.restarts),
             stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
             deadlocks=summarise_deadlocks(self.deadlocks),

@@ -4,6 +4,9 @@ Opening never lets one server stop the others: every server is connected concurr
 that cannot be reached is kept (its source reconnects in the background with back-off and its
 polls say why meanwhile); only when *no* server answers is the first error raised (the TUI), or
 not even then (`serve`: an exporter keeps answering, with mysqltop_up 0).
+
+One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
+core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Lock waits, transactions and busy sessions: the statements a poll adds for the locks pane, and
-how their rows become the recorded shapes.
+how their rows become the recorded shapes. One concept over three layers: this module reads,
+core/locks.py builds the tree, views/locks_text.py draws it.
 
 Chosen per server from what it has (no probing round trip): MySQL 8.0+ keeps lock waits in
 performance_schema.data_lock_waits/data_locks, MariaDB and MySQL 5.5–5.7 in

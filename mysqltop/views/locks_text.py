@@ -1,5 +1,8 @@
 """Lock waits, transactions and busy sessions as plain lines: `snapshot` text and the TUI pane.
 
+One concept over three layers: sources/locks.py reads the rows, core/locks.py builds the tree,
+this module draws it as text (views/tui/widgets/locks.py puts the lines in the pane).
+
 Every user name, host and statement is the server's (written by other people): it goes through
 core.safe_text.visible and is cut; callers put these lines in Text objects, never in markup.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mysqltop.core.frame import Frame, ServerInfo, TableCache, Throughput
 from mysqltop.core.report import compare
 from mysqltop.core.report_builder import build_report
-from mysqltop.core.rules import metrics
+from mysqltop.core.rules import finding_metrics
 from mysqltop.views.report_text import render
 
 T0 = 1_767_225_600.0
@@ -32,5 +32,5 @@ def test_compare_shows_the_findings_own_metric_before_and_after_table_open_cache
 
 def test_metric_is_time_weighted_and_the_history_metric_is_a_trend() -> None:
     frames = _frames(100, n=2) + [Frame(time=T0 + 4, elapsed=2.0, table_cache=TableCache(misses_per_s=400))]
-    assert metrics.value("table_cache_misses", frames) == (100 + 100 + 800) / 4
-    assert metrics.label("purge_lag") == "history list growth/s"
+    assert finding_metrics.value("table_cache_misses", frames) == (100 + 100 + 800) / 4
+    assert finding_metrics.label("purge_lag") == "history list growth/s"

@@ -139,7 +139,7 @@ def test_a_wait_ex_waiter_is_the_same_rwlock_hotspot() -> None:
             "--Thread 2 has waited at btr0cur.cc line 424 for 1.00 seconds the semaphore:\n"
             "S-lock on RW-latch at 0x7f01 created in file buf0buf.cc line 1455\n")
     from mysqltop.core.innodb.model import InnodbStatus
-    from mysqltop.core.innodb.rules import Context
+    from mysqltop.core.innodb.line_rules import Context
     from mysqltop.core.innodb.semaphores import parse
 
     status = InnodbStatus()

@@ -14,7 +14,7 @@ import pytest
 
 from mysqltop.core.frame import Frame
 from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.core.rules import metrics
+from mysqltop.core.rules import finding_metrics
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.pressure import PROBLEMS, PressureLoad, apply_remedy, status
 from tests.support.waiting import wait_until
@@ -91,14 +91,14 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
             assert KNOB[finding] in first.message and " s (" in first.evidence      # knob, span in seconds
             server_rate = (c1 - c0) / (t1 - t0)
             assert _evidence_rate(found, finding) == pytest.approx(server_rate, rel=RATE_TOLERANCE)
-            before = metrics.value(finding, watch.frames[-20:])
+            before = finding_metrics.value(finding, watch.frames[-20:])
             assert before is not None and before > 0
             if p.remedy_sql:
                 apply_remedy(kw, p)
                 watch.reconnect()
                 seen = len(watch.frames)
                 watch.until(lambda f: not _has(f, finding) and len(watch.frames) - seen >= 15, timeout=120)
-                after = metrics.value(finding, watch.frames[-10:])
+                after = finding_metrics.value(finding, watch.frames[-10:])
                 assert after is not None and after <= REMEDIED_SHARE * before
                 assert not load.errors, load.errors
     finally:
@@ -113,7 +113,7 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
         with PressureLoad(fixed.root_kwargs(), finding) as load:
             watch.until(lambda f: len(watch.frames) >= 25, timeout=120)
             assert not load.errors, load.errors
-        after = metrics.value(finding, watch.frames[-20:])
+        after = finding_metrics.value(finding, watch.frames[-20:])
         assert after is not None and after <= REMEDIED_SHARE * before
         assert not any(_has(f, finding) for f in watch.frames)
     finally:

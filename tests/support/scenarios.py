@@ -26,7 +26,7 @@ from typing import Any, Callable
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.core.rules import metrics
+from mysqltop.core.rules import finding_metrics
 from tests.support import slow_sync
 from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder
 
@@ -186,8 +186,8 @@ class Watcher:
 
 
 def metric_of(finding: str | None, frames: list[Frame]) -> float | None:
-    """The finding's own metric over frames (core.rules.metrics): what its remedy must improve."""
-    return metrics.value(finding, frames) if finding else None
+    """The finding's own metric over frames (core.rules.finding_metrics): what its remedy must improve."""
+    return finding_metrics.value(finding, frames) if finding else None
 
 
 def run(db: Any, sc: Scenario) -> Result:

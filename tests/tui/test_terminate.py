@@ -1,4 +1,4 @@
-"""`kill PID` or a dropped session ends the TUI as `q` does (views.tui.signals)."""
+"""`kill PID` or a dropped session ends the TUI as `q` does (views.tui.terminate)."""
 
 from __future__ import annotations
 

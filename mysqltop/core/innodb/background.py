@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .model import InnodbStatus
-from .rules import Context, Rule, ignore, lines_of, run
+from .line_rules import Context, Rule, ignore, lines_of, run
 
 # srv_master_thread loops: 47 srv_active, 0 srv_shutdown, 951972 srv_idle
 # srv_master_thread loops: 103 1_second, 103 sleeps, 10 10_second, 0 background, 0 flush

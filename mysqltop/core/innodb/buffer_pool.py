@@ -8,7 +8,7 @@ import re
 from .atoms import f, n
 from .model import BufferPool, InnodbStatus
 from .numbers import ratio
-from .rules import Context, Out, Rule, ignore, lines_of, run
+from .line_rules import Context, Out, Rule, ignore, lines_of, run
 
 
 def _line(label: str, name: str) -> re.Pattern[str]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .atoms import HEADER_RE, normalise_time
-from .rules import MAX_LINES
+from .line_rules import MAX_LINES
 
 END_TITLE = "END OF INNODB MONITOR OUTPUT"
 _MARK = "INNODB MONITOR OUTPUT"

@@ -11,7 +11,7 @@ from typing import Any
 from .atoms import time_of
 from .deadlock import Deadlock, parse_deadlock_section
 from .model import InnodbStatus
-from .rules import Context
+from .line_rules import Context
 
 
 def _event(body: str) -> dict[str, Any]:

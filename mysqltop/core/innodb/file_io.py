@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .atoms import f, n
 from .model import FileIO, InnodbStatus, IoThreadState
 from .numbers import int_list
-from .rules import Context, Rule, lines_of, run, set_fields
+from .line_rules import Context, Rule, lines_of, run, set_fields
 
 # I/O thread 0 state: waiting for i/o request (insert buffer thread)
 # I/O thread 2 state: doing file i/o (read thread) ev set

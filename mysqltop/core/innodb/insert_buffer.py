@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .atoms import f, n
 from .model import InnodbStatus, InsertBufferAHI
-from .rules import Context, Rule, lines_of, run, set_fields
+from .line_rules import Context, Rule, lines_of, run, set_fields
 
 # Ibuf: size 1, free list len 0, seg size 2, 0 merges
 # Ibuf: size 1, free list len 0, seg size 2,

@@ -6,7 +6,7 @@ import re
 
 from .atoms import f, n, n2
 from .model import InnodbStatus
-from .rules import Context, Out, Rule, ignore, lines_of, run
+from .line_rules import Context, Out, Rule, ignore, lines_of, run
 
 
 def _lsn(label: str, name: str) -> re.Pattern[str]:

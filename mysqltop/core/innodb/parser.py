@@ -12,7 +12,7 @@ from . import background, buffer_pool, events, file_io, insert_buffer, log, row_
 from . import semaphores, transactions
 from .envelope import split, unwrap
 from .model import InnodbStatus
-from .rules import Context, lines_of
+from .line_rules import Context, lines_of
 
 SectionParser = Callable[[str, InnodbStatus, Context], None]
 

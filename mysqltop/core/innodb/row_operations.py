@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .atoms import f, n
 from .model import InnodbStatus, RowOperations
-from .rules import Context, Rule, ignore, lines_of, run, set_fields
+from .line_rules import Context, Rule, ignore, lines_of, run, set_fields
 
 # 2 queries inside InnoDB, 0 queries in queue
 QUERIES_RE = re.compile(rf"{n('queries_inside')} queries inside InnoDB, {n('queries_queued')} queries in queue")

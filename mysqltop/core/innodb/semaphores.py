@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .atoms import f, n, site
 from .model import InnodbStatus, Semaphores, SemaphoreWait
-from .rules import Context, Rule, ignore, lines_of, run, set_fields
+from .line_rules import Context, Rule, ignore, lines_of, run, set_fields
 
 # OS WAIT ARRAY INFO: reservation count 25852795, signal count 25040646
 # OS WAIT ARRAY INFO: reservation count 119

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .atoms import n
 from .model import InnodbStatus, Transactions
 from .numbers import has_hex_letter, seconds, trx_id
-from .rules import Context, Rule, ignore, lines_of, run, set_fields
+from .line_rules import Context, Rule, ignore, lines_of, run, set_fields
 
 _ID = r"[0-9A-Fa-f]+(?: \d+)?"
 # Trx id counter 0 133408350 | Trx id counter 1F69D1888 | Trx id counter 59684

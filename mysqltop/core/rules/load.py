@@ -8,7 +8,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.locks import Transaction, hot_row
 from mysqltop.core.safe_text import visible
-import mysqltop.core.rules.signals as signals   # the submodule, not the package (__init__ imports this module)
+import mysqltop.core.rules.trends as trends   # the submodule, not the package (__init__ imports this module)
 from mysqltop.core.rules.base import (
     RECENT_S, SUSTAINED, TREND_S, Vars, Window, advice, clock, num, pct, running_sessions, span,
 )
@@ -229,7 +229,7 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     points = [(f.time, f.flush.history_list_length) for f in w.frames if f.flush.history_list_length is not None]
     if len(points) < MIN_POINTS:
         return
-    rate = signals.slope(points)
+    rate = trends.slope(points)
     first, last = points[0][1], points[-1][1]
     peak = max(p for _, p in points)
     growth = (rate or 0) * (points[-1][0] - points[0][0])
@@ -239,7 +239,7 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     span = points[-1][0] - points[0][0]
     holder = _view_holder(w)
     old_view = holder is not None and (holder.age_s or 0) >= max(VIEW_MIN_AGE_S, min(span, VIEW_SPAN_AGE_S) * 0.5)
-    drops = signals.drops(w.frames)
+    drops = trends.drops(w.frames)
     if not old_view and len(drops) < DROPS_MIN and peak < HLL_CRITICAL:
         return
     trend = (f"history list {num(first)} → {num(last)} (peak {num(peak)}, trend +{num(rate)}/s) {w.label}")
@@ -260,7 +260,7 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
     msg = (f"Purge falls behind with no old read view holding it: {v.show('innodb_purge_threads')} — raise it "
            f"(e.g. {min(32, max(8, (n or 4) * 2))}; {restart}); innodb_max_purge_lag can throttle writers meanwhile")
     when = ", ".join(clock(d.start) for d in drops[:5]) + (" …" if len(drops) > 5 else "")
-    drop_text = (f"; {len(drops)} TPS drops below {pct(signals.DROP_RATIO)} of the TPS just before "
+    drop_text = (f"; {len(drops)} TPS drops below {pct(trends.DROP_RATIO)} of the TPS just before "
                  f"({when})") if drops else ""
     oldest = f"; oldest transaction open {num(holder.age_s)} s" if holder is not None else ""
     yield advice("purge_lag", "critical" if peak >= HLL_CRITICAL else "warning", msg, trend + drop_text + oldest)
@@ -289,7 +289,7 @@ def purge_early(w: Window, v: Vars) -> Iterator[Advice]:
         return
     first, last = points[0][1], points[-1][1]
     span = points[-1][0] - points[0][0]
-    rate = signals.slope(points)
+    rate = trends.slope(points)
     if (last >= HLL_MIN or span < HINT_MIN_SPAN_S or rate is None or rate <= 0
             or last - first < HINT_MIN_GROWTH or not _rising_steadily(points)):
         return

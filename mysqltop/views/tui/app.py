@@ -44,7 +44,7 @@ from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.load_screen import LoadScreen
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen
 from mysqltop.views.tui.driver import terminal_driver
-from mysqltop.views.tui.signals import exit_on_terminate
+from mysqltop.views.tui.terminate import exit_on_terminate
 from mysqltop.views.tui.widgets.advice import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
 from mysqltop.views.tui.widgets.host import HostPane
@@ -53,7 +53,7 @@ from mysqltop.views.tui.widgets.io import IoPane
 from mysqltop.views.tui.widgets.keyfooter import KeyFooter
 from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
-from mysqltop.views.tui.widgets.status import StatusBar, StatusState
+from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 

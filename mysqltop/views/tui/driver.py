@@ -2,7 +2,7 @@
 
 On a hangup the kernel sends SIGHUP, then SIGCONT, and the terminal answers every write with
 EIO. Textual writes from a thread that dies on its first error; its queue holds 30 writes, and
-the next write blocks the UI thread for good — the exit SIGHUP asked for (views.tui.signals)
+the next write blocks the UI thread for good — the exit SIGHUP asked for (views.tui.terminate)
 then never comes, with the server still polled and the recording open. Whether the thread meets
 the dead terminal before that exit redirects the output depends on scheduling, so a busy machine
 hung most of the time. Here output to a terminal that has gone is dropped, and the SIGCONT of the

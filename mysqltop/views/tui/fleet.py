@@ -32,10 +32,10 @@ from mysqltop.views.tui.heap import Collections
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.driver import terminal_driver
-from mysqltop.views.tui.signals import exit_on_terminate
+from mysqltop.views.tui.terminate import exit_on_terminate
 from mysqltop.views.tui.widgets.locks import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
-from mysqltop.views.tui.widgets.status import StatusBar, StatusState
+from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 
 REFRESH_S = 1.0           # table refresh (rows change once per poll); "late" shows within 1.5–2.5 intervals
 

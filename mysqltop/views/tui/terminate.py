@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.app import App
 
-from mysqltop.views.stop_signals import leave_terminal, stop_signals
+from mysqltop.process.stop_signals import leave_terminal, stop_signals
 
 
 def exit_on_terminate(app: App[Any]) -> None:

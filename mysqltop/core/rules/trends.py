@@ -1,4 +1,4 @@
-"""Time-series signals shared by rules and the report: TPS drops and linear trend. Pure, O(n)."""
+"""Trends of a series shared by rules and the report: TPS drops and linear slope. Pure, O(n)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from mysqltop.core.frame import Frame
-from mysqltop.core.rules import signals
+from mysqltop.core.rules import trends
 from mysqltop.core.rules.base import LatchFamily
 from mysqltop.core.rules.io import COMMIT
 from mysqltop.core.rules.latches import AHI, BUFFER_POOL, TABLE_CACHE
@@ -64,7 +64,7 @@ def value(finding: str, frames: Sequence[Frame]) -> float | None:
     """The finding's metric over live frames (time-weighted mean; a trend for the history list)."""
     live = [f for f in frames if not f.stale and f.elapsed]
     if finding == "purge_lag":
-        return signals.slope([(f.time, f.flush.history_list_length) for f in live
+        return trends.slope([(f.time, f.flush.history_list_length) for f in live
                               if f.flush.history_list_length is not None])
     if finding not in _AVERAGED:
         return None
