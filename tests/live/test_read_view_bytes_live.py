@@ -61,9 +61,12 @@ def test_a_latin1_statement_leaves_the_purge_finding_on_the_read_view_holder(mar
             frames.extend(scene.watcher.poll(1))
             found = [a for a in advise(frames, scene.watcher.variables, min_span_s=None) if a.id == "purge_lag"]
             return found[0].message if found and "Purge is held back" in found[0].message else ""
-        msg = wait_until(named, timeout=90, step=0.0)
+        msg = wait_until(named, timeout=180, step=0.0)
         assert msg.startswith(f"Purge is held back by an old transaction: thread {app_id}, root@"), msg
         assert f"KILL {app_id} or commit it" in msg and f"thread {dba_id}" not in msg
-        views = {t.thread_id: t.read_view for t in frames[-1].transactions}
-        assert views[app_id] is True and views[dba_id] is False
-        assert all(t.read_view is not True for f in frames for t in f.transactions if t.thread_id == dba_id)
+        # Per frame an entry may stand on unknown ground (a statement moved between the INNODB_TRX read
+        # and the status read): never a wrong value, so the window is asserted, not the last frame.
+        app_views = [t.read_view for f in frames for t in f.transactions if t.thread_id == app_id]
+        dba_views = [t.read_view for f in frames for t in f.transactions if t.thread_id == dba_id]
+        assert True in app_views and False not in app_views, app_views
+        assert False in dba_views and True not in dba_views, dba_views
