@@ -83,7 +83,7 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
         watch.frame()
         with PressureLoad(kw, finding) as load:
             c0, t0 = status(kw, p.counter), time.monotonic()
-            found = watch.until(lambda f: _has(f, finding), timeout=150)
+            found = watch.until(lambda f: _has(f, finding), timeout=300)
             c1, t1 = status(kw, p.counter), time.monotonic()
             assert not load.errors, load.errors
             first = found.advice[0]
