@@ -301,11 +301,12 @@ class RecordingReader:
         meets a damaged page: a damaged B-tree interior page would otherwise cost every row
         under it, a damaged header page the whole file. True when the reader switched to it.
 
-        Not while a recorder appends (a -wal with frames): the copy would stop growing."""
+        Not while a recorder appends (a -wal with frames), on opening too: a file opened between
+        its creation and its first commit looks damaged, and its copy would stop growing."""
         if self._salvaged or self._recovered is not None:
             return False
         self._salvaged = True
-        if not opening and _wal_frames(self.path):
+        if _wal_frames(self.path):
             return False
         found = salvage(self.path)
         if found is None:
