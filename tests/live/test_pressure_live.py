@@ -15,6 +15,7 @@ import pytest
 from mysqltop.core.frame import Frame
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules import finding_metrics
+from mysqltop.core.rules.base import RECENT_S
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.pressure import PROBLEMS, PressureLoad, apply_remedy, status
 from tests.support.waiting import wait_until
@@ -25,19 +26,20 @@ KNOB = {"log_waits": "innodb_log_buffer_size", "thread_cache": "thread_cache_siz
         "tmp_disk_tables": "max_heap_table_size", "binlog_cache_disk": "binlog_cache_size",
         "buffer_pool_wait_free": "innodb_buffer_pool_size"}
 # The finding's rate (its window's mean) against the server's counter read from another session
-# over the load: the load is steady, the two spans differ by a few seconds.
+# after each poll over the same frames: the two reads lie a few milliseconds apart.
 RATE_TOLERANCE = 0.35
 # After the remedy the counter moves at most this share of its rate before.
 REMEDIED_SHARE = 0.1
 
 
 class Watch:
-    def __init__(self, db: Any) -> None:
-        self.db = db
+    def __init__(self, db: Any, counter: str) -> None:
+        self.db, self.counter = db, counter
         self.src = MySQLSource(db.options(), interval=1.0)
         self.src.open()
         self.pipe = FramePipeline()
         self.frames: list[Frame] = []
+        self.counts: list[tuple[float, int]] = []     # (monotonic time, server counter) after each frame
 
     def reconnect(self) -> None:
         """A new session: session-scoped settings (tmp_table_size, binlog_cache_size) are taken
@@ -49,7 +51,16 @@ class Watch:
     def frame(self) -> Frame:
         f = self.pipe.push(self.src.read())
         self.frames.append(f)
+        self.counts.append((time.monotonic(), status(self.db.root_kwargs(), self.counter)))
         return f
+
+    def server_rate(self) -> float:
+        """The server counter's rate over the last frame's judged window (RECENT_S seconds of
+        frames), read from the counts taken beside those frames."""
+        last = self.frames[-1].time
+        first = next(i for i, f in enumerate(self.frames) if f.time >= last - RECENT_S)
+        (t0, c0), (t1, c1) = self.counts[max(0, first - 1)], self.counts[-1]
+        return (c1 - c0) / (t1 - t0)
 
     def until(self, cond: Any, timeout: float) -> Frame:
         """Poll about once a second until cond(frame) holds."""
@@ -78,19 +89,16 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
     p = PROBLEMS[finding]
     db = mariadb_factory(extra_args=list(p.server_args), name=f"pressure-{finding[:8]}")
     kw = db.root_kwargs()
-    watch = Watch(db)
+    watch = Watch(db, p.counter)
     try:
         watch.frame()
         with PressureLoad(kw, finding) as load:
-            c0, t0 = status(kw, p.counter), time.monotonic()
             found = watch.until(lambda f: _has(f, finding), timeout=300)
-            c1, t1 = status(kw, p.counter), time.monotonic()
             assert not load.errors, load.errors
             first = found.advice[0]
             assert first.id == finding, [a.id for a in found.advice]
             assert KNOB[finding] in first.message and " s (" in first.evidence      # knob, span in seconds
-            server_rate = (c1 - c0) / (t1 - t0)
-            assert _evidence_rate(found, finding) == pytest.approx(server_rate, rel=RATE_TOLERANCE)
+            assert _evidence_rate(found, finding) == pytest.approx(watch.server_rate(), rel=RATE_TOLERANCE)
             before = finding_metrics.value(finding, watch.frames[-20:])
             assert before is not None and before > 0
             if p.remedy_sql:
@@ -107,7 +115,7 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
         return
     # not dynamic on MariaDB: the same load on a server started with the remedy
     fixed = mariadb_factory(extra_args=list(p.remedy_args), name=f"remedied-{finding[:8]}")
-    watch = Watch(fixed)
+    watch = Watch(fixed, p.counter)
     try:
         watch.frame()
         with PressureLoad(fixed.root_kwargs(), finding) as load:
