@@ -64,8 +64,8 @@ def mariadb_factory() -> Iterator[Callable[..., ThrowawayMariaDB]]:
     started: list[ThrowawayMariaDB] = []
 
     def make(extra_args: Sequence[str] = (), name: str = "own",
-             env: Mapping[str, str] | None = None) -> ThrowawayMariaDB:
-        db = ThrowawayMariaDB(extra_args=extra_args, name=name, env=env)
+             env: Mapping[str, str] | None = None, ps_base: bool = True) -> ThrowawayMariaDB:
+        db = ThrowawayMariaDB(extra_args=extra_args, name=name, env=env, ps_base=ps_base)
         started.append(db)
         return db.start()
 
