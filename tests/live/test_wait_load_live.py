@@ -1,8 +1,8 @@
 """Database load by wait class on injected incidents against the throwaway MariaDB: an idle
 row-lock holder with sessions queued behind it, a metadata-lock pile-up behind an ALTER, CPU
-saturation (more busy statements than cores) and durable commits on slow log storage
-(slow_sync). The largest class is the one injected, and the active sessions match the ones the
-server lists (SHOW PROCESSLIST, read right after the poll) within 10 %."""
+saturation (more busy statements than cores), durable commits on slow log storage (slow_sync)
+and a latch storm (latch_storm). The largest class is the one injected, and the active sessions
+match the ones the server lists (SHOW PROCESSLIST, read right after the poll) within 10 %."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame
 from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.core.wait_load import IDLE_COMMANDS
+from mysqltop.core.instrumentation import HINT
+from mysqltop.core.wait_load import IDLE_COMMANDS, LoadAccumulator
 from mysqltop.sources.mysql import MySQLSource
+from tests.support.latch_storm import blob_rewrites
 from tests.support.mariadb import ThrowawayMariaDB
 from tests.support.stalls import inject
 from tests.support.waiting import wait_until
@@ -160,3 +162,48 @@ def test_fsync_bound_commits_are_the_largest_class(mariadb_factory: Any, tmp_pat
     # after it may differ by a session; over five polls the averages must agree within 10 %.
     active, truth = (sum(x) / len(checked) for x in zip(*checked))
     assert truth >= 4 and abs(active - truth) <= 0.1 * truth, checked
+
+
+STORM_SESSIONS = 16   # 8 per core on the 2-core box
+SPAN_S = 20.0         # server time the classes are averaged over
+
+
+def test_a_latch_storm_is_the_largest_class(mariadb_factory: Any) -> None:
+    """Sessions rewriting off-page BLOBs of one table queue on its index tree latch
+    (tests/support/latch_storm.py), on a server with exactly the instrumentation the hint asks
+    for: over a 20 s span the latch class, from the server's own wait summaries, is the largest,
+    and the classes add up to the sessions the server lists within 10 %."""
+    db = mariadb_factory(list(HINT.server_args), name="latch", ps_base=False)
+    src = MySQLSource(db.options(), interval=1.0)
+    src.open()
+    watch = pymysql.connect(**db.root_kwargs(), autocommit=True)
+    pipe = FramePipeline()
+    span = LoadAccumulator()
+    listed: list[int] = []
+    latch_ms: dict[str, float] = {}
+    try:
+        with blob_rewrites(db.root_kwargs(), STORM_SESSIONS):
+            def storming() -> Frame | None:
+                f = pipe.push(src.read(), advise=False)
+                return f if f.elapsed is not None and largest(f) == "latch" else None
+            wait_until(storming, timeout=90, step=0.5)
+
+            def spanned() -> bool:
+                f = pipe.push(src.read(), advise=False)
+                span.add(f)
+                listed.append(listed_active(watch))
+                for h in f.hotspots:
+                    if h.source == "performance_schema" and not h.own:
+                        latch_ms[h.name] = latch_ms.get(h.name, 0.0) + (h.wait_ms_per_s or 0.0) * (f.elapsed or 0.0)
+                return span.seconds >= SPAN_S
+            wait_until(spanned, timeout=120, step=0.5)
+    finally:
+        watch.close()
+        src.close()
+    load = span.summary(points=10)
+    classes, active = load.classes, load.active_avg or 0.0
+    assert max(classes, key=lambda c: classes[c]) == "latch", load.classes
+    assert max(latch_ms, key=lambda n: latch_ms[n]) == "index_tree_rw_lock", latch_ms
+    assert abs(sum(classes.values()) - active) < 1e-6
+    truth = sum(listed) / len(listed)
+    assert truth >= STORM_SESSIONS / 2 and abs(active - truth) <= 0.1 * truth, (active, truth, listed)
