@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.sources.capabilities import detect_capabilities
+from mysqltop.sources.capabilities import connection_admin, detect_capabilities
 from mysqltop.sources.locks import has_mdl_plugin
 
 ON_DISK = re.compile(r"information_schema\s*\.\s*(COLUMNS|PLUGINS|TABLES|ROUTINES|VIEWS|PARTITIONS)\b|"
@@ -41,6 +41,10 @@ class Cursor:
         elif "INNODB_METRICS" in sql:
             self.description = (("NAME",), ("COUNT",), (self.conn.metrics_col,))
             self.rows = []
+        elif "USER_PRIVILEGES" in sql:
+            self.rows = [(g,) for g in self.conn.admins]
+        elif "ENABLED_ROLES" in sql:
+            self.rows = [(self.conn.roles,)]
         elif "METADATA_LOCK_INFO" in sql:
             self.description = (("THREAD_ID",),)
             self.rows = []
@@ -59,6 +63,8 @@ class Conn:
     def __init__(self, version: str, comment: str, metrics_col: str) -> None:
         self.version, self.comment, self.metrics_col = version, comment, metrics_col
         self.sent: list[str] = []
+        self.admins: list[str] = []          # grantees with SUPER / CONNECTION ADMIN
+        self.roles = 0                       # roles enabled for the session
 
     def cursor(self) -> Cursor:
         return Cursor(self)
@@ -77,3 +83,16 @@ def test_no_connect_probe_needs_an_on_disk_temporary_table(version: str, comment
     assert (caps.flavor, caps.metrics_column) == (flavor, column)
     assert mdl is (flavor == "mariadb")                 # the table answered: the plugin is active
     assert conn.sent and [s for s in conn.sent if ON_DISK.search(s)] == []
+    assert caps.connection_admin is False and caps.identity().monitor_connection_admin is False
+
+
+def test_the_monitor_account_past_max_connections_is_read_from_its_own_grants() -> None:
+    """SUPER / CONNECTION ADMIN of this account (another account's rows do not count); with a role
+    enabled its grants are not all in USER_PRIVILEGES, so it is not known."""
+    conn = Conn("10.11.19-MariaDB", "", "ENABLED")
+    conn.admins = ["'root'@'localhost'"]
+    assert connection_admin(conn, "mysqltop@%") is False
+    conn.admins.append("'mysqltop'@'%'")
+    assert connection_admin(conn, "mysqltop@%") is True
+    conn.admins, conn.roles = [], 1
+    assert connection_admin(conn, "mysqltop@%") is None

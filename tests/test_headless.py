@@ -15,7 +15,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 
 from mysqltop.core import metrics
 from mysqltop.core.frame import (Advice, Counters, Flush, Frame, Host, Hotspot, HotspotTotal, Io, IoThread, Locks,
-                                 LatchCounter, Semaphores, ServerInfo, Throughput)
+                                 LatchCounter, Pressure, Semaphores, ServerInfo, Throughput)
 from mysqltop.views import headless
 
 DESIGN_KEYS = {"time", "elapsed", "stale", "server", "throughput", "hotspots", "semaphores", "io", "flush",
@@ -47,6 +47,7 @@ def make_frame(**over) -> Frame:
                   cpu_steal_pct=0.0, ctx_switches_per_s=45000.0, mysqld_cpu_pct=150.0),
         locks=Locks(row_lock_waits_per_s=180.0, row_lock_wait_ms_per_s=900.0, row_lock_current_waits=5,
                     longest_lock_wait_s=0.02, deadlocks_per_s=0.0),
+        pressure=Pressure(connections_refused_per_s=3.5, threads_connected=151, max_connections=151),
         advice=[Advice("bp-instances", "warning", "buffer pool mutex is the top wait",
                        "buf_pool_mutex 60% of wait time over 1.0 s")],
     )
@@ -122,6 +123,9 @@ def test_csv_header_and_rows_line_up() -> None:
     assert r["flush.checkpoint_age_bytes"] == str(25 * 2**20) and r["hotspots"] == "3"
     assert r["locks.row_lock_waits_per_s"] == "180" and r["locks.deadlocks_per_s"] == "0"
     assert "io.threads" not in head
+    assert r["pressure.connections_refused_per_s"] == "3.5" and r["pressure.max_connections"] == "151"
+    assert [c for c in head if c.startswith("pressure.")][:2] == ["pressure.log_waits_per_s",
+                                                                   "pressure.log_write_requests_per_s"]
     e = dict(zip(head, first))
     assert e["throughput.tps"] == "" and e["host.cpu_user_pct"] == "" and e["hotspot.top.name"] == ""
 

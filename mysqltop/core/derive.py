@@ -84,8 +84,10 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     them when `prev` has not (an import's two mutex snapshots): its latch waits over that span."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
+    admin = raw.server.monitor_connection_admin
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime"), _clock(raw.server_time)))
+                                                   cur.status.get("uptime"), _clock(raw.server_time),
+                                                   admin if isinstance(admin, bool) else None))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     if raw.error:

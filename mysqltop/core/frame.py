@@ -27,6 +27,8 @@ class ServerInfo:
     address: str | None = None
     uptime_s: Num = None      # server Uptime of this sample (a reset shows a restart)
     time: Num = None          # the server's clock at the poll (epoch; JSON: ISO 8601 UTC), None: not read
+    # mysqltop's account may connect past max_connections (SUPER / CONNECTION ADMIN); None: not known
+    monitor_connection_admin: bool | None = None
 
 
 @dataclass
@@ -272,6 +274,12 @@ class Pressure:
     sort_merge_passes_per_s: Num = None      # Sort_merge_passes: sorts that did not fit sort_buffer_size
     log_pending_writes: Num = None           # Innodb_os_log_pending_writes now
     log_pending_fsyncs: Num = None           # Innodb_os_log_pending_fsyncs now
+    connection_errors_max_connections_per_s: Num = None  # Connection_errors_max_connections: refused, full
+    connection_errors_other_per_s: Num = None  # Connection_errors_{accept,internal,peer_address,select,tcpwrap}
+    aborted_connects_per_s: Num = None       # Aborted_connects: failed attempts (password, handshake, …)
+    connections_refused_per_s: Num = None    # refused for max_connections, however the server counts it
+    max_used_connections: Num = None         # Max_used_connections: the most connected at once since start
+    max_connections: Num = None              # the max_connections variable as last read
 
 
 @dataclass
@@ -299,6 +307,7 @@ class Counters:
     binlog_cache_disk_use: Num = None      # Binlog_cache_disk_use
     threads_created: Num = None            # Threads_created
     tmp_disk_tables: Num = None            # Created_tmp_disk_tables
+    connection_errors_max_connections: Num = None  # Connection_errors_max_connections
 
 
 @dataclass(slots=True)

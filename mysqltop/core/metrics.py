@@ -103,9 +103,16 @@ SCALARS: tuple[Metric, ...] = (
        "counters.threads_created", rate="pressure.threads_created_per_s"),
     _c("tmp_disk_tables", "implicit temporary tables created on disk (Created_tmp_disk_tables)",
        "counters.tmp_disk_tables", rate="pressure.tmp_disk_tables_per_s"),
+    _c("connection_errors_max_connections", "connections refused because max_connections was reached "
+       "(Connection_errors_max_connections)", "counters.connection_errors_max_connections",
+       rate="pressure.connection_errors_max_connections_per_s"),
     # levels
     _g("uptime_seconds", "seconds since the server started (Uptime)", "server.uptime_s", unit="seconds"),
     _g("threads_running", "Threads_running", "throughput.threads_running"),
+    _g("threads_connected", "Threads_connected", "pressure.threads_connected"),
+    _g("max_connections", "the max_connections variable as last read", "pressure.max_connections"),
+    _g("max_used_connections", "the most sessions connected at once since the server started "
+       "(Max_used_connections)", "pressure.max_used_connections"),
     _g("dirty_pages", "modified pages in the buffer pool", "flush.dirty_pages"),
     _g("dirty_pages_ratio", "modified pages / (database + free pages), 0..1", "flush.dirty_pct", 0.01, "ratio"),
     _g("checkpoint_age_bytes", "redo written since the last checkpoint", "flush.checkpoint_age_bytes",

@@ -62,6 +62,9 @@ class ServerIdentity:
     address: str | None = None          # "127.0.0.1:3306" or the socket path
     hostname: str | None = None         # @@hostname
     local: bool = False                 # server runs on this host (mysqld process watched)
+    # The monitor's account has SUPER or CONNECTION ADMIN: it may take the one connection the
+    # server keeps past max_connections. None: not known (an import, an older recording).
+    monitor_connection_admin: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMEN
 from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
+from mysqltop.sources.failure import ER_UNKNOWN_TABLE
 from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
 
 MYSQLD_NAMES = ("mysqld", "mariadbd")
@@ -44,10 +45,12 @@ class Capabilities:
     local: bool                        # runs on this host and its process was found
     mysqld_pid: int | None
     notes: tuple[str, ...] = ()        # non-fatal problems, each with its fix
+    connection_admin: bool | None = None   # SUPER / CONNECTION ADMIN: may connect past max_connections
 
     def identity(self) -> ServerIdentity:
         return ServerIdentity(version=self.version, flavor=self.flavor, address=self.address,
-                              hostname=self.hostname, local=self.local)
+                              hostname=self.hostname, local=self.local,
+                              monitor_connection_admin=self.connection_admin)
 
     @property
     def grantee(self) -> str:
@@ -152,6 +155,32 @@ def _performance_schema_on(conn: Any) -> bool | None:
         raise
 
 
+# The privileges that let an account take the connection the server keeps past max_connections:
+# SUPER (MySQL, MariaDB before 10.5.2), CONNECTION ADMIN (MariaDB 10.5.2+), CONNECTION_ADMIN (MySQL 8.0+).
+CONNECTION_ADMIN_PRIVILEGES = ("SUPER", "CONNECTION ADMIN", "CONNECTION_ADMIN")
+# Every account's rows when ours may read mysql.user, ours alone otherwise: matched here by grantee.
+CONNECTION_ADMIN_SQL = ("SELECT GRANTEE FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE IN "
+                        f"({', '.join(repr(p) for p in CONNECTION_ADMIN_PRIVILEGES)})")
+# MariaDB lists one row with a NULL role when none is enabled.
+ENABLED_ROLES_SQL = "SELECT COUNT(ROLE_NAME) FROM information_schema.ENABLED_ROLES"
+
+
+def connection_admin(conn: Any, current_user: str) -> bool | None:
+    """Does the account have a privilege that gets it in when max_connections is reached? None: the
+    server would not say, or a role is enabled (USER_PRIVILEGES lists the account's own grants only)."""
+    import pymysql
+
+    try:
+        if grantee(current_user) in {str(row[0]) for row in _rows(conn, CONNECTION_ADMIN_SQL) if row}:
+            return True
+        roles = _rows(conn, ENABLED_ROLES_SQL)
+    except pymysql.err.MySQLError as e:
+        if error_code(e) != ER_UNKNOWN_TABLE:
+            return None
+        roles = []                      # no roles on this server (MySQL 5.7): its grants are all there is
+    return None if roles and int(roles[0][0] or 0) else False
+
+
 def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True) -> Capabilities:
     """Ask the server what it offers. Raises UserError only for a missing PROCESS privilege."""
     import pymysql
@@ -213,7 +242,7 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         current_user=user, address=opts.address, performance_schema_on=bool(ps_on),
         performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
         mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
-        local=pid is not None, mysqld_pid=pid, notes=tuple(notes))
+        local=pid is not None, mysqld_pid=pid, notes=tuple(notes), connection_admin=connection_admin(conn, user))
 
 
 # information_schema.COLUMNS and PLUGINS have TEXT columns: the server builds their answer in an

@@ -18,7 +18,8 @@ from mysqltop.core import metrics, units
 from mysqltop.core.safe_text import json_text, visible
 from mysqltop.views import deadlocks_text, locks_text
 from mysqltop.core.deadlocks import DeadlockBook
-from mysqltop.core.frame import COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Semaphores, Throughput, WaitLoad, iso_utc
+from mysqltop.core.frame import (COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Pressure, Semaphores,
+                                 Throughput, WaitLoad, iso_utc)
 from mysqltop.core.fleet import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
@@ -28,7 +29,7 @@ FORMATS = ("text", "json", "csv", "openmetrics")
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
 SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
     ("throughput", Throughput), ("locks", Locks), ("semaphores", Semaphores), ("io", Io), ("flush", Flush),
-    ("host", Host), ("load", WaitLoad),
+    ("host", Host), ("load", WaitLoad), ("pressure", Pressure),
 )
 
 

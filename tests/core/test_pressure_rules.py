@@ -9,6 +9,7 @@ import pytest
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Pressure, ServerInfo
+from mysqltop.core.pressure_signals import connections_refused
 from mysqltop.core.rules.base import Window
 from mysqltop.core.rules.pressure import THREAD_CACHE_MISS_SHARE, THREADS_CREATED_MIN_PER_S, steady_share
 
@@ -108,3 +109,83 @@ def test_the_share_of_the_base_is_judged_at_its_bound_and_a_missing_base_passes(
     assert alone is not None and "connections/s" not in alone.evidence
     assert steady_share(Window(frames(15, 1.0, threads_created_per_s=2.0)), lambda f: f.pressure.threads_created_per_s,
                         THREADS_CREATED_MIN_PER_S, lambda f: f.pressure.connections_per_s, 0.1) is None
+
+
+def refusing(step: float = 1.0, seconds: float = 60, running: float = 2.0, admin: bool | None = None,
+             **rates: Any) -> list[Frame]:
+    """A server at max_connections = 10: 10 connected, refusing 3 connects a second."""
+    server = ServerInfo("10.11.6-MariaDB", "mariadb", "db1", monitor_connection_admin=admin)
+    fs = frames(seconds, step, server, **{"connections_refused_per_s": 3.0, "threads_connected": 10,
+                                          "connection_errors_max_connections_per_s": 3.0,
+                                          "max_used_connections": 11, "aborted_connects_per_s": 3.0,
+                                          "max_connections": 10, **rates})
+    for f in fs:
+        f.throughput.threads_running = running + 1          # the monitor's own poll runs too
+    return fs
+
+
+def found_max(fs: list[Frame], variables: dict[str, str] | None = None) -> Any:
+    got = [a for a in advise(fs, {**VARS, "max_connections": "10"} if variables is None else variables)
+           if a.id == "max_connections"]
+    return got[0] if got else None
+
+
+@pytest.mark.parametrize("step", [0.25, 1.0, 10.0])
+def test_refused_connections_name_max_connections_at_any_interval(step: float) -> None:
+    a = found_max(refusing(step))
+    assert a is not None and a.severity == "critical"
+    assert "max_connections = 10 is reached" in a.message and "e.g. 60" in a.message
+    assert a.evidence.startswith("3 refused connections/s (Connection_errors_max_connections), up to 10 of 10 "
+                                 "connected (Threads_connected), 2 running on average, Max_used_connections 11, "
+                                 "3 aborted connects/s, steady in every third over 60 s")
+
+
+def test_refusals_in_a_burst_a_short_span_or_a_trickle_are_not_a_finding() -> None:
+    assert found_max(refusing(connections_refused_per_s=lambda t: 30.0 if t <= 5 else 0.0)) is None
+    assert found_max(refusing(seconds=15)) is None
+    assert found_max(refusing(connections_refused_per_s=0.05)) is None   # three a minute
+    assert found_max(refusing(connections_refused_per_s=None)) is None   # not counted
+
+
+def test_the_cause_follows_what_the_connected_sessions_do() -> None:
+    idle = found_max(refusing(running=1.0))
+    assert "most sessions are idle — connection pools" in idle.message
+    piled = found_max(refusing(running=8.0))
+    assert "most sessions are running — a pile-up behind a lock" in piled.message
+    assert "8 running on average" in piled.evidence
+
+
+def test_the_finding_says_whether_the_monitor_itself_would_be_refused() -> None:
+    assert "lacks SUPER / CONNECTION ADMIN: if that connection drops, mysqltop is refused too" in \
+        found_max(refusing(admin=False)).message
+    assert "has SUPER / CONNECTION ADMIN: it gets back in through the one connection" in \
+        found_max(refusing(admin=True)).message
+    assert "mysqltop" not in found_max(refusing(admin=None)).message
+
+
+def test_without_the_variable_the_limit_comes_from_the_frame() -> None:
+    a = found_max(refusing(), variables=VARS)
+    assert a is not None and "up to 10 of 10 connected" in a.evidence
+    assert a.message.startswith("The server refuses connections: max_connections is reached")
+
+
+def test_refusals_are_the_counter_or_aborted_connects_at_the_limit() -> None:
+    """MariaDB refuses an account without CONNECTION ADMIN after its login and counts it only in
+    Aborted_connects: at the limit that counter is the refusals; below it, it is not."""
+    mariadb = Pressure(connection_errors_max_connections_per_s=0.0, aborted_connects_per_s=4.8,
+                       threads_connected=10, max_connections=10)
+    assert connections_refused(mariadb) == 4.8
+    below = Pressure(connection_errors_max_connections_per_s=0.0, aborted_connects_per_s=4.8,
+                     threads_connected=9, max_connections=10)
+    assert connections_refused(below) == 0.0                         # wrong passwords, not refusals
+    mysql = Pressure(connection_errors_max_connections_per_s=3.0, aborted_connects_per_s=3.0)
+    assert connections_refused(mysql) == 3.0                         # no levels: the counter alone
+    assert connections_refused(Pressure()) is None
+
+
+def test_the_evidence_names_the_counter_the_refusals_came_from() -> None:
+    by_counter = found_max(refusing())
+    assert "(Connection_errors_max_connections)" in by_counter.evidence
+    by_aborted = found_max(refusing(connection_errors_max_connections_per_s=0.0))
+    assert "(Aborted_connects at the limit: MariaDB counts a refusal after the login only there)" in \
+        by_aborted.evidence

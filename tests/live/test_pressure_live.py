@@ -10,6 +10,7 @@ import re
 import time
 from typing import Any
 
+import pymysql
 import pytest
 
 from mysqltop.core.frame import Frame
@@ -17,14 +18,15 @@ from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules import finding_metrics
 from mysqltop.core.rules.base import RECENT_S
 from mysqltop.sources.mysql import MySQLSource
-from tests.support.pressure import PROBLEMS, PressureLoad, apply_remedy, status
+from tests.support.pressure import ER_CON_COUNT_ERROR, PROBLEMS, PressureLoad, apply_remedy, status
+from tests.support.sql import connect, cursor
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.live
 
 KNOB = {"log_waits": "innodb_log_buffer_size", "thread_cache": "thread_cache_size",
         "tmp_disk_tables": "max_heap_table_size", "binlog_cache_disk": "binlog_cache_size",
-        "buffer_pool_wait_free": "innodb_buffer_pool_size"}
+        "buffer_pool_wait_free": "innodb_buffer_pool_size", "max_connections": "max_connections"}
 # The finding's rate (its window's mean) against the server's counter read from another session
 # after each poll over the same frames: the two reads lie a few milliseconds apart.
 RATE_TOLERANCE = 0.35
@@ -75,6 +77,29 @@ class Watch:
         self.src.close()
 
 
+def _full_server(db: Any, found: Frame) -> None:
+    """At max_connections: the limit and the connected sessions in the evidence; the monitor's
+    account (no SUPER / CONNECTION ADMIN) is refused a new connection, as the finding says, while
+    root (ALL PRIVILEGES) gets the one connection kept past the limit."""
+    a = next(a for a in found.advice if a.id == "max_connections")
+    assert found.server.monitor_connection_admin is False
+    assert "max_connections = 10 is reached" in a.message and "most sessions are idle" in a.message
+    assert "lacks SUPER / CONNECTION ADMIN: if that connection drops, mysqltop is refused too" in a.message
+    assert re.search(r"up to 1[01] of 10 connected \(Threads_connected\)", a.evidence), a.evidence
+    with pytest.raises(pymysql.err.OperationalError) as refused:
+        connect(db.monitor_kwargs()).close()
+    assert refused.value.args[0] == ER_CON_COUNT_ERROR
+    with cursor(db.root_kwargs()) as c:
+        c.execute("SELECT @@max_connections, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+                  "WHERE VARIABLE_NAME = 'THREADS_CONNECTED'")
+        limit, connected = c.fetchone()
+    assert int(connected) > int(limit)                              # root: past the limit
+
+
+# Checks of one finding while it is raised (the load still running).
+WHILE_FOUND = {"max_connections": _full_server}
+
+
 def _has(f: Frame, finding: str) -> bool:
     return any(a.id == finding for a in f.advice)
 
@@ -92,13 +117,15 @@ def test_pressure_is_found_first_with_its_knob_and_the_remedy_clears_it(mariadb_
     watch = Watch(db, p.counter)
     try:
         watch.frame()
-        with PressureLoad(kw, finding) as load:
+        with PressureLoad(kw, finding, plain_kw=db.monitor_kwargs()) as load:
             found = watch.until(lambda f: _has(f, finding), timeout=300)
             assert not load.errors, load.errors
             first = found.advice[0]
             assert first.id == finding, [a.id for a in found.advice]
             assert KNOB[finding] in first.message and " s (" in first.evidence      # knob, span in seconds
             assert _evidence_rate(found, finding) == pytest.approx(watch.server_rate(), rel=RATE_TOLERANCE)
+            if finding in WHILE_FOUND:
+                WHILE_FOUND[finding](db, found)
             before = finding_metrics.value(finding, watch.frames[-20:])
             assert before is not None and before > 0
             if p.remedy_sql:

@@ -122,6 +122,7 @@ def test_csv_header_then_one_row_per_frame(loaded) -> None:
         assert r["server.flavor"] == "mariadb" and r["stale"] == "false"
         assert r["hotspot.top.source"] == "performance_schema" and 0 < float(r["hotspot.top.share"]) <= 1
         assert int(r["hotspots"]) >= 1
+        assert int(r["pressure.threads_connected"]) >= 1 and int(r["pressure.max_connections"]) > 0
 
 
 def test_openmetrics_is_a_valid_exposition(loaded) -> None:

@@ -1,8 +1,8 @@
 """Pressure problems injected on a throwaway MariaDB, one per finding of core/rules/pressure.py:
-a server started with the buffer or cache too small, a load that overflows it, and the remedy
+a server started with the buffer, cache or connection limit too small, a load that overflows it, and the remedy
 (a SET GLOBAL, or a server started with the larger size where the setting is not dynamic).
 
-    with PressureLoad(db.root_kwargs(), "thread_cache"):
+    with PressureLoad(db.root_kwargs(), "thread_cache", plain_kw=db.monitor_kwargs()):
         ...                                    # threads load the server until the block ends
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
+
+import pymysql
 
 from tests.support.sql import connect, cursor
 
@@ -25,6 +27,9 @@ class Problem:
     remedy_sql: tuple[str, ...] = ()          # dynamic remedy; empty: restart with remedy_args
     remedy_args: tuple[str, ...] = ()
     threads: int = 2
+    # The load connects as an account without SUPER / CONNECTION ADMIN (the monitor's): an
+    # administrator's connects would take the one connection kept past max_connections.
+    plain_account: bool = False
 
 
 PROBLEMS: dict[str, Problem] = {
@@ -48,7 +53,14 @@ PROBLEMS: dict[str, Problem] = {
                                                               "--innodb-max-dirty-pages-pct=99"),
                                      "Innodb_buffer_pool_wait_free",
                                      ("SET GLOBAL innodb_buffer_pool_size = 268435456",), threads=4),
+    # MariaDB counts a refusal after the login (the connection kept past the limit still free) in
+    # Aborted_connects alone, not in Connection_errors_max_connections.
+    "max_connections": Problem("max_connections", ("--max-connections=10",), "Aborted_connects",
+                               ("SET GLOBAL max_connections = 100",), threads=1, plain_account=True),
 }
+# Connects a second the refused client tries (each refused at once while the server is full).
+CONNECTS_PER_S = 5.0
+ER_CON_COUNT_ERROR = 1040                     # "Too many connections"
 PAGES_ROWS = 64_000          # ~33 MiB of rows: five times a 6 MiB buffer pool
 
 
@@ -154,9 +166,33 @@ def _pages(kw: Mapping[str, Any], stop: threading.Event, worker: int) -> None:
     conn.close()
 
 
+def _max_connections(kw: Mapping[str, Any], stop: threading.Event) -> None:
+    """Idle sessions held open until the server refuses one (max_connections reached), then a
+    client that keeps trying: each refused connect counts once, each one let in closes at once."""
+    held: list[Any] = []
+    try:
+        while not stop.is_set():
+            try:
+                held.append(connect(kw))
+            except pymysql.err.OperationalError as e:
+                if e.args[0] != ER_CON_COUNT_ERROR:
+                    raise
+                break
+        while not stop.is_set():
+            try:
+                connect(kw).close()
+            except pymysql.err.OperationalError as e:
+                if e.args[0] != ER_CON_COUNT_ERROR:
+                    raise
+            stop.wait(1.0 / CONNECTS_PER_S)
+    finally:
+        for conn in held:
+            conn.close()
+
+
 LOADS: dict[str, Callable[[Mapping[str, Any], threading.Event], None]] = {
     "log_waits": _log_waits, "thread_cache": _thread_cache, "tmp_disk_tables": _tmp_disk_tables,
-    "binlog_cache_disk": _binlog_cache,
+    "binlog_cache_disk": _binlog_cache, "max_connections": _max_connections,
 }
 WORKER_LOADS: dict[str, Callable[[Mapping[str, Any], threading.Event, int], None]] = {
     "buffer_pool_wait_free": _pages,
@@ -166,8 +202,11 @@ WORKER_LOADS: dict[str, Callable[[Mapping[str, Any], threading.Event, int], None
 class PressureLoad:
     """Threads running a problem's load until the block ends (joined in every case)."""
 
-    def __init__(self, kw: Mapping[str, Any], finding: str) -> None:
+    def __init__(self, kw: Mapping[str, Any], finding: str, plain_kw: Mapping[str, Any] | None = None) -> None:
+        """`kw`: an administrator's account (the tables); `plain_kw`: one without SUPER / CONNECTION
+        ADMIN, which a problem with `plain_account` connects as."""
         self.kw, self.problem = kw, PROBLEMS[finding]
+        self.load_kw = plain_kw if self.problem.plain_account and plain_kw is not None else kw
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
         self.errors: list[BaseException] = []
@@ -176,9 +215,9 @@ class PressureLoad:
         try:
             name = self.problem.finding
             if name in WORKER_LOADS:
-                WORKER_LOADS[name](self.kw, self.stop, worker)
+                WORKER_LOADS[name](self.load_kw, self.stop, worker)
             else:
-                LOADS[name](self.kw, self.stop)
+                LOADS[name](self.load_kw, self.stop)
         except BaseException as e:  # noqa: BLE001 - reported by the test, never a hang
             self.errors.append(e)
 

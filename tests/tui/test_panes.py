@@ -146,3 +146,20 @@ async def test_pane_colours_come_from_the_stylesheet_and_follow_the_theme() -> N
         app.theme = "gruvbox"            # its error colour differs from textual-dark's
         await wait_for(pilot, lambda: pane.palette.hot != before)
         assert app.status_bar.palette.hot == pane.palette.hot
+
+
+def test_refused_connections_lead_the_tps_pane_and_waits_that_happen_come_first() -> None:
+    from mysqltop.core.frame import Pressure, Throughput
+    from mysqltop.views.tui.widgets.pressure_rates import pairs
+    from mysqltop.views.tui.widgets.render import DEFAULT_PALETTE
+    from mysqltop.views.tui.widgets.throughput import ThroughputPane
+
+    p = Pressure(connections_refused_per_s=4.8, threads_connected=10, max_connections=10, connections_per_s=5.0,
+                 log_waits_per_s=0.0, tmp_disk_tables_per_s=8.1)
+    frame = Frame(time=0.0, elapsed=1.0, throughput=Throughput(tps=12.0, qps=40.0), pressure=p)
+    first = ThroughputPane(4).body(frame, [frame], 80).lines[0]
+    assert first.plain.startswith("refused/s 4.8  engine commits/s")            # on the line a small pane keeps
+    assert [label for label, _ in pairs(p, DEFAULT_PALETTE)][:4] == ["tmp disk/s", "conn", "conn/s", "log waits/s"]
+    assert dict(pairs(p, DEFAULT_PALETTE))["conn"] == "10/10"
+    calm = Frame(time=0.0, elapsed=1.0, pressure=Pressure(connections_refused_per_s=0.0))
+    assert "refused" not in ThroughputPane(4).body(calm, [calm], 80).plain

@@ -28,5 +28,5 @@ KNOBS: tuple[str, ...] = (
     "innodb_log_files_in_group", "innodb_redo_log_capacity", "innodb_change_buffer_max_size",
     "innodb_change_buffering", "innodb_lock_wait_timeout", "performance_schema",
     "innodb_log_buffer_size", "innodb_lru_scan_depth", "binlog_cache_size", "thread_cache_size", "tmp_table_size",
-    "max_heap_table_size",
+    "max_heap_table_size", "max_connections",
 )

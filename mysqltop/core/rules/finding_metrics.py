@@ -48,6 +48,7 @@ _AVERAGED: dict[str, tuple[str, Getter]] = {
     "binlog_cache_disk": ("binlog cache spills/s", lambda f: f.pressure.binlog_cache_disk_use_per_s),
     "thread_cache": ("threads created/s", lambda f: f.pressure.threads_created_per_s),
     "tmp_disk_tables": ("temporary tables on disk/s", lambda f: f.pressure.tmp_disk_tables_per_s),
+    "max_connections": ("refused connections/s", lambda f: f.pressure.connections_refused_per_s),
 }
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import RECENT_S, Vars, Window, advice, num, pct, size_text, span
+from mysqltop.core.rules.base import (RECENT_S, Vars, Window, advice, mean, num, pct, running_sessions,
+                                      size_text, span)
 from mysqltop.core.rules.server import is_mariadb
 
 Rate = Callable[[Frame], "float | None"]
@@ -36,6 +37,11 @@ THREAD_CACHE_MISS_SHARE = 0.1
 # Implicit temporary tables on disk: one a second and a quarter of all of them.
 TMP_DISK_MIN_PER_S = 1.0
 TMP_DISK_SHARE = 0.25
+# Connections refused because max_connections was reached: every refusal is a client's error, so a
+# steady few a minute is already a finding, and one the application sees.
+REFUSED_MIN_PER_S = 0.1
+# Refused while at least this share of the connected sessions run: a pile-up, not idle pools.
+PILE_UP_RUNNING_SHARE = 0.5
 
 
 def mean_rate(frames: list[Frame], get: Rate) -> tuple[float | None, float]:
@@ -177,4 +183,54 @@ def tmp_disk_tables(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("tmp_disk_tables", "warning", msg, evidence)
 
 
-RULES = (log_waits, buffer_pool_wait_free, binlog_cache_disk, threads_created, tmp_disk_tables)
+def _monitor_clause(admin: object) -> str:
+    """What a full server means for mysqltop's own connection (its account's privileges)."""
+    if admin is True:
+        return ("; mysqltop's account has SUPER / CONNECTION ADMIN: it gets back in through the one connection "
+                "the server keeps past the limit, unless another administrator holds that one")
+    if admin is False:
+        return ("; mysqltop's own connection stays, but its account lacks SUPER / CONNECTION ADMIN: if that "
+                "connection drops, mysqltop is refused too")
+    return ""
+
+
+@span(RECENT_S)
+def max_connections(w: Window, v: Vars) -> Iterator[Advice]:
+    """Connection_errors_max_connections, or Aborted_connects at the limit (pressure_signals.
+    connections_refused): a client's connect was refused ("Too many connections") because
+    max_connections sessions were connected (every flavor). Either sessions pile up (behind
+    a lock, a slow statement) and hold their connections, or pools together open more than allowed."""
+    avg = steady(w, lambda f: f.pressure.connections_refused_per_s, REFUSED_MIN_PER_S)
+    if avg is None:
+        return
+    limit = v.int("max_connections") or w.last.pressure.max_connections
+    connected = w.peak(lambda f: f.pressure.threads_connected)
+    running = mean(w.values(running_sessions))
+    piled = bool(connected and running is not None and running >= PILE_UP_RUNNING_SHARE * connected)
+    raise_it = f"raise it ({f'e.g. {max(2 * int(limit), int(limit) + 50)}; ' if limit else ''}dynamic: " \
+        "SET GLOBAL max_connections)"
+    if piled:
+        how = ("most sessions are running — a pile-up behind a lock or a slow statement (a stall finding names "
+               f"the holder): end that first; to {raise_it} only lengthens the pile")
+    else:
+        how = ("most sessions are idle — connection pools together open more than it allows: size them to fit "
+               f"under it, or {raise_it}; each connection costs its session buffers")
+    msg = (f"The server refuses connections: {v.show('max_connections')} is reached and {how}"
+           + _monitor_clause(w.last.server.monitor_connection_admin))
+    used = w.last.pressure.max_used_connections
+    aborted = mean_rate(w.frames, lambda f: f.pressure.aborted_connects_per_s)[0]
+    counters = mean_rate(w.frames, lambda f: f.pressure.connection_errors_max_connections_per_s)[0]
+    by_counter = counters is not None and counters >= avg * 0.5
+    how_counted = ("Connection_errors_max_connections" if by_counter else
+                   "Aborted_connects at the limit: MariaDB counts a refusal after the login only there")
+    evidence = (f"{num(avg)} refused connections/s ({how_counted})"
+                + (f", up to {num(connected)}" + (f" of {num(limit)}" if limit else "") + " connected (Threads_connected)"
+                   if connected is not None else "")
+                + (f", {num(running)} running on average" if running is not None else "")
+                + (f", Max_used_connections {num(used)}" if used is not None else "")
+                + (f", {num(aborted)} aborted connects/s" if aborted is not None and by_counter else "")
+                + f", steady in every third {w.label}")
+    yield advice("max_connections", "critical", msg, evidence)
+
+
+RULES = (log_waits, buffer_pool_wait_free, binlog_cache_disk, threads_created, tmp_disk_tables, max_connections)

@@ -1,4 +1,5 @@
-"""TPS / QPS: current rates and block charts of the recent past (newest on the right).
+"""TPS / QPS: current rates and block charts of the recent past (newest on the right), with the
+pressure counters' rates after the throughput's (widgets/pressure_rates.py).
 
 A text chart rather than plotext: it is a few string joins per frame, well inside the CPU
 budget at 1 s, and it stays legible over ssh and with NO_COLOR.
@@ -13,6 +14,7 @@ from rich.text import Text
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
 from mysqltop.core import units
 from mysqltop.views.charts import Series
+from mysqltop.views.tui.widgets import pressure_rates
 from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import DIM, StyleType, block_chart, kv_lines
 
@@ -44,7 +46,11 @@ class ThroughputPane(Pane):
             ("tps", units.num(t.tps)), ("qps", units.num(t.qps)), ("running", units.num(t.threads_running)),
             ("wtrx/s", units.num(t.write_trx_per_s)), ("rb/s", units.num(t.rollbacks_per_s)),
             ("rows r/s", units.num(t.rows_read_per_s)), ("rows w/s", units.num(t.rows_changed_per_s)),
+            *pressure_rates.pairs(frame.pressure, p),
         ]
+        refused = pressure_rates.refused(frame.pressure, p)
+        if refused is not None:
+            pairs.insert(0, refused)            # clients get errors: on the line a small pane keeps
         if frame.elapsed is None and not frame.stale:
             # The first poll's gauges are on screen at once; rates need the next sample.
             pairs.insert(0, ("rates in", Text(units.duration(self.first_gap), style=p.warm)))
