@@ -51,7 +51,8 @@ KEYS: tuple[Key, ...] = (
     Key("less_than_sign", "<", "speed(-1)", "play slower", REPLAY),
     Key("greater_than_sign", ">", "speed(1)", "play faster", REPLAY),
     Key("b", "b", "bookmark", "next bookmark", REPLAY, footer=True, label="mark"),
-    Key("d", "d", "deadlocks", "deadlocks: the latest as a story, the ones on screen by pattern", label="deadlocks"),
+    Key("d", "d", "deadlocks", "deadlocks: the latest as a story; the session's or the recording's up to the "
+        "moment shown, by pattern", label="deadlocks"),
     Key("w", "w", "load", "load by wait class: active sessions stacked against the cores", label="load"),
 )
 
