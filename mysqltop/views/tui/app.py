@@ -38,7 +38,7 @@ from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
 from mysqltop.views.tui.feed_events import DeadlocksRead, TimelineInfo
 from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.heap import Collections
-from mysqltop.views.tui.keymap import KEYS, applies, bindings, keys_for
+from mysqltop.views.tui.keymap import KEYS, applies, bindings, holders_key, keys_for
 from mysqltop.views.tui.messages import (DeadlocksProgress, FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick,
                                          to_message)
 from mysqltop.views.tui.position import Position, ViewMode
@@ -115,6 +115,9 @@ class MysqltopApp(App[None]):
         # Kept as attributes, not queried: queries look at the active screen (help, goto).
         self.status_bar = StatusBar()
         self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
+        for pane in self.panes.values():
+            if isinstance(pane, LocksPane):
+                pane.holders_key = holders_key(self.mode)
         self.panes[4].first_gap = min(self.position.interval or FIRST_GAP, FIRST_GAP)  # type: ignore[attr-defined]
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
@@ -351,7 +354,7 @@ class MysqltopApp(App[None]):
             self.push_screen(LoadScreen(self.good_frame or self.frame, self.trend))
 
     def action_kill_line(self) -> None:
-        copy_kill_line(self, self.frame)
+        copy_kill_line(self, self.frame, holders_key(self.mode))
 
     def action_lock_holders(self) -> None:
         flavor = self.frame.server.flavor if self.frame is not None else None
