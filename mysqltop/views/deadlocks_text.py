@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from mysqltop.core.deadlocks import DeadlockBook, DeadlocksSummary, summarise, summary
+from mysqltop.core.deadlocks import DeadlockBook, DeadlocksSummary, PatternSummary, summarise, summary
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockLock, DeadlockTrx
 from mysqltop.core.safe_text import visible
 
@@ -89,6 +89,13 @@ def list_lines(seen: list[tuple[float, Deadlock, bool]], width: int = 160) -> li
     return out
 
 
+def pattern_line(i: int, p: PatternSummary) -> str:
+    """'2. 3× 10:01:40–10:48:20 UTC (server time …): summary' (raw: callers make it visible)."""
+    span = clock(p.first) if p.count == 1 else f"{clock(p.first)}–{clock(p.last)}"
+    return (f"{i}. {p.count}× {span} UTC (server time {p.first_time or '?'}"
+            + (f" – {p.last_time}" if p.count > 1 else "") + f"): {p.summary}")
+
+
 def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
     """The report's DEADLOCKS block: the counts, then each pattern with its count, times and fixes."""
     b = block("Deadlocks (grouped by pattern: tables, indexes, lock modes, statement shapes)")
@@ -96,9 +103,7 @@ def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
     if s.before:
         b.lines.append(f"already shown at the start (happened before the window): {s.before}")
     for i, p in enumerate(s.patterns, 1):
-        span = clock(p.first) if p.count == 1 else f"{clock(p.first)}–{clock(p.last)}"
-        b.lines.append(f"{i}. {p.count}× {span} UTC (server time {p.first_time or '?'}"
-                       + (f" – {p.last_time}" if p.count > 1 else "") + f"): {p.summary}")
+        b.lines.append(pattern_line(i, p))
         for part in p.signature.split(" || "):
             b.lines.append(f"     {part}")
         b.lines += [f"     fix: {f}" for f in p.fixes]

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timezone
+from pathlib import Path
 
 from mysqltop.core.frame import Frame, Locks
 from mysqltop.core.locks import blocking_tree, session_states, sessions, transactions
+from mysqltop.recording.reader import RecordingReader
+from mysqltop.timeline.cursor import Cursor
+from mysqltop.views import locks_text as lt
+from mysqltop.views.tui import replay_app as replay_file
+from mysqltop.views.tui.keymap import holders_key
+from mysqltop.views.tui.position import ViewMode
 from mysqltop.views.tui.widgets.locks import LocksPane
 
 from .conftest import Toasts, pilot, replay_app, screen_text, wait_for
@@ -92,3 +100,35 @@ def test_pane_counts_metadata_lock_waiters_and_names_the_root() -> None:
     f = derive(parse_sample(prev), parse_sample(replace(raw, metadata_locks=listed)))
     text = LocksPane(7).body(f, [], 200).plain
     assert "release first: KILL 6;" in text and "root thread 6 batch@h" in text
+
+
+METADATA_LOCK = Path(__file__).resolve().parents[2] / "recordings" / "metadata-lock.mtrec"
+INFERRED_AT = 50            # the first sample whose pile's holder is only inferred
+
+
+def test_the_holders_key_is_offered_only_where_there_is_one() -> None:
+    with RecordingReader(METADATA_LOCK) as reader:
+        frame = Cursor(reader).frame_at(INFERRED_AT)
+    assert lt.kill_line(frame) is None and (lt.release_first(frame) or "").startswith("holder inferred")
+    pane = LocksPane(7)
+    assert "(m: make the server list holders)" not in pane.body(frame, [], 200).plain      # no key: no offer
+    pane.holders_key = holders_key(ViewMode.LIVE)
+    assert "(m: make the server list holders)" in pane.body(frame, [], 200).plain
+    assert holders_key(ViewMode.REPLAY) is None
+
+
+@pilot
+async def test_a_replay_does_not_offer_m_on_an_inferred_holder() -> None:
+    """`m` changes the live server: replaying a stall whose holder is only inferred, the pane
+    and `k` name the candidates and offer no key."""
+    with RecordingReader(METADATA_LOCK) as reader:
+        at = datetime.fromtimestamp(reader.time_at(INFERRED_AT), timezone.utc).isoformat()
+    app = replay_file.replay_app(str(METADATA_LOCK), start=at, playing=False)
+    toasts = Toasts()
+    async with app.run_test(size=(200, 60), message_hook=toasts) as p:
+        await wait_for(p, lambda: "release first: holder inferred" in screen_text(app))
+        assert "(m:" not in screen_text(app)
+        await p.press("k")
+        await wait_for(p, lambda: any("nothing copied" in t for t in toasts.texts))
+        told = next(t for t in toasts.texts if "nothing copied" in t)
+        assert told.endswith("nothing copied.") and "shows the statement" not in told

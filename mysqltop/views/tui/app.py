@@ -30,15 +30,17 @@ from mysqltop.core.instrumentation import lock_holders_statement
 from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure
+from mysqltop.timeline.deadlock_history import DeadlocksAt
 from mysqltop.views.outage import OutageNotes
 from mysqltop.views.tui.feed_commands import (Jump, ListLockHolders, NextBookmark, NextFinding, Play, SeekTime,
                                              SetInterval, Speed, Step, ToEnd, ToggleRecord)
 from mysqltop.core.pacing import FIRST_GAP, INTERVALS, step_choice
-from mysqltop.views.tui.feed_events import TimelineInfo
+from mysqltop.views.tui.feed_events import DeadlocksRead, TimelineInfo
 from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.heap import Collections
-from mysqltop.views.tui.keymap import KEYS, applies, bindings, keys_for
-from mysqltop.views.tui.messages import FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick, to_message
+from mysqltop.views.tui.keymap import KEYS, applies, bindings, holders_key, keys_for
+from mysqltop.views.tui.messages import (DeadlocksProgress, FeedFailed, FeedNotice, FeedOpened, FrameReady, LiveTick,
+                                         to_message)
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.load_screen import LoadScreen
@@ -55,7 +57,6 @@ from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
-from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 
 # Pane number (its zoom key, 1–7) → widget; GRID_ORDER places them on the screen.
 PANES: tuple[type[Pane], ...] = (HotspotsPane, IoPane, FlushPane, ThroughputPane, HostPane, AdvicePane, LocksPane)
@@ -94,7 +95,8 @@ class MysqltopApp(App[None]):
         initial = getattr(feed, "initial_position", None)
         self.set_reactive(MysqltopApp.position, initial() if initial is not None else Position(mode=mode))
         self.trend: tuple[Frame, ...] = ()
-        self.session_deadlocks: SessionDeadlocks | None = None    # live, following: the session's
+        self.deadlocks: DeadlocksAt | None = None           # the timeline's up to the frame shown
+        self.deadlocks_read: DeadlocksRead | None = None    # a replay: how far its deadlocks are read
         self.address, self.source_name, self.parse_when = address, source_name, parse_when
         self.notes = notes                          # startup notes (capabilities), with their fixes
         self.started = time.monotonic()
@@ -113,6 +115,9 @@ class MysqltopApp(App[None]):
         # Kept as attributes, not queried: queries look at the active screen (help, goto).
         self.status_bar = StatusBar()
         self.panes = {n: PANES[n - 1](n) for n in GRID_ORDER}
+        for pane in self.panes.values():
+            if isinstance(pane, LocksPane):
+                pane.holders_key = holders_key(self.mode)
         self.panes[4].first_gap = min(self.position.interval or FIRST_GAP, FIRST_GAP)  # type: ignore[attr-defined]
         self.grid = Container(*(self.panes[n] for n in GRID_ORDER), id="panes")
         yield self.status_bar
@@ -184,7 +189,7 @@ class MysqltopApp(App[None]):
         self.set_reactive(MysqltopApp.position, event.position)
         self.set_reactive(MysqltopApp.paused, not event.position.playing)
         self.trend = event.trend
-        self.session_deadlocks = event.deadlocks
+        self.deadlocks = event.deadlocks
         self.frame = event.frame
 
     def on_live_tick(self, message: LiveTick) -> None:
@@ -226,10 +231,22 @@ class MysqltopApp(App[None]):
         for pane in self.panes.values():
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
         if isinstance(self.screen, DeadlockScreen):
-            self.screen.show(frame, self.trend, self.session_deadlocks)
+            self.screen.show(frame, *self._deadlocks())
         elif isinstance(self.screen, LoadScreen):
             self.screen.show(frame, self.trend)
         self.update_status()
+
+    def _deadlocks(self) -> tuple[Position, DeadlocksAt | None, DeadlocksRead | None]:
+        return self.position, self.deadlocks, self.deadlocks_read
+
+    def on_deadlocks_progress(self, message: DeadlocksProgress) -> None:
+        """A replay read further: the deadlocks up to the moment shown, once it got there."""
+        event = message.event
+        self.deadlocks_read = event
+        if event.deadlocks is not None and event.deadlocks.index == self.position.index:
+            self.deadlocks = event.deadlocks
+        if isinstance(self.screen, DeadlockScreen):
+            self.screen.show(self.good_frame or self.frame, *self._deadlocks())
 
     def on_feed_opened(self, message: FeedOpened) -> None:
         self.replay = message.event.info
@@ -330,14 +347,14 @@ class MysqltopApp(App[None]):
 
     def action_deadlocks(self) -> None:
         if not isinstance(self.screen, DeadlockScreen):
-            self.push_screen(DeadlockScreen(self.good_frame or self.frame, self.trend, self.session_deadlocks))
+            self.push_screen(DeadlockScreen(self.good_frame or self.frame, *self._deadlocks()))
 
     def action_load(self) -> None:
         if not isinstance(self.screen, LoadScreen):
             self.push_screen(LoadScreen(self.good_frame or self.frame, self.trend))
 
     def action_kill_line(self) -> None:
-        copy_kill_line(self, self.frame)
+        copy_kill_line(self, self.frame, holders_key(self.mode))
 
     def action_lock_holders(self) -> None:
         flavor = self.frame.server.flavor if self.frame is not None else None

@@ -15,6 +15,7 @@ from typing import Callable
 
 from mysqltop.core.pacing import SPEEDS, step_choice
 from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.deadlock_history import DeadlocksAt
 from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
                                              Step, ToEnd)
 from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
@@ -29,7 +30,8 @@ FINDING_SCAN = 3600           # samples looked through for the next finding befo
 class Browser:
     def __init__(self, cursor: Cursor, post: Callable[[FeedEvent], None], mode: ViewMode, *,
                  speed: float = 1.0, playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = (),
-                 describe: Callable[[Position], Position] | None = None) -> None:
+                 describe: Callable[[Position], Position] | None = None,
+                 deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None) -> None:
         self.cursor = cursor
         self.post = post
         self.mode = mode
@@ -37,6 +39,7 @@ class Browser:
         self.playing = playing
         self.bookmarks = bookmarks
         self.describe = describe or (lambda p: p)     # the feed's own fields (live: interval, recording)
+        self.deadlocks = deadlocks                    # the feed's deadlocks up to a sample
         self.moved_at = 0.0                           # monotonic time a sample was last shown
 
     # -- what is shown ----------------------------------------------------------------------
@@ -56,10 +59,11 @@ class Browser:
         self.moved_at = time.monotonic()
         cur, i = self.cursor, self.cursor.index
         trend = tuple(cur.history(i, TREND))
-        self.post(FrameShown(trend[-1], trend, self.position()))
+        deadlocks = self.deadlocks(i)
+        self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
         if cur.missing(i, CHART_FILL):
             trend = tuple(cur.history(i, TREND, fill=CHART_FILL))
-            self.post(FrameShown(trend[-1], trend, self.position()))
+            self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
 
     def move(self, came_from: int) -> None:
         """Show the cursor's sample; say so when the move stepped over damaged samples."""

@@ -1,34 +1,46 @@
 """The `d` key: the latest deadlock as a story (who held what, who waited for what, the victim)
-and the session's deadlocks, grouped by pattern.
+and the timeline's deadlocks up to the moment shown, grouped by pattern with their counts and first
+and last times, and the server's count against those captured.
 
-Live and following, the list is the whole session's: the feed folds every frame as it makes it
-(session_deadlocks). Paused in the history or replaying, it is folded from the frames the
-timeline hands the App for its charts (the last browse.TREND samples up to the moment shown), so
-it lists what that stretch holds; the story is always the moment's own frame. Every line comes from
-views/deadlocks_text (controls made visible) and is put in a Text, never read as markup.
+The list is the feed's DeadlockHistory looked up at the moment (timeline/deadlock_history): live,
+the whole session, folded as each frame is made; paused in the history, the session up to the
+sample shown; replaying, the recording from its first sample up to it, read in the feed thread
+once — until that reading has got there, one line says how far it is, and the view fills in as
+it goes. The story is always the moment's own frame. Every line comes from views/deadlocks_text
+(controls made visible) and is put in a Text, never read as markup.
 """
 
 from __future__ import annotations
-
-from typing import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from mysqltop.core.deadlocks import DeadlockBook, fixes, summary
+from mysqltop.core.deadlocks import summarise
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
+from mysqltop.timeline.deadlock_history import DeadlocksAt
 from mysqltop.views import deadlocks_text as dt
-from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
+from mysqltop.views.tui.feed_events import DeadlocksRead
+from mysqltop.views.tui.position import Position, ViewMode
+
+PATTERNS = 8           # patterns listed, most frequent first
+LISTED = 20            # single deadlocks listed, newest first
 
 
-def deadlock_text(frame: Frame | None, trend: Sequence[Frame], width: int,
-                  session: SessionDeadlocks | None = None) -> Text:
-    book = session.book if session is not None else DeadlockBook.of(trend)
+def _span(position: Position) -> str:
+    if position.live:
+        return "this session"
+    held = "the recording" if position.mode is ViewMode.REPLAY else "this session"
+    return f"{held} up to the moment shown"
+
+
+def deadlock_text(frame: Frame | None, width: int, position: Position, deadlocks: DeadlocksAt | None,
+                  read: DeadlocksRead | None = None) -> Text:
     out = Text()
 
     def line(s: str, style: str = "") -> None:
@@ -41,19 +53,28 @@ def deadlock_text(frame: Frame | None, trend: Sequence[Frame], width: int,
         line("LATEST DEADLOCK", "bold")
         for s in dt.story(d):
             line(s, "bold red" if "ROLLED BACK" in s or s.startswith("the server rolled") else "")
-    span = (f"this session ({session.samples} samples since {dt.clock(session.since)})" if session is not None
-            else f"in the last {len(trend)} samples" if trend else "on screen")
     line("")
-    line(f"DEADLOCKS {span.upper()}: {book.counts_line()}", "bold")
-    for i, p in enumerate(book.ranked()[:8], 1):
-        line(visible(f"{i}. {p.count}× {summary(p.example)}"))
-        for fix in fixes(p.example)[:2]:
+    span = _span(position)
+    if deadlocks is None and position.mode is ViewMode.REPLAY:
+        got = f" ({read.read:,} of {read.total:,} samples read)" if read is not None else ""
+        line(f"DEADLOCKS OF {span.upper()}: reading the recording from its first sample{got}; "
+             "the list follows", "bold")
+        return out
+    if deadlocks is None:
+        line(f"DEADLOCKS OF {span.upper()}: no sample yet", "bold")
+        return out
+    book = deadlocks.book
+    line(f"DEADLOCKS {span.upper()} ({deadlocks.samples} SAMPLES SINCE {dt.clock(deadlocks.since)} UTC): "
+         f"{book.counts_line()}", "bold")
+    for i, p in enumerate(summarise(book, PATTERNS).patterns, 1):
+        line(visible(dt.pattern_line(i, p)))
+        for fix in p.fixes[:2]:
             line(f"   fix: {fix}", "dim")
     seen = [(s.seen, s.deadlock, s.prior) for s in book.seen]
     if seen:
         line("")
-        line("each one, newest first (\"before\": already shown when this stretch starts)", "bold")
-        for s in dt.list_lines(seen[-20:], width):
+        line("each one, newest first (\"before\": already shown at the first sample)", "bold")
+        for s in dt.list_lines(seen[-LISTED:], width):
             line(s)
     return out
 
@@ -61,9 +82,10 @@ def deadlock_text(frame: Frame | None, trend: Sequence[Frame], width: int,
 class DeadlockScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,d", "app.pop_screen", "close", show=False)]
 
-    def __init__(self, frame: Frame | None, trend: Sequence[Frame], session: SessionDeadlocks | None = None) -> None:
+    def __init__(self, frame: Frame | None, position: Position, deadlocks: DeadlocksAt | None,
+                 read: DeadlocksRead | None = None) -> None:
         super().__init__(id="deadlocks")
-        self.first = (frame, trend, session)
+        self.first = (frame, position, deadlocks, read)
 
     def on_mount(self) -> None:
         self.show(*self.first)
@@ -73,6 +95,11 @@ class DeadlockScreen(ModalScreen[None]):
             yield Static(Text("Deadlocks  (d, esc or q closes)", style="bold"), id="deadlock-title")
             yield Static(Text(""), id="deadlock-body")
 
-    def show(self, frame: Frame | None, trend: Sequence[Frame], session: SessionDeadlocks | None = None) -> None:
-        width = max(20, self.app.size.width - 6)
-        self.query_one("#deadlock-body", Static).update(deadlock_text(frame, trend, width, session))
+    def show(self, frame: Frame | None, position: Position, deadlocks: DeadlocksAt | None,
+             read: DeadlocksRead | None = None) -> None:
+        self.first = (frame, position, deadlocks, read)
+        try:
+            body = self.query_one("#deadlock-body", Static)
+        except NoMatches:           # pushed, not composed yet: on_mount shows the latest
+            return
+        body.update(deadlock_text(frame, max(20, self.app.size.width - 6), position, deadlocks, read))

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Union
 
 from mysqltop.core.frame import Frame
+from mysqltop.timeline.deadlock_history import DeadlocksAt
 from mysqltop.views.tui.position import Position
-from mysqltop.views.tui.session_deadlocks import SessionDeadlocks
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,13 @@ class TimelineInfo:
 
 @dataclass(frozen=True)
 class FrameShown:
-    """A frame to show and the recent frames ending with it (oldest first), for charts."""
+    """A frame to show and the recent frames ending with it (oldest first), for charts; the
+    timeline's deadlocks up to it (None: a replay has not read that far yet)."""
 
     frame: Frame
     trend: tuple[Frame, ...]
     position: Position
-    deadlocks: SessionDeadlocks | None = None     # live, following: the whole session's (None: the trend's)
+    deadlocks: DeadlocksAt | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,16 @@ class LivePolled:
 
     frame: Frame
     position: Position
+
+
+@dataclass(frozen=True)
+class DeadlocksRead:
+    """A replay has read the deadlocks of its first `read` samples of `total`; `deadlocks`: those
+    up to the sample shown when it said so (None: not read that far yet)."""
+
+    read: int
+    total: int
+    deadlocks: DeadlocksAt | None = None
 
 
 @dataclass(frozen=True)
@@ -61,4 +72,4 @@ class Failed:
     text: str
 
 
-FeedEvent = Union[FrameShown, LivePolled, Opened, Notice, Failed]
+FeedEvent = Union[FrameShown, LivePolled, DeadlocksRead, Opened, Notice, Failed]

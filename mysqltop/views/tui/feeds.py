@@ -17,6 +17,10 @@ what the session records reaches further back (timeline/session_store.SessionSto
 then the recording). `p` or a moving key pauses in it: a Browser over a cursor on that store takes
 over what is shown (the same one a replay uses), while polling — and recording — go on; `p` again
 or `end` follows live again and drops the cursor with its frame cache.
+
+Each feed keeps its timeline's deadlocks as of every moment (timeline/deadlock_history): live folds
+each frame as it makes it, a replay reads the recording's in slices while it waits (`idle`). Each
+frame shown carries those up to it, looked up here, so the `d` view never folds on the UI thread.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import FIRST_GAP
 from mysqltop.engine import Recorder
 from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.deadlock_history import DeadlockHistory
 from mysqltop.timeline.ring import SampleRing, capacity_for
 from mysqltop.timeline.session_store import SessionStore
 from mysqltop.sources.base import nice_this_thread
@@ -43,9 +48,9 @@ from mysqltop.views.tui.feed_commands import (
 )
 from mysqltop.views.tui.feed_events import Failed, FeedEvent, FrameShown, LivePolled, Notice
 from mysqltop.views.tui.position import Position, ViewMode
-from mysqltop.views.tui.session_deadlocks import SessionDeadlocks, SessionFold
 
 Post = Callable[[FeedEvent], object]
+IDLE_SLICE_S = 0.02         # the feed's own work between looks at the command queue (a key waits this at most)
 
 
 class Feed:
@@ -60,6 +65,7 @@ class Feed:
         self._lock = threading.Lock()
         self._early: list[FeedEvent] | None = None    # posted before the App was there
         self._target: Post = lambda event: None
+        self.deadlocks = DeadlockHistory()      # folded and looked up in the feed thread only
 
     def initial_position(self) -> Position:
         raise NotImplementedError
@@ -131,12 +137,30 @@ class Feed:
 
     def _serve(self, seconds: float | None) -> bool:
         """The pacing loop's wait: apply the commands that arrive within `seconds` (None: until
-        one does); True when there were any."""
-        commands = self._wait(seconds)
+        one does); True when there were any. While the feed has work of its own (`idle`), it is
+        done in slices between looks at the queue, so a command waits one slice at most."""
+        end = None if seconds is None else time.monotonic() + seconds
+        while not self._stop.is_set():
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            commands = self._wait(0)
+            if commands:
+                return self._apply_all(commands)
+            if not self.idle(IDLE_SLICE_S if left is None else min(IDLE_SLICE_S, left)):
+                return self._apply_all(self._wait(None if end is None else max(0.0, end - time.monotonic())))
+        return True
+
+    def _apply_all(self, commands: list[FeedCommand]) -> bool:
         for command in commands:
             if not isinstance(command, Stop):
                 self.apply(command)
         return bool(commands)
+
+    def idle(self, budget_s: float) -> bool:
+        """Work of the feed's own done while it waits, about `budget_s` of it; False when there
+        is none left."""
+        return False
 
     def apply(self, command: FeedCommand) -> None:
         """Carry out one command from the App (a feed ignores commands that are not for it)."""
@@ -177,8 +201,6 @@ class LiveFeed(Feed):
         self.directory = directory
         self.trend: deque[Frame] = deque(maxlen=TREND)
         self.browser: Browser | None = None   # paused in the history (None: following live)
-        self.deadlocks = SessionFold()        # every frame of the session, folded as it is made
-        self.session_deadlocks: SessionDeadlocks | None = None
 
     @property
     def interval(self) -> float:
@@ -220,14 +242,16 @@ class LiveFeed(Feed):
             self.first_look(frame)
             self.first_look = None
         self.trend.append(frame)
-        self.session_deadlocks = self.deadlocks.add(frame)
+        self.deadlocks.add(len(self.history) - 1, frame)        # the engine put its sample there
+        self.deadlocks.forget_before(self.timeline.first)      # no moment before it can be shown
+        deadlocks = self.deadlocks.at()
         if self.record_path and self.engine.recorder is None:
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
             self.timeline.recording_ended(len(self.history) - 1)     # the failed sample is not in it
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
         if self.browser is None:
-            self._post(FrameShown(frame, tuple(self.trend), self.position(), self.session_deadlocks))
+            self._post(FrameShown(frame, tuple(self.trend), self.position(), deadlocks))
         else:
             self._post(LivePolled(frame, self.position()))
 
@@ -257,7 +281,8 @@ class LiveFeed(Feed):
             return False
         cursor = Cursor(h)
         self._adopt_recent(cursor)
-        self.browser = Browser(cursor, self._post, ViewMode.LIVE, playing=False, describe=self._live_fields)
+        self.browser = Browser(cursor, self._post, ViewMode.LIVE, playing=False, describe=self._live_fields,
+                               deadlocks=self.deadlocks.at)
         self.browser.cursor.go(len(h) - 1)
         self.browser.show()
         return True
@@ -282,7 +307,7 @@ class LiveFeed(Feed):
         self.browser = None                     # drops the cursor and its frame cache
         self.timeline.release()                 # and the recording it read (opened again when needed)
         if self.trend:
-            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position(), self.session_deadlocks))
+            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position(), self.deadlocks.at()))
 
     def list_lock_holders(self) -> None:
         """Run the lock-holder statement through the source (its own connection); say the result."""

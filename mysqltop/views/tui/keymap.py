@@ -23,6 +23,10 @@ class Key:
     priority: bool = False   # before the focused pane's own binding of the key (a pane scrolls on end)
 
 
+# It changes the live server: a replay has no server to change.
+LOCK_HOLDERS = Key("m", "m", "lock_holders", "show the statement that makes the server list lock holders; run it "
+                   "on y", LIVE)
+
 KEYS: tuple[Key, ...] = (
     Key("question_mark", "?", "help", "show this help", footer=True, label="help"),
     Key("q,ctrl+c", "q", "quit", "quit (ctrl+c too)", footer=True, label="quit"),
@@ -34,8 +38,7 @@ KEYS: tuple[Key, ...] = (
           footer=(n == 1), label="zoom") for n in range(1, 8)),
     Key("k", "k", "kill_line", "show and copy KILL <id> for the hottest lock blocker (never run by mysqltop)",
         footer=True, label="kill line"),
-    Key("m", "m", "lock_holders", "show the statement that makes the server list lock holders; run it on y",
-        LIVE),
+    LOCK_HOLDERS,
     Key("escape", "esc", "unzoom", "back from a zoomed pane"),
     Key("tab", "tab", "app.focus_next", "move focus to the next pane (shift+tab: previous)"),
     Key("r", "r", "record", "start / stop recording to mysqltop-<time>.mtrec", LIVE, footer=True,
@@ -51,7 +54,8 @@ KEYS: tuple[Key, ...] = (
     Key("less_than_sign", "<", "speed(-1)", "play slower", REPLAY),
     Key("greater_than_sign", ">", "speed(1)", "play faster", REPLAY),
     Key("b", "b", "bookmark", "next bookmark", REPLAY, footer=True, label="mark"),
-    Key("d", "d", "deadlocks", "deadlocks: the latest as a story, the ones on screen by pattern", label="deadlocks"),
+    Key("d", "d", "deadlocks", "deadlocks: the latest as a story; the session's or the recording's up to the "
+        "moment shown, by pattern", label="deadlocks"),
     Key("w", "w", "load", "load by wait class: active sessions stacked against the cores", label="load"),
 )
 
@@ -68,6 +72,11 @@ def bindings() -> list[BindingType]:
 
 def applies(key: Key, mode: ViewMode) -> bool:
     return key.mode is None or key.mode is mode
+
+
+def holders_key(mode: ViewMode) -> Key | None:
+    """The key that makes the server list lock holders in this mode (None: there is none)."""
+    return LOCK_HOLDERS if applies(LOCK_HOLDERS, mode) else None
 
 
 def keys_for(mode: ViewMode) -> list[Key]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from mysqltop.views.tui.feed_events import FeedEvent, Failed, FrameShown, LivePolled, Notice, Opened
+from mysqltop.views.tui.feed_events import DeadlocksRead, FeedEvent, Failed, FrameShown, LivePolled, Notice, Opened
 
 
 class FeedMessage(Message):
@@ -31,6 +31,13 @@ class LiveTick(FeedMessage):
         return isinstance(message, LiveTick)
 
 
+class DeadlocksProgress(FeedMessage):
+    event: DeadlocksRead
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, DeadlocksProgress)
+
+
 class FeedOpened(FeedMessage):
     event: Opened
 
@@ -44,7 +51,7 @@ class FeedFailed(FeedMessage):
 
 
 _MESSAGES: dict[type, type[FeedMessage]] = {FrameShown: FrameReady, LivePolled: LiveTick, Opened: FeedOpened,
-                                            Notice: FeedNotice, Failed: FeedFailed}
+                                            DeadlocksRead: DeadlocksProgress, Notice: FeedNotice, Failed: FeedFailed}
 
 
 def to_message(event: FeedEvent) -> FeedMessage:

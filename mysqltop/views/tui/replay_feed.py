@@ -1,18 +1,22 @@
 """The replay feed: a recording opened in the feed thread, moved through by the Browser.
 
 Playback runs in the engine's pacing loop (`run_paced`) with the browser's `due` and `advance`;
-the App's commands are applied while the loop waits. No Textual here.
+the App's commands are applied while the loop waits. While it waits, it also reads the recording's
+deadlocks from its first sample on (timeline/deadlock_reading), in slices, and says how far it has
+got (DeadlocksRead) every so often and once done. No Textual here.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
 from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.deadlock_reading import DeadlockReading
 from mysqltop.views.tui.browse import Browser
 from mysqltop.views.tui.feed_commands import FeedCommand
-from mysqltop.views.tui.feed_events import Notice, Opened, TimelineInfo
+from mysqltop.views.tui.feed_events import DeadlocksRead, Notice, Opened, TimelineInfo
 from mysqltop.views.tui.feeds import Feed
 from mysqltop.views.tui.position import Position, ViewMode
 
@@ -31,6 +35,9 @@ def bookmark_list(reader: Any) -> tuple[tuple[float, str], ...]:
     return tuple(sorted(out))
 
 
+PROGRESS_EVERY_S = 0.5       # how often reading the deadlocks says how far it has got
+
+
 class ReplayFeed(Feed):
     name = "replay"
 
@@ -43,6 +50,8 @@ class ReplayFeed(Feed):
         self.playing = playing
         self.reader: Any = None
         self.browser: Browser | None = None
+        self.reading: DeadlockReading | None = None
+        self._said = 0.0                    # monotonic time DeadlocksRead was last posted
 
     def initial_position(self) -> Position:
         return Position(mode=ViewMode.REPLAY, playing=self.playing, speed=self.speed)
@@ -65,13 +74,27 @@ class ReplayFeed(Feed):
             end=_get(meta, "end") or cur.clock_at(count - 1),
             bookmarks=bookmarks, server=_server_text(meta), interval=_get(meta, "interval"))))
         self.browser = b = Browser(cur, self._post, ViewMode.REPLAY, speed=self.speed, playing=self.playing,
-                                   bookmarks=bookmarks)
+                                   bookmarks=bookmarks, deadlocks=self.deadlocks.at)
         b.move(cur.go(int(self.start_at)))
+        self.reading = DeadlockReading(self.reader, self.deadlocks)
         run_paced(b.advance, b.due, self._stop, self._serve, tick_first=False)
 
     def apply(self, command: FeedCommand) -> None:
         if self.browser is not None:
             self.browser.apply(command)
+
+    def idle(self, budget_s: float) -> bool:
+        r, b = self.reading, self.browser
+        if r is None or b is None or not r.pending:
+            return False
+        shown = b.cursor.index
+        reached = r.next > shown
+        r.step(budget_s)
+        now = time.monotonic()
+        if not r.pending or now - self._said >= PROGRESS_EVERY_S or (not reached and r.next > shown):
+            self._said = now
+            self._post(DeadlocksRead(r.read, r.total, self.deadlocks.at(shown)))
+        return True
 
     def close(self) -> None:
         if self.reader is not None and hasattr(self.reader, "close"):

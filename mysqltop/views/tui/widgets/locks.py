@@ -17,6 +17,7 @@ from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.views import deadlocks_text
 from mysqltop.views import locks_text as lt
+from mysqltop.views.tui.keymap import Key
 from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import kv_lines, sparkline
 
@@ -29,6 +30,7 @@ def _fit(line: str, width: int, style: StyleType = "") -> Text:
 
 class LocksPane(Pane):
     TITLE = "Locks & transactions"
+    holders_key: Key | None = None    # the key that makes the server list holders here (None: none does)
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         lk = frame.locks
@@ -60,8 +62,9 @@ class LocksPane(Pane):
             lines.append(Text.assemble((label, p.header), (kill, p.hot),
                                        ("  (k: copy; mysqltop never kills)", p.dim)))
         elif first:
+            offer = f"  ({self.holders_key.show}: make the server list holders)" if self.holders_key else ""
             lines.append(Text.assemble(("release first: ", p.header), (_fit(first, max(1, width - 15)).plain, p.warm),
-                                       ("  (m: make the server list holders)", p.dim)))
+                                       (offer, p.dim)))
         lines += [_fit(line, width, p.hot) for line in lt.stall_lines(frame)]
         if frame.blocking or frame.metadata_blocking:
             for trees in (frame.metadata_blocking, frame.blocking):
@@ -85,9 +88,10 @@ class LocksPane(Pane):
         return Rows(lines)
 
 
-def copy_kill_line(app: object, frame: Frame | None) -> None:
+def copy_kill_line(app: object, frame: Frame | None, holders_key: Key | None = None) -> None:
     """The `k` key: show the hottest blocker's KILL line in a toast and put it on the clipboard —
-    a confirmed holder only; an inferred one shows the candidates and copies nothing."""
+    a confirmed holder only; an inferred one shows the candidates and copies nothing (and the key
+    that makes the server list holders, where there is one)."""
     line = lt.kill_line(frame) if frame is not None else None
     notify = getattr(app, "notify")
     if line is None and frame is not None and "lock_waits" in frame.unrecorded:
@@ -95,8 +99,10 @@ def copy_kill_line(app: object, frame: Frame | None) -> None:
         return
     worst = lt.worst_stall(frame) if frame is not None else None
     if line is None and worst is not None:
-        notify(f"{lt.release_first(frame) if frame is not None else ''}; nothing copied. m shows the statement "
-               "that makes the server list the holder", title="holder not confirmed", timeout=15, markup=False)
+        offer = (f" {holders_key.show} shows the statement that makes the server list the holder"
+                 if holders_key is not None else "")
+        notify(f"{lt.release_first(frame) if frame is not None else ''}; nothing copied.{offer}",
+               title="holder not confirmed", timeout=15, markup=False)
         return
     if line is None:
         notify("no session is blocking another right now", timeout=3, markup=False)
