@@ -32,6 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if session.config.pluginmanager.has_plugin("dsession"):
+        return          # pytest-xdist's controller: its children are the workers, each sweeps its own
     left = procs.kill(list(procs.descendants().values()))
     if left:
         sys.stderr.write("\ntests: killed processes left behind at the end of the run:\n  "
