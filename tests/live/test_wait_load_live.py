@@ -20,6 +20,7 @@ from mysqltop.core.wait_load import IDLE_COMMANDS, LoadAccumulator
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.latch_storm import blob_rewrites
 from tests.support.mariadb import ThrowawayMariaDB
+from tests.support.sql import end_sessions
 from tests.support.stalls import inject
 from tests.support.waiting import wait_until
 
@@ -32,7 +33,6 @@ BUSY = 5          # statements burning CPU at once (the throwaway box has 2 core
 def cpu_burn(kw: dict[str, Any]) -> Iterator[None]:
     """BUSY sessions each running a long BENCHMARK; killed on the way out, whatever happened."""
     conns = [pymysql.connect(**kw, autocommit=True) for _ in range(BUSY)]
-    ids = [c.thread_id() for c in conns]
 
     def burn(c: Any) -> None:
         with contextlib.suppress(pymysql.MySQLError):
@@ -41,18 +41,10 @@ def cpu_burn(kw: dict[str, Any]) -> Iterator[None]:
     threads = [threading.Thread(target=burn, args=(c,), daemon=True) for c in conns]
     for t in threads:
         t.start()
-    killer = pymysql.connect(**kw, autocommit=True)
     try:
         yield
     finally:
-        with killer.cursor() as cur:
-            for i in ids:
-                with contextlib.suppress(pymysql.MySQLError):
-                    cur.execute(f"KILL QUERY {i}")
-        for t in threads:
-            t.join(30)
-        for c in [*conns, killer]:
-            c.close()
+        end_sessions(kw, conns, threads)
 
 
 def incident(db: ThrowawayMariaDB, kind: str) -> contextlib.AbstractContextManager[Any]:

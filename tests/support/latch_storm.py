@@ -23,6 +23,8 @@ from typing import Any, Iterator, Mapping
 
 import pymysql
 
+from tests.support.sql import end_sessions
+
 DB = "latch_storm"
 TABLE = f"{DB}.blobs"
 BLOB_BYTES = 20_000       # > half a 16 KiB page: stored off-page (two BLOB pages)
@@ -74,16 +76,8 @@ def blob_rewrites(kw: Mapping[str, Any], sessions: int = 16) -> Iterator[list[in
     threads = [threading.Thread(target=rewrite, args=(i, c), daemon=True) for i, c in enumerate(conns)]
     for t in threads:
         t.start()
-    killer = pymysql.connect(**kw, autocommit=True)
     try:
         yield ids
     finally:
         stop.set()
-        with killer.cursor() as cur:
-            for i in ids:
-                with contextlib.suppress(pymysql.MySQLError):
-                    cur.execute(f"KILL QUERY {i}")
-        for t in threads:
-            t.join(30)
-        for c in [*conns, killer]:
-            c.close()
+        end_sessions(kw, conns, threads)

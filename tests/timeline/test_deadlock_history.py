@@ -3,38 +3,18 @@ for any moment folded; a recording read into it a slice at a time."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from mysqltop.core.deadlocks import DeadlockBook
-from mysqltop.core.frame import Frame
-from mysqltop.core.sample import RawSample
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.timeline.deadlock_history import DeadlockHistory
 from mysqltop.timeline.deadlock_reading import DeadlockReading
-from mysqltop.timeline.pipeline import FramePipeline
-from tests.tui.samples import samples
+from tests.support.deadlock_frames import folded, frames, with_status
 
 MADE = Path(__file__).resolve().parents[1] / "fixtures" / "deadlocks"
 TWO_ROW = (MADE / "mariadb-10.11__two-row.txt").read_text()
 GAP = (MADE / "mariadb-10.11__gap-insert.txt").read_text()
-
-
-def with_status(texts: list[str]) -> list[RawSample]:
-    return [dataclasses.replace(s, innodb_status=t) for s, t in zip(samples(len(texts)), texts)]
-
-
-def frames(raws: list[RawSample]) -> list[Frame]:
-    pipe = FramePipeline()
-    return [pipe.push(r, advise=False) for r in raws]
-
-
-def folded(fs: list[Frame]) -> DeadlockHistory:
-    history = DeadlockHistory()
-    for i, f in enumerate(fs):
-        history.add(i, f)
-    return history
 
 
 def test_each_moment_has_the_book_up_to_it_untouched_by_later_folds() -> None:

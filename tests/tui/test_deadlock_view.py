@@ -12,7 +12,7 @@ from pathlib import Path
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import Frame
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.timeline.deadlock_history import DeadlockHistory, DeadlocksAt
+from mysqltop.timeline.deadlock_history import DeadlocksAt
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
@@ -26,9 +26,10 @@ from mysqltop.views.tui.feeds import LiveFeed
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import deadlock_text
 from mysqltop.views.tui.widgets.locks import LocksPane
+from tests.support.deadlock_frames import folded, frames, with_status
 
 from .conftest import pilot, replay_app, screen_text, wait_for
-from .samples import T0, sample, samples
+from .samples import T0, sample
 
 MADE = Path(__file__).resolve().parents[1] / "fixtures" / "deadlocks"
 TWO_ROW = (MADE / "mariadb-10.11__two-row.txt").read_text()
@@ -36,22 +37,6 @@ GAP = (MADE / "mariadb-10.11__gap-insert.txt").read_text()
 THREE = (MADE / "mariadb-10.11__three-way.txt").read_text()
 EVIL = "INSERT INTO shop.orders (customer) VALUES (26) /* \x1b]0;owned\x07 [bold red]x[/] \x1b[2J */"
 REPLAY = Position(mode=ViewMode.REPLAY, index=0)
-
-
-def with_status(texts: list[str]) -> list[RawSample]:
-    return [dataclasses.replace(s, innodb_status=t) for s, t in zip(samples(len(texts)), texts)]
-
-
-def frames(raws: list[RawSample]) -> list[Frame]:
-    pipe = FramePipeline()
-    return [pipe.push(r, advise=False) for r in raws]
-
-
-def folded(fs: list[Frame]) -> DeadlockHistory:
-    history = DeadlockHistory()
-    for i, f in enumerate(fs):
-        history.add(i, f)
-    return history
 
 
 def upto(fs: list[Frame], i: int | None = None) -> DeadlocksAt:
