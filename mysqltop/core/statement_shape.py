@@ -14,6 +14,9 @@ _STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", re.S)
 # A number outside a `quoted identifier` (the identifier is matched first and kept).
 _NUMBER = re.compile(r"(`[^`]*`)|(?<![\w.`])[-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w`])")
 _LIST = re.compile(r"\(\s*\?(?:\s*,\s*\?)+\s*\)")
+# A list the server's cut ended inside ("IN (?, ?, ?, ?"): as many values as the cut left, so
+# the same statement would otherwise group as several shapes.
+_CUT_LIST = re.compile(r"\(\s*\?(?:\s*,\s*\?)*\s*,?\s*$")
 _VALUES = re.compile(r"(VALUES\s*)\(\?\)(?:\s*,\s*\(\?\))+", re.I)
 _SPACE = re.compile(r"\s+")
 
@@ -26,6 +29,7 @@ def shape(sql: str | None) -> str | None:
     s = _STRING.sub("?", s)
     s = _NUMBER.sub(lambda m: m[1] or "?", s)
     s = _LIST.sub("(?)", s)
+    s = _CUT_LIST.sub("(?…", s)
     s = _VALUES.sub(r"\1(?)", s)
     s = _SPACE.sub(" ", s).strip().rstrip(";").strip()
     return s[:MAX_SHAPE] or None

@@ -17,7 +17,8 @@ import pytest
 
 from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
-from mysqltop.core.frame import Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput
+from mysqltop.core.frame import (ClassShape, Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput,
+                                  WaitLoad)
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
@@ -199,6 +200,29 @@ def test_buffer_pool_mutex_advises_instances_toward_cores() -> None:
     assert a.message.startswith("Buffer pool latch waits (buf_pool_mutex): ")
     # each member with its own figures: buf_pool_mutex's 9,500 waits/s, not the family's 11,600
     assert "buf_pool_mutex 44 % of wait time (226 ms/s, 9,500 waits/s), flush_list_mutex 11 % " in a.evidence
+
+
+def _tree_frames(ms: float, n: int = 30) -> list[Frame]:
+    """16 sessions on 2 cores, the BLOB-rewrite storm's figures (tests/support/latch_storm.py)."""
+    shape = "UPDATE shop.docs SET body = ? WHERE id IN (?…"
+    return frames_of(n, hotspots=lambda k: [
+        Hotspot("index_tree_rw_lock", "sxlock", "performance_schema", waits_per_s=14_000, wait_ms_per_s=ms,
+                share=ms / (ms + 50)),
+        Hotspot("flush_list_mutex", "mutex", "performance_schema", waits_per_s=590_000, wait_ms_per_s=50,
+                share=50 / (ms + 50))],
+        host=lambda k: Host(cpus=2, run_queue=3, cpu_user_pct=60, cpu_system_pct=20),
+        load=lambda k: WaitLoad(active=16, cpu=1.5, latch=14.5, top=[ClassShape("cpu", shape, 16)]))
+
+
+def test_an_index_tree_latch_storm_is_named_with_its_statement_and_no_knob() -> None:
+    a = advise(_tree_frames(13_000), {})[0]
+    assert a.id == "index_tree_latch" and a.severity == "critical"
+    assert a.message.startswith("Writes queue on one index's tree latch (index_tree_rw_lock)")
+    assert "the statement most sessions run: UPDATE shop.docs SET body = ? WHERE id IN (?…" in a.message
+    assert "partition the hot table" in a.message and "SET GLOBAL" not in a.message
+    assert "index_tree_rw_lock 100 % of wait time (13,000 ms/s, 14,000 waits/s)" in a.evidence
+    # a few ms of tree-latch wait on a busy server is not a finding
+    assert "index_tree_latch" not in ids(advise(_tree_frames(2), {}))
 
 
 def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None:

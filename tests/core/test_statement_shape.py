@@ -23,3 +23,10 @@ def test_shape(sql: str | None, want: str | None) -> None:
 def test_shape_is_bounded() -> None:
     s = shape("SELECT " + ", ".join(f"c{i}" for i in range(500)) + " FROM t")
     assert s is not None and len(s) == MAX_SHAPE
+
+
+def test_a_list_the_server_cut_is_one_shape_whatever_was_left_of_it() -> None:
+    cut = [f"UPDATE t SET v = 'x' WHERE id IN ({', '.join(str(1000 + i) for i in range(n))}" for n in (3, 7, 12)]
+    assert {shape(s) for s in cut} == {"UPDATE t SET v = ? WHERE id IN (?…"}
+    assert shape("UPDATE t SET v = 1 WHERE id IN (1, 2,") == "UPDATE t SET v = ? WHERE id IN (?…"
+    assert shape("SELECT * FROM t WHERE id IN (1, 2)") == "SELECT * FROM t WHERE id IN (?)"

@@ -15,6 +15,7 @@ import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame
 from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.core.advice import advise
 from mysqltop.core.instrumentation import HINT
 from mysqltop.core.wait_load import IDLE_COMMANDS, LoadAccumulator
 from mysqltop.sources.mysql import MySQLSource
@@ -176,6 +177,8 @@ def test_a_latch_storm_is_the_largest_class(mariadb_factory: Any) -> None:
     span = LoadAccumulator()
     listed: list[int] = []
     latch_ms: dict[str, float] = {}
+    frames: list[Frame] = []
+    variables: dict[str, str] = {}
     try:
         with blob_rewrites(db.root_kwargs(), STORM_SESSIONS):
             def storming() -> Frame | None:
@@ -184,7 +187,10 @@ def test_a_latch_storm_is_the_largest_class(mariadb_factory: Any) -> None:
             wait_until(storming, timeout=90, step=0.5)
 
             def spanned() -> bool:
-                f = pipe.push(src.read(), advise=False)
+                raw = src.read()
+                variables.update(raw.variables or {})
+                f = pipe.push(raw, advise=False)
+                frames.append(f)
                 span.add(f)
                 listed.append(listed_active(watch))
                 for h in f.hotspots:
@@ -202,3 +208,7 @@ def test_a_latch_storm_is_the_largest_class(mariadb_factory: Any) -> None:
     assert abs(sum(classes.values()) - active) < 1e-6
     truth = sum(listed) / len(listed)
     assert truth >= STORM_SESSIONS / 2 and abs(active - truth) <= 0.1 * truth, (active, truth, listed)
+    # and the findings name it, with the statement the sessions run
+    first = advise(frames, variables)[0]
+    assert first.id == "index_tree_latch", [(a.id, a.message) for a in advise(frames, variables)]
+    assert "UPDATE latch_storm.blobs SET v = " in first.message and "index_tree_rw_lock" in first.evidence

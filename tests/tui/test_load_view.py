@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mysqltop.core.frame import WaitLoad
+from mysqltop.core.frame import ClassShape, WaitLoad
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views import load_chart as lc
 
@@ -21,6 +21,15 @@ def test_chart_stacks_classes_bottom_up_with_the_cores_line() -> None:
     text = ["".join(t for t, _ in r) for r in rows]
     assert text == ["    4┤▓ ", "    2┤▓╌", "     │▓ ", "    0┤█ "]
     assert lc.legend(pts, 2.0)[0] == "average active sessions 4, peak 4, against 2 cores (╌)"
+
+
+def test_running_statements_are_said_to_hold_the_latch_waits_timed_among_them() -> None:
+    storm = ClassShape("cpu", "UPDATE t SET b = ? WHERE id IN (?…", 16)
+    latched = WaitLoad(active=16, cpu=2, latch=14, row_lock=0, metadata_lock=0, io=0, commit=0, other=0, top=[storm])
+    assert lc.top_shapes([latched])[:2] == ["█ CPU / running (and the latch / IO waits among them)",
+                                            "    16  UPDATE t SET b = ? WHERE id IN (?…"]
+    running = WaitLoad(active=16, cpu=16, latch=0, row_lock=0, metadata_lock=0, io=0, commit=0, other=0, top=[storm])
+    assert lc.top_shapes([running])[0] == "█ CPU / running"
 
 
 @pilot

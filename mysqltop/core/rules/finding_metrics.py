@@ -12,7 +12,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.rules import trends
 from mysqltop.core.rules.base import LatchFamily
 from mysqltop.core.rules.io import COMMIT
-from mysqltop.core.rules.latches import AHI, BUFFER_POOL, TABLE_CACHE
+from mysqltop.core.rules.latches import AHI, BUFFER_POOL, INDEX_TREE, TABLE_CACHE
 
 Getter = Callable[[Frame], "float | None"]
 
@@ -34,6 +34,7 @@ _AVERAGED: dict[str, tuple[str, Getter]] = {
     "table_cache": ("table cache latch wait ms/s", _latch_ms(TABLE_CACHE)),
     "ahi_latch": ("AHI latch wait ms/s", _latch_ms(AHI)),
     "buffer_pool_mutex": ("buffer pool latch wait ms/s", _latch_ms(BUFFER_POOL)),
+    "index_tree_latch": ("index tree latch wait ms/s", _latch_ms(INDEX_TREE)),
     "row_lock_waits": ("row lock wait ms/s", lambda f: f.locks.row_lock_wait_ms_per_s),
     "cpu_saturation": ("mysqld CPU, cores", lambda f: f.host.mysqld_cpu_pct / 100.0
                        if f.host is not None and f.host.mysqld_cpu_pct is not None else None),

@@ -46,6 +46,11 @@ BUFFER_POOL = LatchFamily(
     r"buf_pool|flush_list|lru_list|buf0buf|buf0flu|buf0lru|page_hash|hash_table_locks|hash0hash",
     exclude=r"sum rwlock|\(sum\)|buf_block",
 )
+# One index's tree latch (P_S `index_tree_rw_lock`, 5.7+/MariaDB 10.2+): taken exclusive for a
+# change to the index's structure — a page split or merge, and on MariaDB/MySQL the write of an
+# off-page BLOB/TEXT value of a clustered index record. Sites (dict0dict.cc) are shared with other
+# dictionary latches, so only the P_S name is taken.
+INDEX_TREE = LatchFamily("index_tree", r"index_tree")
 # Table definition/open cache: LOCK_table_cache (5.6+, MariaDB 10.x), LOCK_open before it.
 # LOCK_unused_shares: MariaDB's list of table shares no table uses, taken on every eviction.
 TABLE_CACHE = LatchFamily("table_cache", r"LOCK_table_cache|\bLOCK_open\b|tdc.*LOCK_table|LOCK_unused_shares")
@@ -268,4 +273,34 @@ def table_cache(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("table_cache", _severity(w, s, held), msg, _evidence(w, s, held))
 
 
-RULES = (ahi_latch, buffer_pool_mutex, table_cache)
+def _busiest_shape(f: Frame) -> str | None:
+    """The statement shape most busy sessions of the sample ran (wait_load's per-class tops)."""
+    by: dict[str, float] = {}
+    for t in f.load.top:
+        by[t.shape] = by.get(t.shape, 0.0) + t.sessions
+    return max(by, key=lambda k: (by[k], k)) if by else None
+
+
+@span(RECENT_S)
+def index_tree_latch(w: Window, v: Vars) -> Iterator[Advice]:
+    """Facts: P_S `index_tree_rw_lock` wait time (MariaDB 10.11 with the hint's instruments: 16
+    sessions rewriting off-page BLOBs of one table wait 14 s/s on it, tests/support/latch_storm).
+    No setting spreads one index's latch: the table's shape and the writes' pattern do."""
+    hit = _hot(w, INDEX_TREE)
+    if hit is None:
+        return
+    s, held = hit
+    severity = _severity(w, s, held)
+    if severity == "info":
+        return            # without a knob, a latch costing a detail of the running sessions' time is noise
+    busiest = _busiest_shape(w.last)
+    running = f"; the statement most sessions run: {busiest}" if busiest else ""
+    msg = ("Writes queue on one index's tree latch (index_tree_rw_lock): a change to an index's structure — a "
+           "page split or merge, or a large BLOB/TEXT value stored off-page — holds that whole index for itself"
+           f"{running}. No setting spreads it: partition the hot table (each partition has its own index "
+           "trees), move large BLOB/TEXT columns to a table of their own or write them less often, insert in "
+           "key order (AUTO_INCREMENT) rather than random keys, or run fewer writers on that table at once")
+    yield advice("index_tree_latch", severity, msg, _evidence(w, s, held))
+
+
+RULES = (ahi_latch, buffer_pool_mutex, index_tree_latch, table_cache)
