@@ -201,3 +201,39 @@ def test_blocks_hold_the_lines_the_line_reader_gives(tmp_path: Path, size: int,
     joined = "".join(files.blocks(f, size=size))
     assert joined.split("\n") == by_line
     assert by_line[5] == "w" * 300 and by_line[6] == "v" * 300       # cut at MAX_LINE bytes
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_a_hard_link_to_another_users_file_is_refused_without_protected_hardlinks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import mysqltop.sources.collection_files as files
+
+    setting = tmp_path / "protected_hardlinks"
+    monkeypatch.setattr(files, "PROTECTED_HARDLINKS", setting)
+    d = _collection(tmp_path)
+    status = d / f"{PREFIX}-innodbstatus2"
+    os.chown(status, 65534, 65534)                   # another user's file …
+    os.link(status, tmp_path / "elsewhere")          # … with a second name
+    out = tmp_path / "out.mtrec"
+    setting.write_text("0\n")
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 1 and err.count("\n") == 1, err
+    assert "a hard link (it has 2 names) owned by uid 65534" in err and "protected_hardlinks is off" in err
+    assert "--partial" in err and _leftovers(tmp_path) == []
+    code, err = _import(capsys, str(d), "-o", str(out), "--partial")
+    assert code == 0, err
+    assert f"{PREFIX}-innodbstatus2: a hard link" in err and "left out" in err
+    with RecordingReader(out) as r:
+        assert sum(1 for i in range(len(r)) if r.sample(i).innodb_status) == 1
+    # the kernel guards links (or the file is the importing user's own): read as any file
+    out.unlink()
+    setting.write_text("1\n")
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 0 and "hard link" not in err, err
+    out.unlink()
+    setting.write_text("0\n")
+    os.chown(status, os.geteuid(), os.getegid())
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 0 and "hard link" not in err, err
+    with RecordingReader(out) as r:
+        assert sum(1 for i in range(len(r)) if r.sample(i).innodb_status) == 2

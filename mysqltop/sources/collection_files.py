@@ -21,6 +21,7 @@ from mysqltop.errors import UserError
 MAX_LINE = 1 << 20                  # bytes of one line kept (a longer one is cut)
 MAX_SMALL_FILE = 64 << 20           # innodbstatus, mutex-status, variables, trigger: read whole
 SNIFF = 64 << 10                    # bytes looked at to tell text from binary junk
+PROTECTED_HARDLINKS = Path("/proc/sys/fs/protected_hardlinks")
 
 
 
@@ -53,6 +54,25 @@ def _kind(mode: int) -> str | None:
     return "not a regular file (a device, FIFO or socket)"
 
 
+def hardlinks_protected() -> bool:
+    """Does the kernel stop a user hard-linking a file they could not read or write (Linux
+    fs.protected_hardlinks = 1)? False when it does not, or cannot be told."""
+    try:
+        return PROTECTED_HARDLINKS.read_text().strip() == "1"
+    except OSError:
+        return False
+
+
+def _foreign_link(st: os.stat_result) -> str | None:
+    """Why a file with more than one name, owned by someone else, is not read: without
+    protected_hardlinks anyone who can write the collection could have linked in a file only the
+    importing user (root, say) may read."""
+    if st.st_nlink <= 1 or st.st_uid == os.geteuid() or hardlinks_protected():
+        return None
+    return (f"a hard link (it has {st.st_nlink} names) owned by uid {st.st_uid}, not the importing "
+            "user, and fs.protected_hardlinks is off: not read")
+
+
 def open_regular(path: Path) -> BinaryIO:
     """The file opened for reading: a regular file, never through a link, never blocking."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -70,6 +90,9 @@ def open_regular(path: Path) -> BinaryIO:
         what = _kind(st.st_mode)
         if what is not None:             # swapped between lstat and open
             raise Unusable(path, what)
+        linked = _foreign_link(st)
+        if linked is not None:
+            raise Unusable(path, linked)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
