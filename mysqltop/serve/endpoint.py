@@ -184,6 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
             except (binascii.Error, UnicodeDecodeError):
                 sep = ""
             if sep and self._password_ok(user, password):
+                self.server.gate.passed(str(self.client_address[0]))
                 return True
             if sep and self._over_limit:
                 self._send(429, b"Too many password checks: try again later\n", extra={"Retry-After": "2"})

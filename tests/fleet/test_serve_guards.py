@@ -3,6 +3,8 @@ no client keeps many waiting) and the CPU budgets of password checks."""
 
 from __future__ import annotations
 
+import math
+
 import socket
 
 import pytest
@@ -87,8 +89,9 @@ def test_a_herd_of_concurrent_checks_cannot_pass_on_one_positive_balance() -> No
     gate = AuthGate(clock=clock)
     passed = [gate.reserve("10.0.0.66") for _ in range(100)]    # all before any settles
     n = sum(r is not None for r in passed)
-    assert n == int(auth_gate.BURST_S / auth_gate.FIRST_ESTIMATE_S) == 5
-    assert gate.refused == 95
+    # everyone's budget is the smaller: it holds about three checks
+    assert n == math.ceil(auth_gate.TOTAL_BURST_S / auth_gate.FIRST_ESTIMATE_S - 1e-9) == 3
+    assert gate.refused == 97
 
 
 def test_budgets_refill_at_their_share_and_one_client_leaves_room_for_others() -> None:
@@ -110,11 +113,13 @@ def test_a_client_with_its_budget_spent_gets_one_connection_a_second() -> None:
     clock = Clock()
     gate = AuthGate(clock=clock)
     assert all(gate.take_connection("10.0.0.66") for _ in range(50))     # nothing spent yet
-    while (r := gate.reserve("10.0.0.66")) is not None:
-        gate.settle("10.0.0.66", r, 0.1)
+    for _ in range(int(auth_gate.BURST_S / auth_gate.FIRST_ESTIMATE_S) + 1):
+        gate.refused_again("10.0.0.66")                   # its own budget spent (everyone's too)
     taken = sum(gate.take_connection("10.0.0.66") for _ in range(50))
     assert taken == 1 and gate.closed == 49
-    assert gate.take_connection("10.0.0.5")                # others are not affected
+    gate.passed("10.0.0.5")
+    assert all(gate.take_connection("10.0.0.5") for _ in range(5))       # a client that passed: not slowed
+    assert gate.take_connection("10.0.0.7")               # a stranger: its share of the shared rate
     clock.t += 1.0 / auth_gate.SPENT_CONNECTIONS_PER_S
     assert gate.take_connection("10.0.0.66")
 
@@ -144,3 +149,28 @@ def test_a_wrong_pair_sent_again_is_paid_for_as_a_check() -> None:
         gate.refused_again("10.0.0.66")
     assert gate.reserve("10.0.0.66") is None
     assert gate.take_connection("10.0.0.66") and not gate.take_connection("10.0.0.66")
+
+
+def test_strangers_share_a_few_connections_while_everyones_budget_is_spent() -> None:
+    clock = Clock()
+    gate = AuthGate(clock=clock)
+    gate.passed("10.0.0.5")                               # the scraper, verified once
+    for k in range(10):                                   # a flood from many addresses
+        while (r := gate.reserve(f"10.0.1.{k}")) is not None:
+            gate.settle(f"10.0.1.{k}", r, 0.1)
+    strangers = [f"10.0.2.{k}" for k in range(200)]
+    taken = sum(gate.take_connection(a) for a in strangers)
+    assert taken == 1 and gate.closed == 199
+    assert all(gate.take_connection("10.0.0.5") for _ in range(20))      # the scraper is not slowed
+    clock.t += 1.0 / auth_gate.STRANGER_CONNECTIONS_PER_S
+    assert sum(gate.take_connection(a) for a in strangers) == 1
+    clock.t += auth_gate.TRUSTED_S                        # long since it passed; budgets full again
+    assert gate.take_connection("10.0.0.5") and gate.take_connection("10.0.2.7")
+
+
+def test_a_wrong_pair_repeated_from_many_addresses_spends_everyones_budget() -> None:
+    gate = AuthGate(clock=Clock())
+    for k in range(10):
+        gate.refused_again(f"10.0.1.{k}")
+    assert gate.reserve("10.0.0.9") is None               # a new client: no check now
+    assert gate.take_connection("10.0.2.1") and not gate.take_connection("10.0.2.2")
