@@ -77,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"mysqltop: wrote {visible(str(out))}: {n} samples, {len(names.originals)} names replaced, "
           "statement text and paths dropped; checked: none of the original names remains, "
           "not even inside another word", file=sys.stderr)
+    if names.kept:                       # a name that is also part of the server's own words
+        shown = "; ".join(f"{visible(n)} in {', '.join(visible(w) for w in sorted(ws)[:3])}"
+                          for n, ws in sorted(names.kept.items())[:5])
+        print(f"mysqltop: note: {len(names.kept)} name(s) also stand inside words the server prints, "
+              f"kept there (replaced everywhere else): {shown}", file=sys.stderr)
     return 0
 
 

@@ -130,7 +130,10 @@ class Pseudonyms:
         self.keep_server_host = keep_server_host
         self.names: dict[tuple[str, str], str] = {}
         self.originals: dict[str, str] = {}          # original → pseudonym
+        self.words: set[str] = set()                 # words the server prints (server_words)
+        self.kept: dict[str, set[str]] = {}          # name → server words it was left inside
         self._pattern: re.Pattern[str] | None = None
+        self._shelters: tuple[tuple[int, int], frozenset[str]] = ((0, 0), frozenset())
 
     def of(self, kind: str, name: object) -> object:
         if not isinstance(name, str) or not name or (kind == "schema" and name in KEEP_SCHEMAS):
@@ -192,13 +195,37 @@ class Pseudonyms:
             self._pattern = re.compile("|".join(alts))
         return self._pattern
 
-    def text(self, value: object) -> object:
-        """Free text with accounts, paths and every known name replaced."""
+    def text(self, value: object, server: bool = False) -> object:
+        """Free text with accounts, paths and every known name replaced; `server`: text only the
+        server writes (the InnoDB status without its statements, a session state)."""
         if not isinstance(value, str):
             return value
         value = without_paths(self.account(value))
         pat = self.pattern()
-        return value if pat is None else pat.sub(lambda m: self.originals[m.group(0)], value)
+        return value if pat is None else pat.sub(lambda m: self._replaced(m, value, server), value)
+
+    def _replaced(self, m: re.Match[str], text: str, server: bool) -> str:
+        """A name's pseudonym, unless it stands inside a longer word the server prints (`data`
+        in `database`, `test` in `latest`) or, in the server's own text, is such a word itself
+        (a schema `lock` in `0 lock struct(s)`): that word is the server's and stays."""
+        name, start, end = m.group(0), m.start(), m.end()
+        while start and (text[start - 1].isalnum() or text[start - 1] in "_$"):
+            start -= 1
+        while end < len(text) and (text[end].isalnum() or text[end] in "_$"):
+            end += 1
+        word = text[start:end]
+        if word in self.words and (server or word != name):
+            self.kept.setdefault(name, set()).add(word)
+            return name
+        return self.originals[name]
+
+    def shelters(self) -> frozenset[str]:
+        """Server words holding a checked name (or being one): where the check does not look."""
+        key = (len(self.words), len(self.originals))
+        if self._shelters[0] != key:
+            checked = self.checked()
+            self._shelters = (key, frozenset(w for w in self.words if any(n in w for n in checked)))
+        return self._shelters[1]
 
     def checked(self) -> list[str]:
         return [n for n in self.originals if len(n) >= MIN_CHECKED]
@@ -218,11 +245,29 @@ def _variable(names: Pseudonyms, key: str, value: str) -> str:
     return str(names.text(value))
 
 
+_WORD = re.compile(r"[\w$]+")
+
+
+def server_words(raw: RawSample) -> set[str]:
+    """The words only the server prints in a sample: counter, variable, instrument, latch and
+    metric names, session states, the InnoDB status once its statements are gone. Values of
+    variables are not among them: a DBA writes those (replicate_do_db=shopdb_archive)."""
+    texts = [*raw.global_status, *raw.variables]
+    for k in _VOCABULARY:
+        texts.append(json.dumps(getattr(raw, k), default=str, ensure_ascii=False))
+    if raw.innodb_status:
+        texts.append(redact_status(raw.innodb_status))
+    for row in raw.session_states or []:
+        texts += [v for v in row if isinstance(v, str)] if isinstance(row, list) else []
+    return {w for t in texts for w in _WORD.findall(t)}
+
+
 def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     """The sample as a shareable copy holds it: statement text gone (status text per
     redact_status, statement columns marked), user, host, schema, table, index and host process
     names pseudonymous, file paths and accounts in free text replaced, the server's host name too
     unless kept."""
+    names.words |= server_words(raw)
     sql = lambda v: SQL_MARK if v is not None else None   # noqa: E731
     user, host = (lambda v: names.of("user", v)), names.host
     schema = lambda v: names.of("schema", v)              # noqa: E731
@@ -254,11 +299,11 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
         raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
         lock_sessions=lock_sessions, metadata_locks=metadata_locks, row_locks=row_locks, host=host_sample,
         variables=variables,
-        innodb_status=names.text(status) if status else status,  # type: ignore[arg-type]
+        innodb_status=names.text(status, server=True) if status else status,  # type: ignore[arg-type]
         global_status={k: str(names.text(v)) for k, v in raw.global_status.items()},
         errors={k: str(names.text(v)) for k, v in raw.errors.items()},
         error=names.text(raw.error) if raw.error else raw.error,  # type: ignore[arg-type]
-        session_states=_rows(raw.session_states, {1: names.text}))
+        session_states=_rows(raw.session_states, {1: lambda v: names.text(v, server=True)}))
 
 
 # Fields that hold only the server's own vocabulary (instrument, latch, counter and variable
@@ -266,30 +311,56 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
 _VOCABULARY = ("ps_waits", "innodb_mutex", "innodb_metrics", "timings_ms", "not_recorded")
 
 
-def _values(raw: RawSample, keep_server_host: bool) -> str:
+# Fields of text only the server writes (once redacted): a name may be one of its words there.
+_SERVER_TEXT = ("innodb_status", "session_states")
+
+
+def _values(raw: RawSample, keep_server_host: bool, server: bool) -> str:
+    """The text of every value the sample holds, one a line: never a field or key name (a schema
+    named `status` is not in `innodb_status`, a field). `server`: of _SERVER_TEXT only, else of
+    every other field."""
     d = dataclasses.asdict(raw)
+    d = {k: v for k, v in d.items() if (k in _SERVER_TEXT) == server}
     for k in _VOCABULARY:
         d.pop(k, None)
-    if keep_server_host:                  # kept as asked (--keep-server-host)
+    if keep_server_host and not server:   # kept as asked (--keep-server-host)
         d["server"].pop("hostname", None)
         d["server"].pop("address", None)
         d["variables"].pop("hostname", None)
-    for k in ("global_status", "variables", "errors"):
-        d[k] = list(d[k].values())
-    return json.dumps(d, default=str, ensure_ascii=False)
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif v is not None:
+            out.append(str(v))
+    walk(d)
+    return "\n".join(out)
 
 
 def survivors(raw: RawSample, names: Pseudonyms) -> list[str]:
     """Original names still in a redacted sample: anywhere in any field's text, inside a longer
     word too (only the markers and pseudonyms redaction wrote, and the server's host name when
     kept, are not searched)."""
-    return found_in(_values(raw, names.keep_server_host), names)
+    return sorted({*found_in(_values(raw, names.keep_server_host, False), names),
+                   *found_in(_values(raw, names.keep_server_host, True), names, server=True)})
 
 
-def found_in(text: str, names: Pseudonyms) -> list[str]:
+def found_in(text: str, names: Pseudonyms, server: bool = False) -> list[str]:
+    """Checked names in `text`, inside other words too; not inside a word the server prints, nor,
+    `server` text, as one (Pseudonyms.text)."""
     checked = names.checked()
     if not checked:
         return []
     ours = sorted({*names.names.values(), SQL_MARK, PATH_MARK, "(redacted)"}, key=len, reverse=True)
     text = re.sub("|".join(map(re.escape, ours)), "\0", text)
+    shelters = names.shelters()
+    if shelters:                          # server words a name was kept in (Pseudonyms.kept)
+        checked_set = set(checked)
+        text = _WORD.sub(lambda m: "\0" if m.group(0) in shelters and (server or m.group(0) not in checked_set)
+                         else m.group(0), text)
     return sorted(n for n in checked if n in text)
