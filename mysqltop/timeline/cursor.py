@@ -205,6 +205,30 @@ class Cursor:
         raw = self.sample(i)
         return self.judge.at(i, raw.variables) if raw is not None else NOTHING
 
+    def span_start(self, i: int) -> int:
+        """The oldest index a judgement at i reads (the longest span a rule judges, back from i's
+        time; the floor without a horizon)."""
+        stop = max(self.lo, self.floor)
+        horizon, t = self.judge.horizon_s, self.time_at(i)
+        if horizon is None or t is None:
+            return stop
+        k = self.store.index_at(t - horizon)
+        tk = self.time_at(k)
+        return max(stop, k + 1 if tk is not None and tk <= t - horizon else k)
+
+    def missing_for_findings(self, i: int, limit: int) -> int:
+        """How many frames a judgement at i would derive first, counted up to `limit` (0: its
+        findings are judged, or every frame they read is derived)."""
+        if self.judge.cached(i) is not None:
+            return 0
+        missing = 0
+        for j in range(i, self.span_start(i) - 1, -1):
+            if j not in self._derived:
+                missing += 1
+                if missing >= limit:
+                    break
+        return missing
+
     def frames(self, lo: int, hi: int) -> Iterator[tuple[int, Frame]]:
         """(index, frame) for each readable sample in [lo, hi], in order."""
         for i in range(lo, hi + 1):
@@ -312,11 +336,12 @@ class Cursor:
             if raw.error is None:       # a stale sample carries no counters: the next spans it
                 prev = i
 
-    def history(self, i: int, n: int, fill: int = 0) -> list[Frame]:
-        """Up to n frames ending at i (i's own with its findings), for charts and sparklines:
-        the derived frames cached before it, and the `fill` samples before it derived when not
-        (a range's first frame is shown before its charts are filled in)."""
-        frame = self.frame_at(i)
+    def history(self, i: int, n: int, fill: int = 0, last: Frame | None = None) -> list[Frame]:
+        """Up to n frames ending at i (i's own with its findings, or `last`: its frame while they
+        are judged), for charts and sparklines: the derived frames cached before it, and the
+        `fill` samples before it derived when not (a range's first frame is shown before its
+        charts are filled in)."""
+        frame = self.frame_at(i) if last is None else last
         out = []
         for j in range(max(self.lo, i - n + 1), i):
             hit = self.derived(j) if j > i - fill - 1 else self._derived.get(j)

@@ -22,12 +22,14 @@ async def test_goto_in_the_demo_shows_the_findings_report_shows() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(pilot, lambda: app.frame is not None, timeout=30)
         await pilot.press("g", *clock, "enter")
-        await wait_for(pilot, lambda: app.frame is not None and abs(app.frame.time - t) < 1.0, timeout=30)
+        await wait_for(pilot, lambda: app.frame is not None and abs(app.frame.time - t) < 1.0
+                       and not app.position.judging, timeout=30)
         assert app.frame.advice
         text = screen_text(app)
         assert "no findings" not in text
         assert "row lock" in text.lower()
         # a bookmark jump (back to 02:16:02) gives its moment's findings too, not an empty window
         await pilot.press("b")
-        await wait_for(pilot, lambda: app.frame is not None and app.frame.time < t - 10, timeout=30)
+        await wait_for(pilot, lambda: app.frame is not None and app.frame.time < t - 10
+                       and not app.position.judging, timeout=30)
         assert app.frame.advice

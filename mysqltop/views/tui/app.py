@@ -229,6 +229,8 @@ class MysqltopApp(App[None]):
             self.good_frame = host = frame
             self.grid.remove_class("-stale")
         for pane in self.panes.values():
+            if isinstance(pane, AdvicePane):
+                pane.judging = self.position.judging
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
         if isinstance(self.screen, DeadlockScreen):
             self.screen.show(frame, *self._deadlocks())

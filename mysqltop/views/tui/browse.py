@@ -16,6 +16,7 @@ from typing import Callable
 from mysqltop.core.pacing import SPEEDS, step_choice
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.deadlock_history import DeadlocksAt
+from mysqltop.timeline.judging import AT_ONCE, Judging
 from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
                                              Step, ToEnd)
 from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
@@ -41,6 +42,7 @@ class Browser:
         self.describe = describe or (lambda p: p)     # the feed's own fields (live: interval, recording)
         self.deadlocks = deadlocks                    # the feed's deadlocks up to a sample
         self.moved_at = 0.0                           # monotonic time a sample was last shown
+        self.judging: Judging | None = None           # the findings of the sample shown, worked out in slices
 
     # -- what is shown ----------------------------------------------------------------------
     def position(self) -> Position:
@@ -50,20 +52,44 @@ class Browser:
         return self.describe(Position(
             mode=self.mode, index=i, count=n, first=lo, sample_time=cur.clock_at(i),
             span=(cur.clock_at(lo), cur.clock_at(n - 1)), playing=self.playing, speed=self.speed,
-            ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None))
+            ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None,
+            judging=self.judging is not None))
 
     def show(self) -> None:
         """The cursor's frame with the trend cached before it; then, when the charts lack the
         samples just before (a range's first frame), those derived and the frame shown again:
-        the moment is on screen before its charts are."""
+        the moment is on screen before its charts are. Far from anything derived, its findings
+        would read minutes of frames first: the frame is shown without them, saying they are
+        being judged, and `work` judges them in slices and shows them."""
         self.moved_at = time.monotonic()
         cur, i = self.cursor, self.cursor.index
+        self.judging = None
+        if cur.missing_for_findings(i, AT_ONCE) >= AT_ONCE and not cur.derived(i).stale:
+            self.judging = Judging(cur, i)
+            trend = tuple(cur.history(i, TREND, last=cur.derived(i)))
+            self.post(FrameShown(trend[-1], trend, self.position(), self.deadlocks(i)))
+            return      # the span's frames, the charts' among them, are derived by `work`
         trend = tuple(cur.history(i, TREND))
         deadlocks = self.deadlocks(i)
         self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
         if cur.missing(i, CHART_FILL):
             trend = tuple(cur.history(i, TREND, fill=CHART_FILL))
             self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
+
+    def work(self, budget_s: float) -> bool:
+        """Judge the findings of the sample shown for about `budget_s` (the feed thread's idle
+        time); once judged, show them. False when there is nothing to judge."""
+        judging = self.judging
+        if judging is None:
+            return False
+        judging.step(budget_s)
+        if not judging.pending:
+            self.judging = None
+            if self.cursor.index == judging.position:
+                moved_at = self.moved_at
+                self.show()
+                self.moved_at = moved_at        # playback's pacing counts from the move, not this
+        return True
 
     def move(self, came_from: int) -> None:
         """Show the cursor's sample; say so when the move stepped over damaged samples."""

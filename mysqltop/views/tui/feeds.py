@@ -271,6 +271,9 @@ class LiveFeed(Feed):
         elif self.pause() and self.browser is not None:   # a moving key: pause first, then move
             self.browser.apply(command)
 
+    def idle(self, budget_s: float) -> bool:
+        return self.browser is not None and self.browser.work(budget_s)
+
     def pause(self) -> bool:
         """Pause on the newest sample of the history (the cursor takes over); False if empty."""
         if self.browser is not None:

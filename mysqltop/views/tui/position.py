@@ -33,6 +33,7 @@ class Position:
     ended: bool = False                # the newest sample is shown (replay: playback stopped there)
     gap_s: float | None = None         # recorded seconds since the sample before this one
     behind_s: float | None = None      # live, paused: how far the sample shown is behind the newest
+    judging: bool = False              # the findings at the sample shown are still being judged
     history_recorded: bool = False     # live: the history reaches back past memory into the recording
 
     @property

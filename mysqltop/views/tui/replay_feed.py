@@ -85,6 +85,8 @@ class ReplayFeed(Feed):
 
     def idle(self, budget_s: float) -> bool:
         r, b = self.reading, self.browser
+        if b is not None and b.work(budget_s):      # the findings on screen come first
+            return True
         if r is None or b is None or not r.pending:
             return False
         shown = b.cursor.index

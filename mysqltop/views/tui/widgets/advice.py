@@ -17,9 +17,12 @@ SEVERITY = {"critical": ("!!", "hot"), "warning": ("! ", "warm"), "info": ("i ",
 class AdvicePane(Pane):
     TITLE = "Advice"
     WRAPS = True
+    judging = False       # the findings of the frame shown are still being judged (Position.judging)
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Text | Rows:
         p = self.palette
+        if self.judging:
+            return Text("judging findings: reading the minutes before this moment…", style=p.dim)
         if not frame.advice:
             return Text("no findings: nothing stands out in this window", style=p.dim)
         lines: list[Text | str] = []
