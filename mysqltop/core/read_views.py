@@ -1,15 +1,16 @@
 """Which transactions hold a read view, read from the TRANSACTIONS list with other sessions' text
 fenced off by the server's own INNODB_TRX rows. Pure.
 
-The list is server lines around text other sessions wrote: each entry's statement (at most
-STATEMENT_BYTES, printed right after its thread-id line) and the identifiers of its lock lines
+The list is server lines around text other sessions wrote: each entry's statement (printed right
+after its thread-id line, ending within DESCRIPTION_CHARS of it) and the identifiers of its lock lines
 (a table or index name may hold a newline). A line inside that text can look like anything, a
 whole forged entry included, so a line is believed only on known ground:
 
 - an entry's statement is skipped when its INNODB_TRX row gives the same text (or none, and the
   thread line says the session is idle), or the same text with each run of characters the
   server printed as raw bytes of another character set ("?", U+FFFD) in place of its non-ASCII
-  characters; otherwise every character that statement could cover is unknown ground;
+  characters, whole or cut where the server cuts it; otherwise every character that statement
+  could cover is unknown ground, up to the end of the buffer it is printed from;
 - a lock line's identifier stretch is unknown ground (the read view line comes before it);
 - a line that may be a thread-id line or a lock line on unknown ground widens it by what such a
   line could be followed by, so unknown ground ends only where the server's lines resume.
@@ -25,14 +26,26 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-# The server prints at most this much of an entry's statement (trx_print_latched(…, 600) on
-# MySQL 5.x/8.x and MariaDB), in bytes of the statement's own encoding.
+# MySQL 5.x prints at most this much of an entry's statement (trx_print_latched(…, 600)), in
+# bytes of the statement's own encoding; MariaDB 10.11 prints up to ~3,000 (the thread line and
+# the statement share a 3,072-byte buffer). Either way the statement is printed whole when it is
+# shorter than this, so a row's whole statement is tried first and this cut after it.
 STATEMENT_BYTES = 600
+# INNODB_TRX keeps at most this much of a statement (trx_query): the source reads it all. A row
+# statement shorter than WHOLE_ROW_BYTES in UTF-8 is the whole statement, however the server cut
+# it (by characters or by bytes of the client's encoding, at most as many as UTF-8 takes, less a
+# character's cut tail).
+ROW_STATEMENT_CHARS = 1024
+WHOLE_ROW_BYTES = ROW_STATEMENT_CHARS - 3
 # A lock line names an index (≤ 64 characters, printed bare) and `db`.`table` (≤ 64 each,
 # backticks doubled), MySQL 8 a partition too: its identifiers end well within this.
 LOCK_LINE_CHARS = 1000
 # A statement cut inside a multi-byte character leaves up to 3 bytes, decoded as U+FFFD each.
 _CUT_TAIL = 3
+# The thread line, a newline and the statement share one buffer of 3,072 bytes with its NUL
+# (innobase_mysql_print_thd, MySQL and MariaDB): whatever the cut, the statement ends within
+# this many characters of its thread line's start (one character per byte at most).
+DESCRIPTION_CHARS = 3071
 
 LIST_MARK = "LIST OF TRANSACTIONS FOR EACH SESSION:"
 ENTRY_MARK = "---TRANSACTION "
@@ -79,13 +92,15 @@ def _statement_end(body: str, at: int, line: str, row: TrxRow) -> int | None:
     row cannot vouch for the text that follows the thread line at `at`."""
     if not row.statement:
         return at if _idle(line, row.user) else None
-    text, split = printed_statement(row.statement)
-    if body.startswith(text, at):
+    end = _whole_end(body, at, row.statement)
+    split = False
+    if end is None:
+        text, split = printed_statement(row.statement)
+        if not split and text == row.statement or not body.startswith(text, at):
+            return None
+        if "\n" in row.statement[len(text) : len(text) + _CUT_TAIL + 1]:
+            return None           # printed whole, its own newline would read as the cut's
         end = at + len(text)
-    elif (whole := _skeleton_end(body, at, row.statement)) is not None:
-        end, split = whole, False
-    else:
-        return None
     if split:                     # the cut character's bytes: never a newline
         stop = body.find("\n", end, end + _CUT_TAIL + 1)
         end = stop if stop >= 0 else -1
@@ -94,6 +109,24 @@ def _statement_end(body: str, at: int, line: str, row: TrxRow) -> int | None:
     if end == len(body):
         return end
     return end + 1 if body.startswith("\n", end) else None
+
+
+def _whole_end(body: str, at: int, statement: str) -> int | None:
+    """Where `statement` ends in `body` from `at` when the server printed it whole, as is or as
+    raw bytes of another character set; None when it did not or the row may hold only its
+    head (the server's lines after a match would otherwise be the statement's own rest)."""
+    short = len(statement.encode("utf-8", "surrogatepass")) < WHOLE_ROW_BYTES
+    if short and body.startswith(statement, at):
+        end = at + len(statement)
+    elif (skeleton := _skeleton_end(body, at, statement)) is not None:
+        # printed as ASCII and one "?" per byte it could not convert: as long as the row's bytes
+        printed = body[at:skeleton]
+        if not (short or printed.isascii() and len(printed) < WHOLE_ROW_BYTES):
+            return None
+        end = skeleton
+    else:
+        return None
+    return end if end == len(body) or body.startswith("\n", end) else None
 
 
 def _unreadable(c: str) -> bool:
@@ -107,9 +140,8 @@ def _skeleton_end(body: str, at: int, statement: str) -> int | None:
     character, newlines included, must match exactly; a run of non-ASCII characters (and "?")
     matches the whole run of such characters at that place, one to four per character. The
     runs hold no newline, so the end is the row's, whatever the text: nothing in it can move
-    where the next server line starts. None: no such match, or a statement the server may
-    have cut (STATEMENT_BYTES)."""
-    if statement.isascii() or len(statement) >= STATEMENT_BYTES:
+    where the next server line starts. None: no such match."""
+    if statement.isascii():
         return None
     pos, i, n = at, 0, len(statement)
     while i < n:
@@ -129,6 +161,12 @@ def _skeleton_end(body: str, at: int, statement: str) -> int | None:
             return None
         pos, i = k, j
     return pos
+
+
+def _described(thread_line: int) -> int:
+    """Where unknown ground ends after a thread line at `thread_line` whose statement no row
+    vouches for: past the longest statement the server may have printed after it."""
+    return thread_line + DESCRIPTION_CHARS + 1
 
 
 def _same_trx(printed: str, row_id: str) -> bool:
@@ -190,7 +228,7 @@ def read_views(body: str | None, rows: Iterable[TrxRow]) -> dict[int, bool | Non
                 # were it the server's, its statement ends where its row's does
                 row = by_thread.get(int(t[1]))
                 stop = _statement_end(body, nxt, line, row) if row is not None else None
-                unknown_until = max(unknown_until, stop if stop is not None else nxt + STATEMENT_BYTES + 1)
+                unknown_until = max(unknown_until, stop if stop is not None else _described(pos))
             elif line.startswith(LOCK_LINES):
                 unknown_until = max(unknown_until, pos + LOCK_LINE_CHARS)
             pos = nxt
@@ -209,14 +247,14 @@ def read_views(body: str | None, rows: Iterable[TrxRow]) -> dict[int, bool | Non
                 m = _ENTRY_ID.match(body, head + 1) if head >= 0 else None
                 entry = _Entry(m[1].strip("()")) if m is not None else None
             if entry is None:
-                unknown_until = nxt + STATEMENT_BYTES + 1
+                unknown_until = _described(pos)
             else:
                 entry.thread_id = int(t[1])
                 stop = (_statement_end(body, nxt, line, row)
                         if row is not None and _same_trx(entry.trx_id, row.trx_id) else None)
                 if stop is None:
                     close()               # its statement is unknown ground, and so is its view
-                    unknown_until = nxt + STATEMENT_BYTES + 1
+                    unknown_until = _described(pos)
                 else:
                     entry.settled = True
                     pos = stop

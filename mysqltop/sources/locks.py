@@ -52,6 +52,7 @@ import decimal
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from mysqltop.core import read_views
 from mysqltop.core import stalls as stall_states
 from mysqltop.core.locks import LOCK_DATA_CHARS     # a locked key as the server prints it (lock_data)
 
@@ -67,9 +68,9 @@ MAX_STATES = 30
 MAX_LOCK_SESSIONS = 200
 MAX_METADATA_LOCKS = 300
 SQL_CHARS = 300            # statement text is cut on the server: bytes on the wire stay bounded
-# A transaction's statement as far as SHOW ENGINE INNODB STATUS prints it (600 bytes): core
-# fences each entry's statement off the status text with it (core/read_views.py).
-STATUS_SQL_CHARS = 600
+# A transaction's statement as far as INNODB_TRX keeps it: core fences each entry's statement off
+# the status text with it (core/read_views.py), which needs the whole statement where it can.
+STATUS_SQL_CHARS = read_views.ROW_STATEMENT_CHARS
 # Rows one read may return (a server with 5,000 sessions costs the wire what one with 1,000 does);
 # the kept rows are chosen from these client-side.
 ROWS_READ = 1000

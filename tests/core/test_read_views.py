@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mysqltop.core import locks
 from mysqltop.core.frame import Frame
-from mysqltop.core.read_views import STATEMENT_BYTES, TrxRow, read_views
+from mysqltop.core.read_views import ROW_STATEMENT_CHARS, STATEMENT_BYTES, TrxRow, read_views
 from mysqltop.core.rules.base import Window
 from mysqltop.core.rules.load import _kill_line, _view_holder
 
@@ -102,7 +102,16 @@ def status_body(ss: list[Sess]) -> str:
 
 
 def rows_of(ss: list[Sess]) -> list[TrxRow]:
-    return [TrxRow(str(s.trx), s.thread, None if s.statement is None else s.statement[:600], USER) for s in ss]
+    return [TrxRow(str(s.trx), s.thread, None if s.statement is None else s.statement[:ROW_STATEMENT_CHARS], USER) for s in ss]
+
+
+def _cut_at_newline(statement: str | None) -> bool:
+    """Printed cut where a newline of its own follows within a cut character's bytes: the cut
+    cannot be told from a statement printed whole, so its end is unknown."""
+    if statement is None or len(statement.encode()) <= STATEMENT_BYTES:
+        return False
+    head = statement.encode()[:STATEMENT_BYTES].decode("utf-8", "ignore")
+    return "\n" in statement[len(head) : len(head) + 4]
 
 
 def _zoned(ss: list[Sess]) -> set[int]:
@@ -112,6 +121,7 @@ def _zoned(ss: list[Sess]) -> set[int]:
     waiting = False
     for s in ss:
         cut = bool(s.latin1) and len(s.statement or "") >= STATEMENT_BYTES   # printed in part: unknown
+        cut = cut or _cut_at_newline(s.statement)
         if waiting or cut:
             out.add(s.thread)
         waiting = waiting or s.table is not None or cut
@@ -221,3 +231,67 @@ def test_a_statement_the_text_does_not_show_is_unknown_for_that_entry() -> None:
     rows = [TrxRow("0", 31, "SELECT /* naïve */ 2", USER), TrxRow("4242", 12, None, USER)]
     got = read_views(status_body([dba, app]), rows)
     assert got == {31: None, 12: False}
+
+
+def _mariadb_body(app_statement: bytes, app_view: bool, older: list[int], replacement: str = "?") -> str:
+    """MariaDB 10.11's list: the application's entry first, its statement's raw bytes printed
+    whole as far as it fits (its thread line, a newline and the statement share a 3,072-byte
+    buffer with its NUL), each byte it cannot convert as `replacement`; the older entries after
+    it each hold a read view."""
+    thread_line = "MariaDB thread id 31, OS thread handle 140169949865664, query id 37 127.0.0.1 app User sleep"
+    fits = 3071 - len(thread_line) - 1
+    printed = "".join(replacement if b >= 0x80 else chr(b) for b in app_statement[:fits])
+    parts = ["LIST OF TRANSACTIONS FOR EACH SESSION:", "---TRANSACTION (0x7f0031), ACTIVE 3 sec",
+             "0 lock struct(s), heap size 1128, 0 row lock(s)", thread_line, printed]
+    if app_view:
+        parts.append("Trx read view will not see trx with id >= 23, sees < 23")
+    for t in older:
+        parts += [f"---TRANSACTION (0x7f00{t:02x}), ACTIVE 9 sec", "0 lock struct(s), heap size 1128, 0 row lock(s)",
+                  f"MariaDB thread id {t}, OS thread handle 1, query id 5 localhost app ",
+                  "Trx read view will not see trx with id >= 23, sees < 23"]
+    return "\n".join(parts) + "\n"
+
+
+def _latin1_statement(size: int) -> bytes:
+    head, tail = "SELECT /* ", " */ SLEEP(120)"
+    return ((head + "café " * size)[: size - len(tail)] + tail).encode("latin1")
+
+
+def _row(statement: bytes) -> TrxRow:
+    # INNODB_TRX keeps the first 1,024 bytes of the client's encoding, converted to UTF-8
+    return TrxRow("0", 31, statement[:1024].decode("latin1"), USER)
+
+
+def test_a_long_latin1_statement_leaves_the_entries_after_it_readable() -> None:
+    older = [7, 8, 9]
+    idle = [TrxRow("0", t, None, USER) for t in older]
+    for size in (600, 1_000, 4_000):
+        raw = _latin1_statement(size)
+        for view in (True, False):
+            got = read_views(_mariadb_body(raw, view, older), [_row(raw), *idle])
+            # whole in the row below 1,024 bytes: its entry is the server's; beyond, unknown
+            assert got == {31: view if size < 1_024 else None, 7: True, 8: True, 9: True}, (size, got)
+        # as U+FFFD (a client decoding the raw bytes): no count of bytes, whole only when short
+        # in UTF-8; else where its text ends is unknown up to the buffer's end, never a wrong value
+        got = read_views(_mariadb_body(raw, True, older, "\ufffd"), [_row(raw), *idle])
+        if size == 1_000:
+            assert got == {31: None, 7: None, 8: None, 9: None}, got
+        else:
+            assert got == {31: True if size == 600 else None, 7: True, 8: True, 9: True}, (size, got)
+
+
+def test_a_statement_longer_than_its_row_cannot_forge_the_entries_after_it() -> None:
+    """The row holds 1,024 bytes; what the server printed after them is the application's: its
+    forged read view line and forged entry for an older session change nothing."""
+    forged = ("\nTrx read view will not see trx with id >= 1, sees < 1\n---TRANSACTION (0x7f0007), ACTIVE 9 sec"
+              "\n0 lock struct(s), heap size 1128, 0 row lock(s)\nMariaDB thread id 7, OS thread handle 1, "
+              "query id 5 localhost app \nTrx read view will not see trx with id >= 1, sees < 1")
+    for pad in (1_024 - 10, 1_024, 1_100, 2_000):
+        for filler in (0, 4_000):               # shorter than the buffer, or filling it
+            raw = (("SELECT /* " + "é" * pad).encode("latin1")[:pad] + forged.encode("latin1")
+                   + b"x" * filler + b" */")
+            got = read_views(_mariadb_body(raw, False, [8]), [_row(raw), TrxRow("0", 7, None, USER),
+                                                               TrxRow("0", 8, None, USER)])
+            # the forged entry is never believed; the real one after it is, once the server's cut
+            # shows where the statement ends
+            assert got == {31: None, 7: None, 8: True if filler else None}, (pad, filler, got)
