@@ -17,8 +17,8 @@ import pytest
 
 from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
-from mysqltop.core.frame import (ClassShape, Flush, Frame, Host, Hotspot, Io, Semaphores, ServerInfo, Throughput,
-                                  WaitLoad)
+from mysqltop.core.frame import (ClassShape, Flush, Frame, Host, Hotspot, Io, Pressure, Semaphores, ServerInfo,
+                                  Throughput, WaitLoad)
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
@@ -223,6 +223,14 @@ def test_an_index_tree_latch_storm_is_named_with_its_statement_and_no_knob() -> 
     assert "index_tree_rw_lock 100 % of wait time (13,000 ms/s, 14,000 waits/s)" in a.evidence
     # a few ms of tree-latch wait on a busy server is not a finding
     assert "index_tree_latch" not in ids(advise(_tree_frames(2), {}))
+
+
+def test_an_index_tree_queue_behind_a_full_log_buffer_is_the_log_waits_finding() -> None:
+    frames = _tree_frames(13_000)
+    for f in frames:
+        f.pressure = Pressure(log_waits_per_s=12.0)
+    found = ids(advise(frames, {"innodb_log_buffer_size": str(2 * 2**20)}))
+    assert "log_waits" in found and "index_tree_latch" not in found
 
 
 def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None:

@@ -85,15 +85,18 @@ def test_largest_class_is_the_injected_incident(mariadb_factory: Any, kind: str,
                 return f if f.elapsed is not None and largest(f) == expected else None
             wait_until(polled, timeout=60, step=0.5)
             for _ in range(3):
+                # the server's list just before and just after the monitor's read: a session that
+                # comes or goes between the two (a busy box's reconnect) bounds the truth, both ways
+                before = listed_active(watch)
                 f = pipe.push(src.read(), advise=False)
-                truth = listed_active(watch)
+                after = listed_active(watch)
                 assert largest(f) == expected, (kind, f.load)
-                checked.append((f.load.active or 0.0, truth))
+                checked.append((f.load.active or 0.0, min(before, after), max(before, after)))
     finally:
         watch.close()
         src.close()
-    for active, truth in checked:
-        assert truth >= 4 and abs(active - truth) <= 0.1 * truth, (kind, checked)
+    for active, lo, hi in checked:
+        assert lo >= 4 and 0.9 * lo <= active <= 1.1 * hi, (kind, checked)
 
 
 WRITERS = 8       # autocommit writers queued on group commit (fsync-bound, CPU to spare on 2 cores)

@@ -14,6 +14,7 @@ from mysqltop.core.rules.base import (
     RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
     time_severity, span,
 )
+from mysqltop.core.rules.pressure import LOG_WAITS_MIN_PER_S, WAIT_FREE_MIN_PER_S, steady
 from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
 
 # One family holding a fifth of all wait is "the" hot spot: below that, waits are spread over
@@ -281,13 +282,21 @@ def _busiest_shape(f: Frame) -> str | None:
     return max(by, key=lambda k: (by[k], k)) if by else None
 
 
+def _holders_wait_elsewhere(w: Window) -> bool:
+    """The tree latch's holder writes its pages while it holds it: when those writes wait for room
+    in the redo log buffer or for a free buffer pool page, the queue on the latch is that wait seen
+    from the sessions behind it, and log_waits / buffer_pool_wait_free name its knob."""
+    return (steady(w, lambda f: f.pressure.log_waits_per_s, LOG_WAITS_MIN_PER_S) is not None
+            or steady(w, lambda f: f.pressure.buffer_pool_wait_free_per_s, WAIT_FREE_MIN_PER_S) is not None)
+
+
 @span(RECENT_S)
 def index_tree_latch(w: Window, v: Vars) -> Iterator[Advice]:
     """Facts: P_S `index_tree_rw_lock` wait time (MariaDB 10.11 with the hint's instruments: 16
     sessions rewriting off-page BLOBs of one table wait 14 s/s on it, tests/support/latch_storm).
     No setting spreads one index's latch: the table's shape and the writes' pattern do."""
     hit = _hot(w, INDEX_TREE)
-    if hit is None:
+    if hit is None or _holders_wait_elsewhere(w):
         return
     s, held = hit
     severity = _severity(w, s, held)
