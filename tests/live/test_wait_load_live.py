@@ -20,7 +20,7 @@ from mysqltop.core.instrumentation import HINT
 from mysqltop.core.wait_load import IDLE_COMMANDS, LoadAccumulator
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.latch_storm import blob_rewrites
-from tests.support.mariadb import ThrowawayMariaDB
+from tests.support.mariadb import MONITOR_USER, ThrowawayMariaDB
 from tests.support.sql import end_sessions
 from tests.support.stalls import inject
 from tests.support.waiting import wait_until
@@ -53,11 +53,13 @@ def incident(db: ThrowawayMariaDB, kind: str) -> contextlib.AbstractContextManag
 
 
 def listed_active(watch: Any) -> int:
-    """Sessions the server lists as working, the watcher itself left out (as mysqltop leaves out its own)."""
+    """Sessions the server lists as working, the watcher and the monitor's own left out (as
+    mysqltop leaves out its own: on a busy box its poll may still run when read() has answered
+    from its deadline, or its session may be a reconnect's new one)."""
     with watch.cursor() as c:
         c.execute("SHOW FULL PROCESSLIST")
         rows = c.fetchall()
-    return sum(1 for r in rows if r[0] != watch.thread_id() and r[4] not in IDLE_COMMANDS)
+    return sum(1 for r in rows if r[0] != watch.thread_id() and r[1] != MONITOR_USER and r[4] not in IDLE_COMMANDS)
 
 
 def largest(f: Frame) -> str | None:
@@ -142,7 +144,7 @@ def test_fsync_bound_commits_are_the_largest_class(mariadb_factory: Any, tmp_pat
     src.open()
     watch = pymysql.connect(**db.root_kwargs(), autocommit=True)
     pipe = FramePipeline()
-    checked: list[tuple[float, int]] = []
+    checked: list[tuple[float, int, int]] = []
     try:
         with durable_writers(db.root_kwargs()):
             def polled() -> Frame | None:
@@ -150,17 +152,19 @@ def test_fsync_bound_commits_are_the_largest_class(mariadb_factory: Any, tmp_pat
                 return f if f.elapsed is not None and largest(f) == "commit" else None
             wait_until(polled, timeout=60, step=0.5)
             for _ in range(5):
+                before = listed_active(watch)
                 f = pipe.push(src.read(), advise=False)
-                truth = listed_active(watch)
+                after = listed_active(watch)
                 assert largest(f) == "commit", f.load
-                checked.append((f.load.active or 0.0, truth))
+                checked.append((f.load.active or 0.0, min(before, after), max(before, after)))
     finally:
         watch.close()
         src.close()
-    # Writers leave the server for a moment between commits, so one poll and the processlist read
-    # after it may differ by a session; over five polls the averages must agree within 10 %.
-    active, truth = (sum(x) / len(checked) for x in zip(*checked))
-    assert truth >= 4 and abs(active - truth) <= 0.1 * truth, checked
+    # Writers leave the server for a moment between commits, so one poll and a processlist read
+    # beside it may differ by a session or more on a busy box: over five polls the monitor's
+    # average lies within 10 % of the averages of the lists read just before and just after.
+    active, lo, hi = (sum(x) / len(checked) for x in zip(*checked))
+    assert lo >= 4 and 0.9 * lo <= active <= 1.1 * hi, checked
 
 
 STORM_SESSIONS = 16   # 8 per core on the 2-core box

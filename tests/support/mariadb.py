@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import itertools
 import os
 import shutil
 import signal
@@ -100,6 +101,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Servers take their ports from a block of their own, below the kernel's ephemeral range (where
+# free_port() and every client's own end lie), one block per pytest-xdist worker, and never the
+# same port twice in a run. A client still retrying a stopped server (a reconnect test), or a
+# port a test took as unreachable, can so never reach another test's server: all throwaway
+# servers share their accounts, and such a stray client would be counted as one of its sessions.
+SERVER_PORTS = 20_000
+PORTS_PER_WORKER = 1_000
+_server_ports = itertools.count()
+
+
+def server_port() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    base = SERVER_PORTS + (int(worker) if worker.isdigit() else 0) * PORTS_PER_WORKER
+    while (n := next(_server_ports)) < PORTS_PER_WORKER:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", base + n))
+            except OSError:
+                continue
+        return base + n
+    return free_port()            # a run of more than PORTS_PER_WORKER servers in one worker
+
+
 def _run_as() -> list[str]:
     # --user is only allowed (and only needed) when we are root; as another user the server runs as us.
     return ["--user=root"] if os.geteuid() == 0 else []
@@ -133,12 +157,16 @@ _TEMPLATE: Path | None = None
 
 def _install_db(datadir: Path) -> None:
     install = find_binary("mariadb-install-db")
-    cmd = [install, "--no-defaults", f"--datadir={datadir}", *_run_as(),
+    # its own tmpdir: a bootstrapping mariadbd clears every #sql file of its tmpdir as it starts,
+    # and in /tmp those would be another worker's bootstrap's ("Could not remove temporary table")
+    cmd = [install, "--no-defaults", f"--datadir={datadir}", f"--tmpdir={datadir.parent}", *_run_as(),
            "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
            "--innodb-log-file-size=48M", "--innodb-buffer-pool-size=32M"]
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
     if res.returncode != 0:
-        tail = "\n".join(res.stdout.decode(errors="replace").splitlines()[-30:])
+        lines = res.stdout.decode(errors="replace").splitlines()
+        # the server's own lines say why; the script's closing advice is the same every time
+        tail = "\n".join([ln for ln in lines if "[ERROR]" in ln or "[Warning]" in ln][-20:] + lines[-5:])
         raise RuntimeError(f"mariadb-install-db failed (rc={res.returncode}):\n{tail}")
 
 
@@ -218,7 +246,7 @@ class ThrowawayMariaDB:
         attempts = 1 if self.port else 3
         for attempt in range(attempts):
             if not self.port or attempt:
-                self.port = free_port()
+                self.port = server_port()
             try:
                 self._launch(mariadbd)
                 break
