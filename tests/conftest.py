@@ -53,12 +53,8 @@ def _no_process_left_behind() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def mariadb() -> Iterator[ThrowawayMariaDB]:
-    db = ThrowawayMariaDB(name="session")
-    db.start()
-    try:
+    with ThrowawayMariaDB(name="session") as db:
         yield db
-    finally:
-        db.stop()
 
 
 @pytest.fixture

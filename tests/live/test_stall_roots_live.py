@@ -42,22 +42,14 @@ INTERVAL = 0.5
 def off_db() -> Iterator[ThrowawayMariaDB]:
     """MariaDB's default: the metadata-lock instrument off, no plugin. Its own server: the shared
     one may have had them turned on by --enable-instruments tests, which lasts until a restart."""
-    db = ThrowawayMariaDB(name="mdloff")
-    db.start()
-    try:
+    with ThrowawayMariaDB(name="mdloff") as db:
         yield db
-    finally:
-        db.stop()
 
 
 @pytest.fixture(scope="module")
 def mdl_db() -> Iterator[ThrowawayMariaDB]:
-    db = ThrowawayMariaDB(name="mdlon", extra_args=[MDL_ON])
-    db.start()
-    try:
+    with ThrowawayMariaDB(name="mdlon", extra_args=[MDL_ON]) as db:
         yield db
-    finally:
-        db.stop()
 
 
 class Dba:
