@@ -14,7 +14,7 @@ from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 if TYPE_CHECKING:
     from mysqltop.sources.capabilities import Capabilities
-    from mysqltop.sources.live import LiveSource
+    from mysqltop.sources.live_source import LiveSource
 
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
@@ -99,7 +99,7 @@ def open_live(args: argparse.Namespace, *, host_clock: bool = False) -> tuple[Li
     """Connect to the one server the command line names, its flags resolved with my.cnf:
     what every live command does first (sources.live.open_live_source says what it raises)."""
     from mysqltop.config import live_options
-    from mysqltop.sources.live import open_live_source
+    from mysqltop.sources.live_source import open_live_source
     return open_live_source(live_options(live_flags(args)), host_clock=host_clock)
 
 

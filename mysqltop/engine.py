@@ -37,7 +37,7 @@ from typing import Callable, Protocol
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
-from mysqltop.sources.base import SampleSource
+from mysqltop.sources.sample_source import SampleSource
 
 
 class Pipeline(Protocol):

@@ -5,8 +5,8 @@ loop on its own daemon thread, so a server whose poll hangs delays only its own 
 keep their one poll per interval. Views (the fleet overview, the Prometheus collector) read
 `states()` whenever they like; it copies under a lock and never waits on a poll.
 
-One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
-core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
+One concept over its layers: sources/fleet_sources.py opens the members, fleet.py polls them,
+core/fleet_rank.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet_app.py shows them.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from mysqltop.core import wait_load
-from mysqltop.core.fleet import LatchTotal, hottest_latch, latch_totals, worst_finding
+from mysqltop.core.fleet_rank import LatchTotal, hottest_latch, latch_totals, worst_finding
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.engine import Engine
-from mysqltop.sources.fleet import Member, recording_file_name
+from mysqltop.sources.fleet_sources import Member, recording_file_name
 
 TREND = 120                 # frames kept per server for the drill-down charts
 # The rules judge each server's last minute again this often (sample time), not every poll: a

@@ -79,3 +79,16 @@ def test_the_timeline_holds_no_io_of_its_own() -> None:
                                                    "mysqltop.sources", "mysqltop.engine", "mysqltop.fleet")
                if n == f or n.startswith(f + ".")}
         assert not hit, f"{path}: {hit}"
+
+
+def test_module_names_are_unique_and_modules_small() -> None:
+    """A basename names one file (a traceback or a grep says which), and no module outgrows a read."""
+    names: dict[str, list[str]] = {}
+    big = []
+    for path in ROOT.rglob("*.py"):
+        if path.name != "__init__.py":
+            names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+        if len(path.read_text(encoding="utf-8").splitlines()) > 800:
+            big.append(str(path.relative_to(ROOT)))
+    assert not {n: p for n, p in names.items() if len(p) > 1}
+    assert not big

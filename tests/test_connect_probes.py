@@ -11,7 +11,7 @@ import pytest
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.sources.capabilities import connection_admin, detect_capabilities
-from mysqltop.sources.locks import has_mdl_plugin
+from mysqltop.sources.lock_reads import has_mdl_plugin
 
 ON_DISK = re.compile(r"information_schema\s*\.\s*(COLUMNS|PLUGINS|TABLES|ROUTINES|VIEWS|PARTITIONS)\b|"
                      r"SHOW\s+(FULL\s+)?(COLUMNS|PLUGINS|TABLES)\b", re.I)

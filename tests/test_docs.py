@@ -10,7 +10,7 @@ from pathlib import Path
 from mysqltop.commands.demo import INCIDENT
 from mysqltop.core.frame import ClassShape, Frame, Host, WaitLoad
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction
+from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 
@@ -65,7 +65,7 @@ def documented_report_keys() -> dict[str, set[str]]:
 def test_report_json_keys_are_documented_both_ways() -> None:
     from mysqltop.commands.report import window_report
     from mysqltop.core.lock_report import ChainSummary, StallEpisode
-    from mysqltop.core.report import Outage
+    from mysqltop.core.incident_report import Outage
 
     report = window_report(str(INCIDENT), None, None)
     report.blocking_chains = [ChainSummary(1, "1", "u", "h", "Query", "UPDATE t", 0.0, 1.0, 2, 1, 0.5, 2, "KILL 1")]

@@ -60,7 +60,7 @@ def test_a_lock_incident_opens_where_its_stall_finding_shows(name: str) -> None:
     from mysqltop.commands.demo import DEFAULT, opening
     from mysqltop.timeline.cursor import Cursor
     from mysqltop.recording.reader import RecordingReader
-    from mysqltop.sources.replay import ReplaySource
+    from mysqltop.sources.replay_source import ReplaySource
 
     assert DEFAULT in ("row-lock-idle-trx", "metadata-lock")
     path = GALLERY / ENTRIES[name]["file"]

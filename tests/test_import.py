@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import main
-from mysqltop.core import collection as fmt
+from mysqltop.core import collection_pages, collection_series
 from mysqltop.recording.reader import RecordingReader
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
@@ -45,9 +45,9 @@ def _result_columns(path: Path) -> dict[str, list[int]]:
 # --- mysqladmin ext: absolute and -r -----------------------------------------------------------
 
 def _absolute(path: Path) -> tuple[list[dict[str, str]], bool]:
-    conv = fmt.Absolutes()
+    conv = collection_series.Absolutes()
     out = []
-    for s in fmt.mysqladmin_samples(path.read_text().splitlines()):
+    for s in collection_series.mysqladmin_samples(path.read_text().splitlines()):
         out += conv.feed(s)
     out += conv.finish()
     assert conv.relative is not None
@@ -82,9 +82,9 @@ def test_absolute_form_passes_through_as_pt_mext_r_diffs_it() -> None:
 def test_a_restart_is_not_the_relative_form() -> None:
     def table(uptime: int, q: int) -> list[str]:
         return ["| Variable_name | Value |", f"| Questions | {q} |", f"| Uptime | {uptime} |"]
-    conv = fmt.Absolutes()
+    conv = collection_series.Absolutes()
     out = []
-    for s in fmt.mysqladmin_samples(table(900, 50) + table(2, 3) + table(3, 9) + table(4, 12)):
+    for s in collection_series.mysqladmin_samples(table(900, 50) + table(2, 3) + table(3, 9) + table(4, 12)):
         out += conv.feed(s)
     out += conv.finish()
     assert conv.relative is False
@@ -94,10 +94,10 @@ def test_a_restart_is_not_the_relative_form() -> None:
 # --- loop files ---------------------------------------------------------------------------------
 
 def test_ts_paged_processlist() -> None:
-    pages = list(fmt.vertical_pages(open(SECURE / "2018_03_05_13_24_55-processlist", encoding="utf-8")))
+    pages = list(collection_pages.vertical_pages(open(SECURE / "2018_03_05_13_24_55-processlist", encoding="utf-8")))
     assert len(pages) == 30
     assert pages[0].ts is not None and pages[0].ts[0] == pytest.approx(1520256297.002, abs=0.01)
-    assert fmt.utc_offset(pages[0].ts) == 0
+    assert collection_pages.utc_offset(pages[0].ts) == 0
     rows = pages[0].results[0]
     assert rows[0]["Id"] == "689004" and rows[0]["Command"] == "Sleep"
 
@@ -105,9 +105,9 @@ def test_ts_paged_processlist() -> None:
 def test_pages_without_ts_lines_split_where_the_first_column_repeats() -> None:
     # pt-stalk 3.1–3.4 wrote no TS lines; -transactions holds INNODB_TRX, INNODB_LOCKS and
     # INNODB_LOCK_WAITS result sets per loop
-    pages = list(fmt.vertical_pages(open(OWN / f"{OWN_PREFIX}-processlist", encoding="utf-8")))
+    pages = list(collection_pages.vertical_pages(open(OWN / f"{OWN_PREFIX}-processlist", encoding="utf-8")))
     assert len(pages) == 8 and all(p.ts is None for p in pages)
-    tpages = list(fmt.vertical_pages(open(OWN / f"{OWN_PREFIX}-transactions", encoding="utf-8")))
+    tpages = list(collection_pages.vertical_pages(open(OWN / f"{OWN_PREFIX}-transactions", encoding="utf-8")))
     assert len(tpages) == 8
     keys = [set(rs[0]) for rs in tpages[0].results]
     assert "trx_state" in keys[0] and any("requesting_trx_id" in k for k in keys)
@@ -120,7 +120,7 @@ def test_statement_text_cannot_forge_a_column_or_a_row() -> None:
             "   Info: UPDATE t SET a = 1", "   User: root", "Command: Sleep", "     Id: 99",
             "*************************** 2. row ***************************",
             "     Id: 8", "   User: app", "Command: Query", "   Time: 1", "  State: x", "   Info: SELECT 1"]
-    page = next(fmt.vertical_pages(text))
+    page = next(collection_pages.vertical_pages(text))
     rows = page.results[0]
     assert len(rows) == 2
     assert rows[0]["User"] == "app" and rows[0]["Id"] == "7"
@@ -128,14 +128,14 @@ def test_statement_text_cannot_forge_a_column_or_a_row() -> None:
 
 
 def test_sessions_and_transactions_in_the_live_shapes() -> None:
-    page = list(fmt.vertical_pages(open(OWN / f"{OWN_PREFIX}-processlist", encoding="utf-8")))[2]
+    page = list(collection_pages.vertical_pages(open(OWN / f"{OWN_PREFIX}-processlist", encoding="utf-8")))[2]
     rows = [r for rs in page.results for r in rs]
-    busy, states = fmt.sessions(rows)
-    assert all(len(s) == 8 for s in busy) and all(s[4] not in fmt.IDLE_COMMANDS for s in busy)
+    busy, states = collection_series.sessions(rows)
+    assert all(len(s) == 8 for s in busy) and all(s[4] not in collection_series.IDLE_COMMANDS for s in busy)
     assert sum(int(str(s[2])) for s in states) == len(rows)
     procs = {int(r["Id"]): r for r in rows}
-    tpage = list(fmt.vertical_pages(open(OWN / f"{OWN_PREFIX}-transactions", encoding="utf-8")))[2]
-    trx, waits = fmt.transactions(tpage.results, procs, None)
+    tpage = list(collection_pages.vertical_pages(open(OWN / f"{OWN_PREFIX}-transactions", encoding="utf-8")))[2]
+    trx, waits = collection_series.transactions(tpage.results, procs, None)
     assert trx and all(len(t) == 13 for t in trx)
     assert waits and all(len(w) == 18 for w in waits)
     assert {w[14] for w in waits} <= {"`mysqltop_test`.`sbtest1`"}
@@ -147,20 +147,20 @@ def test_latch_deltas_in_every_dialect() -> None:
     old = ("Type\tName\tStatus\nInnoDB\t&kernel_mutex\tos_waits=10\nInnoDB\t&buf_pool->mutex\tos_waits=5\n",
            "Type\tName\tStatus\nInnoDB\t&kernel_mutex\tos_waits=25\nInnoDB\t&buf_pool->mutex\tos_waits=5\n"
            "InnoDB\t&log_sys->mutex\tos_waits=3\n")
-    d = fmt.latch_deltas(*old)
+    d = collection_series.latch_deltas(*old)
     assert d is not None and [(x.name, x.waits) for x in d] == [("&kernel_mutex", 15), ("&log_sys->mutex", 3)]
     # 5.7+: one name per instance (summed by name first), and a latch that appears only once it waited
     new1 = "Type\tName\tStatus\nInnoDB\trwlock: btr0sea.cc:202\twaits=4\nInnoDB\trwlock: btr0sea.cc:202\twaits=6\n"
     new2 = ("Type\tName\tStatus\nInnoDB\trwlock: btr0sea.cc:202\twaits=40\nInnoDB\trwlock: btr0sea.cc:202\twaits=70\n"
             "InnoDB\trwlock: dict0dict.cc:2783\twaits=2\n")
-    d = fmt.latch_deltas(new1, new2)
+    d = collection_series.latch_deltas(new1, new2)
     assert d is not None and [(x.site, x.waits) for x in d] == [("btr0sea.cc:202", 100), ("dict0dict.cc:2783", 2)]
     # 5.6 with spins/waits/calls
     s1 = "Type\tName\tStatus\nInnoDB\t&trx_sys->mutex\tspins=10,waits=2,calls=100\n"
     s2 = "Type\tName\tStatus\nInnoDB\t&trx_sys->mutex\tspins=90,waits=12,calls=900\n"
-    d = fmt.latch_deltas(s1, s2)
+    d = collection_series.latch_deltas(s1, s2)
     assert d is not None and d[0].waits == 10
-    assert fmt.latch_deltas("hello", s2) is None
+    assert collection_series.latch_deltas("hello", s2) is None
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def test_overlong_lines_and_big_files_stream(tmp_path: Path, capsys: pytest.Capt
     with RecordingReader(out) as r:
         for i in range(len(r)):
             for s in r.sample(i).sessions or []:
-                assert len(str(s[7] or "")) <= fmt.MAX_VALUE_CHARS
+                assert len(str(s[7] or "")) <= collection_pages.MAX_VALUE_CHARS
 
 
 def test_latch_data_at_two_points_is_one_delta_not_a_series(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -376,8 +376,8 @@ def test_pages_read_a_page_at_a_time_equal_the_line_reader(pages: list[str], crl
         text = text.replace("Host", "Host\r", 1)
     lines = [ln + "\n" for ln in text.split("\n")[:-1]]          # as the file reader splits: at \n only
     blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]      # cut at line ends
-    by_line = list(fmt.vertical_pages(lines))
-    by_page = list(fmt.ts_pages(blocks))
+    by_line = list(collection_pages.vertical_pages(lines))
+    by_page = list(collection_pages.ts_pages(blocks))
     assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
 
 
@@ -385,9 +385,9 @@ def test_a_statement_over_many_lines_is_joined_once_and_cut_at_the_cell_limit() 
     stmt_lines = ["INSERT INTO t VALUES"] + [f"({i}, 'x')," for i in range(30_000)]
     text = ("*************************** 1. row ***************************\n     Id: 5\n   Info: "
             + "\n".join(stmt_lines) + "\n  State: init\n")
-    (page,) = fmt.vertical_pages(text.split("\n")[:-1])
+    (page,) = collection_pages.vertical_pages(text.split("\n")[:-1])
     row = page.results[0][0]
-    assert row["Info"] == "\n".join(stmt_lines)[:fmt.MAX_VALUE_CHARS]
+    assert row["Info"] == "\n".join(stmt_lines)[:collection_pages.MAX_VALUE_CHARS]
     assert row["State"] == "init" and row["Id"] == "5"
 
 
@@ -401,8 +401,8 @@ def test_pages_without_ts_lines_read_a_page_at_a_time_equal_the_line_reader(
     text = head + "".join(pages)
     lines = [ln + "\n" for ln in text.split("\n")[:-1]]
     blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]
-    by_line = list(fmt.vertical_pages(lines))
-    by_page = list(fmt.untimed_pages(blocks))
+    by_line = list(collection_pages.vertical_pages(lines))
+    by_page = list(collection_pages.untimed_pages(blocks))
     assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
 
 
@@ -441,7 +441,7 @@ def _client_page(draw: st.DrawFn) -> tuple[str, bool]:
         del lines[max(1, at)]
     elif spoil == "crlf":
         lines[at] += "\r"
-    plain = not spoil and not any("\r" in v or len(v) > fmt.MAX_VALUE_CHARS for row in rows for v in row)
+    plain = not spoil and not any("\r" in v or len(v) > collection_pages.MAX_VALUE_CHARS for row in rows for v in row)
     return "\n".join(lines) + "\n", plain
 
 
@@ -449,29 +449,29 @@ def _client_page(draw: st.DrawFn) -> tuple[str, bool]:
 @given(st.lists(_client_page(), min_size=1, max_size=4), st.integers(1, 9), st.booleans())
 def test_client_pages_read_by_columns_equal_the_line_reader(pages: list[tuple[str, bool]], cut: int, ts: bool) -> None:
     for text, plain in pages:
-        fast = fmt._fast_results(text)
-        assert fast is None or fast == fmt._slow_results(text)
+        fast = collection_pages._fast_results(text)
+        assert fast is None or fast == collection_pages._slow_results(text)
         if plain:                                              # read by columns, not left to the token pass
-            assert fmt._columnar(text) == fmt._slow_results(text)
+            assert collection_pages._columnar(text) == collection_pages._slow_results(text)
     if ts:
         text = "".join(f"TS {1795749790 + k}.5 2026-11-27 03:23:{10 + k:02d}\n{p}" for k, (p, _) in enumerate(pages))
     else:
         text = "".join(p for p, _ in pages)
     lines = [ln + "\n" for ln in text.split("\n")[:-1]]
     blocks = ["".join(lines[i:i + cut]) for i in range(0, len(lines), cut)]
-    by_line = list(fmt.vertical_pages(lines))
-    by_page = list((fmt.ts_pages if ts else fmt.untimed_pages)(blocks))
+    by_line = list(collection_pages.vertical_pages(lines))
+    by_page = list((collection_pages.ts_pages if ts else collection_pages.untimed_pages)(blocks))
     assert [(p.ts, p.results, p.index) for p in by_page] == [(p.ts, p.results, p.index) for p in by_line]
 
 
 def _sessions_by_sorting(rows: list[dict[str, str]]) -> list[list[object]]:
     """The busiest sessions by the plain definition: every non-idle one ordered by time, then id."""
-    busy = [r for r in rows if r.get("Command", "") not in fmt.IDLE_COMMANDS
+    busy = [r for r in rows if r.get("Command", "") not in collection_series.IDLE_COMMANDS
             and (r.get("Info") or "").strip() != "SHOW FULL PROCESSLIST"]
-    busy.sort(key=lambda r: (-(fmt._int(r.get("Time")) or 0), fmt._int(r.get("Id")) or 0))
-    return [[fmt._int(r.get("Id")), r.get("User"), r.get("Host"), fmt._null(r.get("db")), r.get("Command", ""),
-             "" if (r.get("State") or "") == "NULL" else r.get("State") or "", fmt._int(r.get("Time")) or 0,
-             fmt._null(r.get("Info"))] for r in busy[:fmt.MAX_SESSIONS]]
+    busy.sort(key=lambda r: (-(collection_series._int(r.get("Time")) or 0), collection_series._int(r.get("Id")) or 0))
+    return [[collection_series._int(r.get("Id")), r.get("User"), r.get("Host"), collection_series._null(r.get("db")), r.get("Command", ""),
+             "" if (r.get("State") or "") == "NULL" else r.get("State") or "", collection_series._int(r.get("Time")) or 0,
+             collection_series._null(r.get("Info"))] for r in busy[:collection_series.MAX_SESSIONS]]
 
 
 @settings(max_examples=200, deadline=None)
@@ -482,7 +482,7 @@ def _sessions_by_sorting(rows: list[dict[str, str]]) -> list[list[object]]:
      "db": st.sampled_from(["NULL", "shop"]), "Info": st.sampled_from(["NULL", "SHOW FULL PROCESSLIST", "SELECT 1"])}),
     max_size=80))
 def test_the_busiest_sessions_are_the_first_by_time_then_id(rows: list[dict[str, str]]) -> None:
-    busy, states = fmt.sessions(rows)
+    busy, states = collection_series.sessions(rows)
     assert busy == _sessions_by_sorting(rows)
     assert sum(int(str(s[2])) for s in states) == len(rows)
 
@@ -501,15 +501,15 @@ def test_a_collection_imports_the_same_read_by_columns_or_by_tokens(
                         f"    Time: {(i * 7 + k) % 90}\n   State: {state}\n    Info: {info.format(i=i)}\n"
                         "Progress: 0.000\n")
     calls = []
-    real = fmt._columnar
-    monkeypatch.setattr(fmt, "_columnar", lambda text: calls.append(real(text)) or calls[-1])
+    real = collection_pages._columnar
+    monkeypatch.setattr(collection_pages, "_columnar", lambda text: calls.append(real(text)) or calls[-1])
     code, err = _import(capsys, str(d), "-o", str(tmp_path / "columns.mtrec"))
     assert code == 0, err
     assert sum(c is not None for c in calls) >= 20                # the pages above were read by columns
-    monkeypatch.setattr(fmt, "_columnar", lambda text: None)
+    monkeypatch.setattr(collection_pages, "_columnar", lambda text: None)
     code, err = _import(capsys, str(d), "-o", str(tmp_path / "tokens.mtrec"))
     assert code == 0, err
     with RecordingReader(tmp_path / "columns.mtrec") as a, RecordingReader(tmp_path / "tokens.mtrec") as b:
         assert len(a) == len(b) > 20
         assert [a.sample(i) for i in range(len(a))] == [b.sample(i) for i in range(len(b))]
-        assert max(len(a.sample(i).sessions or []) for i in range(len(a))) == fmt.MAX_SESSIONS
+        assert max(len(a.sample(i).sessions or []) for i in range(len(a))) == collection_series.MAX_SESSIONS

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import main
-from mysqltop.core import collection as fmt
+from mysqltop.core import collection_series
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.stalls import NOT_RECORDED
 from mysqltop.recording.reader import RecordingReader
@@ -49,7 +49,7 @@ def _report(path: Path, capsys: pytest.CaptureFixture[str], *fmt_args: str) -> s
 
 
 def test_version_and_flavor_from_variables_with_dotted_names(percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    variables = fmt.variables((PERCONA / f"{PREFIX}-variables").read_text().splitlines())
+    variables = collection_series.variables((PERCONA / f"{PREFIX}-variables").read_text().splitlines())
     assert variables["validate_password.length"] == "8"
     assert variables["version"] == "8.0.36-28"            # the first table's, not variables_by_thread's
     with RecordingReader(percona) as r:

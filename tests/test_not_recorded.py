@@ -8,7 +8,7 @@ from pathlib import Path
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views import locks_text
-from mysqltop.views.tui.widgets.locks import copy_kill_line
+from mysqltop.views.tui.widgets.locks_pane import copy_kill_line
 
 ROOT = Path(__file__).resolve().parents[1]
 

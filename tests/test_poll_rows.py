@@ -4,7 +4,7 @@ data; rows are chosen and ordered here, not by a sort on the server. Pure: no se
 
 from __future__ import annotations
 
-from mysqltop.sources import locks
+from mysqltop.sources import lock_reads as locks
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.poll_results import ps_rows, status_text
 from mysqltop.sources.poll_statements import OLD_TRANSACTION_S, Poll, StatementPlan, oldest_active_s

@@ -13,7 +13,7 @@ from mysqltop.core.frame import Frame, Hotspot
 from mysqltop.core.report_builder import CHART_POINTS, ReportBuilder
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.format import KEYFRAME_EVERY
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from mysqltop.views.report_text import render
 
 
@@ -126,7 +126,7 @@ def test_keyframes_lists_the_samples_that_decode_alone() -> None:
 
 
 def test_a_day_of_findings_is_drawn_as_spans_a_chart_can_show() -> None:
-    from mysqltop.core.report import AdviceEpisode
+    from mysqltop.core.incident_report import AdviceEpisode
     from mysqltop.views.report_charts import MAX_SPANS, drawn_spans
 
     b = ReportBuilder()

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.safe_text import visible
     from mysqltop.errors import UserError
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.sources.collection import ImportedSample, plan, run_import
+    from mysqltop.sources.collection_reader import ImportedSample, plan, run_import
     from mysqltop.process.stop_signals import stop_signals
 
     out = Path(args.output)

@@ -121,7 +121,7 @@ def _run_fleet(args: argparse.Namespace, flags: FleetFlags, hosts: list[Host]) -
     from mysqltop.views.terminal import check_terminal
     from mysqltop.config import fleet_options
     from mysqltop.fleet import FleetPoller, fleet_record_dir
-    from mysqltop.sources.fleet import open_fleet
+    from mysqltop.sources.fleet_sources import open_fleet
 
     check_interval(args.interval)
     directory = fleet_record_dir(args.record) if args.record else None
@@ -130,7 +130,7 @@ def _run_fleet(args: argparse.Namespace, flags: FleetFlags, hosts: list[Host]) -
     members = open_fleet(list(fleet.members), fleet.interval, enable_instruments=fleet.enable_instruments)
 
     from mysqltop.recording.writer import RecordingWriter
-    from mysqltop.views.tui.fleet import FleetApp
+    from mysqltop.views.tui.fleet_app import FleetApp
 
     poller = FleetPoller(members, fleet.interval, record_dir=directory,
                          open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval))

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mysqltop.recording.redact import Pseudonyms
+    from mysqltop.recording.redaction import Pseudonyms
 
 HELP = "shareable copy of a recording: statement text dropped, user/host/schema/table names pseudonymous"
 
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.safe_text import visible
     from mysqltop.errors import UserError
     from mysqltop.recording.reader import RecordingReader
-    from mysqltop.recording.redact import Pseudonyms, found_in, redact_sample, survivors
+    from mysqltop.recording.redaction import Pseudonyms, found_in, redact_sample, survivors
     from mysqltop.recording.writer import RecordingWriter
 
     src, out = Path(args.input), Path(args.output)

@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from mysqltop.core.report import compare
+    from mysqltop.core.incident_report import compare
     from mysqltop.errors import UserError
     from mysqltop.views.report_text import render
 
@@ -47,7 +47,7 @@ def split_window(text: str) -> tuple[str | None, str | None]:
     return start.strip() or None, end.strip() or None
 
 
-def compare_window(path: str, window: str):  # -> mysqltop.core.report.Report
+def compare_window(path: str, window: str):  # -> mysqltop.core.incident_report.Report
     """One --compare window; a bad time in it is named as --compare's, not as --start/--end."""
     from mysqltop.errors import UserError
 
@@ -78,7 +78,7 @@ def stride_for(samples: int, max_points: int = MAX_POINTS) -> int:
 
 
 def window_report(path: str, start: str | None, end: str | None,
-                  max_points: int = MAX_POINTS):  # -> mysqltop.core.report.Report
+                  max_points: int = MAX_POINTS):  # -> mysqltop.core.incident_report.Report
     """Frames [start, end] of the recording, as replay shows them (the timeline's range: rates
     from the sample before it, damaged samples stepped over and named once), summarised as they stream.
     Past `max_points` samples, over every k-th sample (see stride_for)."""

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.core.pacing import check_interval
     from mysqltop.errors import UserError
     from mysqltop.serve.targets import check_probe_flags
-    from mysqltop.sources.fleet import open_fleet
+    from mysqltop.sources.fleet_sources import open_fleet
 
     check_interval(args.interval)
     if args.max_latch_series < 0:
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.serve.endpoint import Endpoint, serve_forever_in_thread
     from mysqltop.serve.targets import ProbeTargets
-    from mysqltop.sources.fleet import Member
+    from mysqltop.sources.fleet_sources import Member
     from mysqltop.views.outage import OutageNotes
     from mysqltop.views.prometheus import Exposition
 

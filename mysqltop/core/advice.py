@@ -6,7 +6,7 @@ from typing import Mapping, Sequence
 
 from mysqltop.core.frame import Advice, Frame, severity_rank
 from mysqltop.core.rules import LAST_FRAME_RULES, RULES
-from mysqltop.core.rules.base import Rule, Vars, Window, span_of, within
+from mysqltop.core.rules.rule_kit import Rule, Vars, Window, span_of, within
 
 # The longest span any rule judges: what a judge must hold before a point to judge it.
 HORIZON_S = max(span_of(rule) for rule in RULES)
@@ -14,11 +14,11 @@ HORIZON_S = max(span_of(rule) for rule in RULES)
 
 def advise(frames: Sequence[Frame], variables: Mapping[str, str], min_span_s: float | None = 0.0) -> list[Advice]:
     """Findings at the last of `frames` (oldest first): each rule judges the live frames of its
-    own span in seconds before it (rules.base.span), at least `min_span_s` (a report over every
+    own span in seconds before it (rules.rule_kit.span), at least `min_span_s` (a report over every
     k-th sample widens it so the rules still see enough points; None: all the frames given, as
     the report does for a whole window). Pure, O(frames). Most severe first.
 
-    Conditions must be sustained, so a span holding fewer than rules.base.MIN_FRAMES live frames
+    Conditions must be sustained, so a span holding fewer than rules.rule_kit.MIN_FRAMES live frames
     (not stale, with rates) gives no finding but the stalls (LAST_FRAME_RULES).
     """
     live = [f for f in frames if not f.stale and f.elapsed is not None]

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from mysqltop.core import hotspots as hs
-from mysqltop.core import locks as lock_tree
+from mysqltop.core import blocking as lock_tree
 from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows

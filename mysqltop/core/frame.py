@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mysqltop.core.innodb.deadlock import Deadlock
-from mysqltop.core.locks import Blocker, Session, SessionState, Transaction
+from mysqltop.core.blocking import Blocker, Session, SessionState, Transaction
 from mysqltop.core.stalls import Stall
 from mysqltop.core.sample import Failure
 
@@ -361,7 +361,7 @@ class Frame:
     # busy server's late answer, still delivered); None when unknown (replays of older recordings).
     poll_s: Num = None
     late_s: Num = None
-    # Who blocks whom (core/locks.py; JSON keys are the dataclass fields): blocking trees,
+    # Who blocks whom (core/blocking.py; JSON keys are the dataclass fields): blocking trees,
     # hottest first, each with a ready-to-copy "KILL <id>"; the longest-running transactions;
     # busy sessions longest first; sessions grouped by command/state. Empty when not read.
     blocking: list[Blocker] = field(default_factory=list)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
-from mysqltop.core.locks import hot_row
-from mysqltop.core.rules.stalls import judged
+from mysqltop.core.blocking import hot_row
+from mysqltop.core.rules.stall_rules import judged
 from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty
 
 TOP = 5
@@ -35,7 +35,7 @@ class ChainSummary:
     longest_wait_s: float | None       # longest wait behind it
     frames: int
     kill: str | None
-    hot_row: str | None = None         # the row most waited on that it held (core/locks.py hot_row)
+    hot_row: str | None = None         # the row most waited on that it held (core/blocking.py hot_row)
     holders: int = 1                   # > 1: a hot row held in turn by this many sessions (no KILL)
 
 

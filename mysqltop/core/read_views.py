@@ -61,7 +61,7 @@ _THREAD = re.compile(r"(?:MySQL|MariaDB) thread id (\d+),")
 
 @dataclass(frozen=True)
 class TrxRow:
-    """What the server's INNODB_TRX row says about one transaction (sources/locks.py)."""
+    """What the server's INNODB_TRX row says about one transaction (sources/lock_reads.py)."""
 
     trx_id: str
     thread_id: int

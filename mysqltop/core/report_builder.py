@@ -18,12 +18,12 @@ from mysqltop.core.deadlocks import summarise as summarise_deadlocks
 from mysqltop.core.frame import COMMITTED_LABEL, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank
 from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
-from mysqltop.core.report import (
+from mysqltop.core.incident_report import (
     LOAD_POINTS, OUTAGES_MAX, AdviceEpisode, DropInfo, HotspotSummary, Outage, Report, ReportSeries, Stat,
     TimelinePoint,
 )
 from mysqltop.core.rules import KNOBS, finding_metrics, trends
-from mysqltop.core.rules.base import clock, cpu_busy_pct, num
+from mysqltop.core.rules.rule_kit import clock, cpu_busy_pct, num
 from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS
 
 # An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.

@@ -107,18 +107,18 @@ class RawSample:
     errors: dict[str, str] = field(default_factory=dict)          # statement → error text
     error: str | None = None        # whole poll failed (timeout, disconnect): frame is stale
     failure: Failure | None = None  # the typed reason when `error` is set (None in old recordings)
-    # Lock waits, transactions and sessions (row shapes: sources/locks.py); None: not read
+    # Lock waits, transactions and sessions (row shapes: sources/lock_reads.py); None: not read
     # (old recordings, a server that refused, a failed poll).
     lock_waits: list[list[Any]] | None = None
     transactions: list[list[Any]] | None = None
     sessions: list[list[Any]] | None = None
     session_states: list[list[Any]] | None = None
     # While a session waits on a lock: every session that may hold it, and the metadata locks
-    # where the server lists them (row shapes: sources/locks.py); None: not read.
+    # where the server lists them (row shapes: sources/lock_reads.py); None: not read.
     lock_sessions: list[list[Any]] | None = None
     metadata_locks: list[list[Any]] | None = None
     # Every lock InnoDB lists while a transaction waits, with its transaction (row shape:
-    # sources/locks.py): the roots and their waiter counts, whole; None: not read (MySQL 8,
+    # sources/lock_reads.py): the roots and their waiter counts, whole; None: not read (MySQL 8,
     # older recordings).
     row_locks: list[list[Any]] | None = None
     # The server's own clock (epoch seconds) read in the same round trip; None: not read (old

@@ -1,4 +1,4 @@
-"""The rows a stall is found in, as one poll read them (sources/locks.py shapes): every session while
+"""The rows a stall is found in, as one poll read them (sources/lock_reads.py shapes): every session while
 one waits on a lock (`lock_sessions`) and the metadata locks where the server lists them
 (`metadata_locks`), and which server-level lock a processlist state waits on. Pure; the text is
 the server's, kept as data and cut to a bound (views escape it: core.safe_text)."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mysqltop.core.locks import Session, SessionState
+from mysqltop.core.blocking import Session, SessionState
 
 SQL_CHARS = 300
 
 # Processlist states of sessions waiting on a server-level lock besides "Waiting for … lock"
-# (sources/locks.py asks for the holders while one of these waits).
+# (sources/lock_reads.py asks for the holders while one of these waits).
 OTHER_WAIT_STATES: tuple[str, ...] = (
     "User lock", "Waiting for table flush", "waiting in InnoDB queue", "sleeping before entering InnoDB")
 

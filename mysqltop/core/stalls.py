@@ -1,7 +1,7 @@
 """Stalls: sessions piled up on a lock, and the session at the root of the pile. Pure.
 
-Input is what one poll read (sources/locks.py row shapes, read by core/stall_rows.py): the row-lock
-blocking trees (core/locks.py), every session while one waits (`lock_sessions`: waiters and the
+Input is what one poll read (sources/lock_reads.py row shapes, read by core/stall_rows.py): the row-lock
+blocking trees (core/blocking.py), every session while one waits (`lock_sessions`: waiters and the
 sessions that may hold what they wait for, idle ones included) and the metadata locks where the
 server lists them (`metadata_locks`: performance_schema.metadata_locks, or MariaDB's
 METADATA_LOCK_INFO).
@@ -32,9 +32,9 @@ from enum import Enum
 from typing import Any
 
 from mysqltop.core.instrumentation import MDL_COST, MDL_ENABLE_SQL, MDL_INSTRUMENT, MDL_PLUGIN_SQL
-from mysqltop.core.locks import Blocker, LockWaiter, hot_row
+from mysqltop.core.blocking import Blocker, LockWaiter, hot_row
 from mysqltop.core.stall_rows import LockSession, MetadataLock, lock_sessions, metadata_locks
-# what sources/locks.py asks about a processlist state, named here too
+# what sources/lock_reads.py asks about a processlist state, named here too
 from mysqltop.core.stall_rows import wait_kind as wait_kind
 
 # A pile-up: this many sessions waiting this long, or one session waiting LONE_WAIT_S.

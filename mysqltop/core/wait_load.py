@@ -20,7 +20,7 @@ from typing import Iterable
 
 from mysqltop.core.frame import WAIT_CLASSES as CLASSES
 from mysqltop.core.frame import ClassShape, Frame, WaitLoad
-from mysqltop.core.report import LoadSummary
+from mysqltop.core.incident_report import LoadSummary
 from mysqltop.core.statement_shape import shape
 
 CPU, ROW_LOCK, METADATA_LOCK, LATCH, IO, COMMIT, OTHER = CLASSES

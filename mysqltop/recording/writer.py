@@ -27,8 +27,8 @@ from mysqltop.recording import codec
 from mysqltop.recording.db import open_for_append, storage_error
 from mysqltop.recording.format import (DICT_TABLES, FORMAT_VERSION, KEYFRAME_EVERY, MAGIC, META_TABLES,
                                        STATE_TABLES, sample_text, state_json)
-from mysqltop.core.locks import SQL_COLUMNS, without_statements
-from mysqltop.recording.redact import SQL_MARK, redact_status
+from mysqltop.core.blocking import SQL_COLUMNS, without_statements
+from mysqltop.recording.redaction import SQL_MARK, redact_status
 
 DICT_EVERY = 3600          # a fresh dictionary each hour at 1 s keeps keyframes small
 # Committed samples live in FILE-wal until a checkpoint moves them into FILE. SQLite's own

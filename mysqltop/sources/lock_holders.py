@@ -9,7 +9,7 @@ from typing import Any
 from mysqltop.core.instrumentation import MDL_INSTRUMENT, MDL_PLUGIN_LINE, lock_holders_statement
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import grantee, one_line
-from mysqltop.sources.locks import has_mdl_plugin
+from mysqltop.sources.lock_reads import has_mdl_plugin
 
 
 def _one(conn: Any, sql: str) -> Any:

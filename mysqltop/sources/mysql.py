@@ -17,7 +17,7 @@ from typing import Any, Callable
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.sample import Failure, HostSample, RawSample, ServerIdentity
 from mysqltop.sources import capabilities as caps_mod
-from mysqltop.sources import locks as locks_src
+from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources import poll_results
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.connection import Link, enable_instruments, run_lock_holders
@@ -29,7 +29,7 @@ from mysqltop.sources.poll_timing import Inflight, PollThread, Timing, wait_for_
 
 
 class MySQLSource:
-    """SampleSource for a live server (without host counters: see sources/live.py)."""
+    """SampleSource for a live server (without host counters: see sources/live_source.py)."""
 
     replay = False
 

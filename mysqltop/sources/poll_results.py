@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
-from mysqltop.sources import locks as locks_src
+from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.poll_statements import (
     K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )

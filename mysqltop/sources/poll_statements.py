@@ -5,7 +5,7 @@ Statements that cannot hurt the server: plain, bounded reads of rows — no orde
 aggregate, no sort, no GROUP BY, nothing that needs an internal temporary table beyond the one
 the server fills for an information_schema table it is asked about (and never
 information_schema.PROCESSLIST, whose LONGTEXT column sends that table to disk). The rows kept
-are chosen client-side (sources/locks.py).
+are chosen client-side (sources/lock_reads.py).
 
 Round trips (CLIENT.MULTI_STATEMENTS; result sets walked with nextset()): the first carries
 everything read every poll. INNODB_TRX and the lock-wait join are the dearest reads on a busy
@@ -14,7 +14,7 @@ no transaction waits for a lock and none is old: a second round trip reads them 
 first one shows a row-lock wait (Innodb_row_lock_current_waits), a session waiting for a lock
 (metadata, global read, backup, table or user lock: whoever holds it may be a transaction), a
 transaction ACTIVE for OLD_TRANSACTION_S or more in the InnoDB status text, or cannot tell. Otherwise the transactions
-come from the status text (core/locks.py) and the lock waits are known to be none. A statement
+come from the status text (core/blocking.py) and the lock waits are known to be none. A statement
 the server refuses for good is not sent again; the sample keeps saying why it is missing.
 """
 
@@ -30,7 +30,7 @@ from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
 from mysqltop.core.sample import POLL_STATEMENTS
 from mysqltop.sources import capabilities as caps_mod
-from mysqltop.sources import locks as locks_src
+from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
 

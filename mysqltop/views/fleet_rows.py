@@ -10,7 +10,7 @@ error-message words:
 - ACCESS DENIED the server answers but refuses the monitoring user.
 
 Rows sort most troubled first: not answering, then the severity of the worst finding, then the
-hottest latch's wait time (core/fleet.py).
+hottest latch's wait time (core/fleet_rank.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from mysqltop.core import units
-from mysqltop.core.fleet import hottest_latch, trouble_key, worst_finding
+from mysqltop.core.fleet_rank import hottest_latch, trouble_key, worst_finding
 from mysqltop.core.frame import Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.core.sample import Failure

@@ -20,7 +20,7 @@ from mysqltop.views import deadlocks_text, locks_text
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import (COMMITTED_LABEL, Flush, Frame, Host, Io, IoThread, Locks, Pressure, Semaphores,
                                  Throughput, WaitLoad, iso_utc)
-from mysqltop.core.fleet import latch_totals
+from mysqltop.core.fleet_rank import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
 FORMATS = ("text", "json", "csv", "openmetrics")

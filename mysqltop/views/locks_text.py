@@ -1,7 +1,7 @@
 """Lock waits, transactions and busy sessions as plain lines: `snapshot` text and the TUI pane.
 
-One concept over three layers: sources/locks.py reads the rows, core/locks.py builds the tree,
-this module draws it as text (views/tui/widgets/locks.py puts the lines in the pane).
+One concept over three layers: sources/lock_reads.py reads the rows, core/blocking.py builds the tree,
+this module draws it as text (views/tui/widgets/locks_pane.py puts the lines in the pane).
 
 Every user name, host and statement is the server's (written by other people): it goes through
 core.safe_text.visible and is cut; callers put these lines in Text objects, never in markup.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from mysqltop.core import units
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState, Transaction, hot_row
-from mysqltop.core.report import Report
+from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction, hot_row
+from mysqltop.core.incident_report import Report
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
 from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot

@@ -24,7 +24,7 @@ import time
 from typing import Callable
 
 from mysqltop.core import metrics as reg
-from mysqltop.core.fleet import latch_totals
+from mysqltop.core.fleet_rank import latch_totals
 from mysqltop.core.frame import WAIT_CLASSES, Frame
 from mysqltop.core.safe_text import visible
 from mysqltop.fleet import ServerState

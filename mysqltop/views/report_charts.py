@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
-from mysqltop.core.report import Report
+from mysqltop.core.incident_report import Report
 from mysqltop.views.charts import ChartSpec, Series, chart
 
 WIDTH, HEIGHT = 100, 12

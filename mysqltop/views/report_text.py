@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from mysqltop.core import units as u
 from mysqltop.core.frame import COMMITTED_LABEL
 from mysqltop.core.safe_text import json_text, visible
-from mysqltop.core.report import Comparison, Report, Stat
+from mysqltop.core.incident_report import Comparison, Report, Stat
 from mysqltop.views import deadlocks_text, load_chart, locks_text, report_charts
 
 SPARK = "▁▂▃▄▅▆▇█"

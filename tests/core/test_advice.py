@@ -469,7 +469,7 @@ def _purge_frames(hll_step: int, drops: tuple[int, ...], holder: object = None, 
 
 
 def _holder(age: float, read_view: bool | None = True):
-    from mysqltop.core.locks import Transaction
+    from mysqltop.core.blocking import Transaction
     return Transaction(trx_id="421", thread_id=1234, user="app", host="10.0.0.5", state="RUNNING", age_s=age,
                        read_view=read_view, statement="SELECT COUNT(*) FROM orders", confirmed=True)
 

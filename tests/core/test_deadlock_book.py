@@ -82,7 +82,7 @@ def test_no_deadlock_no_entries() -> None:
 
 def test_finding_when_one_pattern_recurs_within_its_span() -> None:
     from mysqltop.core.advice import advise
-    from mysqltop.core.rules.deadlocks import DEADLOCK_SPAN_S
+    from mysqltop.core.rules.recurring_deadlocks import DEADLOCK_SPAN_S
 
     texts = [None, None, again(TWO_ROW, 1), again(TWO_ROW, 1), again(TWO_ROW, 2), GAP, GAP]
     fs = frames(texts, [0, 0, 1, 1, 2, 3, 3])
@@ -104,7 +104,7 @@ def test_no_finding_for_one_deadlock_or_one_of_each() -> None:
 
 
 def test_a_redacted_deadlock_is_counted_and_says_why_it_has_no_story() -> None:
-    from mysqltop.recording.redact import redact_status
+    from mysqltop.recording.redaction import redact_status
 
     book = DeadlockBook.of(frames([None, redact_status(TWO_ROW)], [0, 1]))
     assert book.captured == 1 and book.counted == 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mysqltop.core.frame import Frame, ServerInfo, TableCache, Throughput
-from mysqltop.core.report import compare
+from mysqltop.core.incident_report import compare
 from mysqltop.core.report_builder import build_report
 from mysqltop.core.rules import finding_metrics
 from mysqltop.views.report_text import render

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from mysqltop.core import stalls
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import blocking_tree, lock_roots, row_waits
+from mysqltop.core.blocking import blocking_tree, lock_roots, row_waits
 
 
 @dataclass

@@ -1,17 +1,17 @@
-"""core/locks.py: the blocking tree, transactions (INNODB_TRX and the TRANSACTIONS text), sessions;
+"""core/blocking.py: the blocking tree, transactions (INNODB_TRX and the TRANSACTIONS text), sessions;
 their way through derive, the recording and --redact."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mysqltop.core import locks
+from mysqltop.core import blocking as locks
 from mysqltop.core.derive import derive
 from mysqltop.core.parsed import parse_sample
 from mysqltop.core.sample import RawSample
 from mysqltop.recording.format import parse_sample_text, sample_text
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.redact import SQL_MARK
+from mysqltop.recording.redaction import SQL_MARK
 from mysqltop.recording.writer import RecordingWriter
 
 

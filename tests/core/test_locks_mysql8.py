@@ -16,7 +16,7 @@ from mysqltop.core.derive import derive
 from mysqltop.core.parsed import parse_sample
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.recording.format import parse_sample_text, sample_text
-from mysqltop.sources.locks import (
+from mysqltop.sources.lock_reads import (
     K_LOCK_WAITS, K_SESSIONS, LOCK_WAITS_IS_SQL, LOCK_WAITS_PS_SQL, explain_error, lock_statements, plain_rows,
 )
 

@@ -10,7 +10,7 @@ import pytest
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame, Pressure, ServerInfo
 from mysqltop.core.pressure_signals import connections_refused
-from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.rule_kit import Window
 from mysqltop.core.rules.pressure import THREAD_CACHE_MISS_SHARE, THREADS_CREATED_MIN_PER_S, steady_share
 
 T0 = 1_790_000_000.0

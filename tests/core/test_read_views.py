@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from mysqltop.core import locks
+from mysqltop.core import blocking as locks
 from mysqltop.core.frame import Frame
 from mysqltop.core.read_views import ROW_STATEMENT_CHARS, STATEMENT_BYTES, TrxRow, read_views
-from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.rule_kit import Window
 from mysqltop.core.rules.load import _kill_line, _view_holder
 
 USER = "app"

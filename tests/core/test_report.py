@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, Locks, ServerInfo, Throughput
-from mysqltop.core.report import compare
+from mysqltop.core.incident_report import compare
 from mysqltop.core.report_builder import build_report
 from mysqltop.views.report_text import render, sparkline
 

@@ -18,13 +18,13 @@ from mysqltop.core.parsed import parse_sample
 from mysqltop.core.report_builder import build_report
 from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.recording.format import parse_sample_text, sample_text
-from mysqltop.sources.locks import (
+from mysqltop.sources.lock_reads import (
     K_LOCK_SESSIONS, K_METADATA_LOCKS, LOCK_SESSIONS_PS, METADATA_LOCKS_PLUGIN, METADATA_LOCKS_PS, reads,
 )
 from mysqltop.views.headless import text_frame
 from mysqltop.views.locks_text import kill_line
 from tests.core.test_locks_mysql8 import MYSQL8_STATUS, mysql8_rows
-from mysqltop.sources.locks import plain_rows
+from mysqltop.sources.lock_reads import plain_rows
 
 MYSQL8 = ServerIdentity("8.0.36", "mysql", "db8:3306")
 MDL = "Waiting for table metadata lock"
@@ -32,7 +32,7 @@ MDL = "Waiting for table metadata lock"
 
 def sess(tid: int, command: str, state: str, time_s: int, *, trx_age: int | None = None, sql: str | None = None,
          user: str = "app", host: str = "10.0.0.5:4711", trx_state: str | None = None) -> list:
-    """One lock_sessions row (sources/locks.py shape)."""
+    """One lock_sessions row (sources/lock_reads.py shape)."""
     return [tid, user, host, "shop", command, state, time_s, sql, trx_age,
             trx_state or ("RUNNING" if trx_age is not None else None), None, None]
 
@@ -488,7 +488,7 @@ def test_a_row_lock_root_is_a_blocker_the_lock_wait_rows_name(edges) -> None:
              "`d`.`t`", "PRIMARY", "X", "RECORD"] for w, b, s in edges if w != b]
     if not rows:
         return
-    from mysqltop.core.locks import blocking_tree
+    from mysqltop.core.blocking import blocking_tree
     found = stalls.find(blocking_tree(rows), [], None, "mariadb", 1000.0)
     blockers = {r[7] for r in rows}
     waiters = {r[1] for r in rows}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame, Hotspot, Io, Locks
-from mysqltop.core.locks import Blocker, LockWaiter, Session, SessionState
+from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.hotspots import ps_hotspots
 from mysqltop.core.wait_load import of, state_class

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mysqltop.sources.fleet import open_fleet
+from mysqltop.sources.fleet_sources import open_fleet
 
 pytestmark = pytest.mark.live
 INSTRUMENT = "wait/synch/mutex/innodb/buf_pool_mutex"      # one of the latches mysqltop ranks

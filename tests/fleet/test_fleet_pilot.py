@@ -7,9 +7,9 @@ import re
 import time
 
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import blocking_tree
+from mysqltop.core.blocking import blocking_tree
 from mysqltop.fleet import ServerState
-from mysqltop.views.tui.fleet import FleetApp, ServerScreen
+from mysqltop.views.tui.fleet_app import FleetApp, ServerScreen
 from mysqltop.views.tui.screens import HelpScreen
 from tests.fleet.test_fleet_rows import frame
 from tests.tui.conftest import Toasts, pilot, screen_text, wait_for

@@ -13,10 +13,10 @@ import pytest
 
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.fleet import open_fleet, recording_file_name
+from mysqltop.sources.fleet_sources import open_fleet, recording_file_name
 from mysqltop.fleet import FleetPoller
 from mysqltop.views.fleet_rows import LIVE, NOT_ANSWERING
-from mysqltop.views.tui.fleet import FleetApp, ServerScreen
+from mysqltop.views.tui.fleet_app import FleetApp, ServerScreen
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.tui.conftest import pilot, screen_text, wait_for
 

@@ -8,7 +8,7 @@ from mysqltop.arguments import fleet_flags
 from mysqltop.cli import build_parser
 from mysqltop.errors import UserError
 from mysqltop.config import FleetFlags, fleet_options, host_list, parse_host_list
-from mysqltop.sources.fleet import recording_file_name
+from mysqltop.sources.fleet_sources import recording_file_name
 
 
 def _args(*argv: str) -> FleetFlags:

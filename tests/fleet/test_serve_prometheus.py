@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from tests.support.dashboard import concrete, panel_queries
 from tests.support.deadlocks import make_deadlocks, prepare
 from tests.support.load import LoadGenerator, LoadSpec

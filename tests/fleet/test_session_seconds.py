@@ -7,7 +7,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 from prometheus_client.parser import text_string_to_metric_families as parse_text
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame
-from mysqltop.core.locks import SessionState
+from mysqltop.core.blocking import SessionState
 from mysqltop.core.wait_load import add_seconds, of
 from mysqltop.fleet import ServerState
 from mysqltop.views.prometheus import Exposition

@@ -18,7 +18,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.sample import Failure
 from mysqltop.engine import Engine
-from mysqltop.sources.live import LiveSource
+from mysqltop.sources.live_source import LiveSource
 from mysqltop.sources.mysql import MySQLSource
 
 pytestmark = pytest.mark.live

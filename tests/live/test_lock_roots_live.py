@@ -14,9 +14,9 @@ from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
 from mysqltop.core.lock_report import LockWindow
 from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.core.rules.base import Window
+from mysqltop.core.rules.rule_kit import Window
 from mysqltop.core.rules.load import hottest_row
-from mysqltop.sources.locks import ROWS_READ
+from mysqltop.sources.lock_reads import ROWS_READ
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from mysqltop.views.locks_text import kill_line

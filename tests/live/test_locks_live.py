@@ -15,10 +15,10 @@ import pytest
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.frame import Frame
-from mysqltop.core.locks import blocking_tree
+from mysqltop.core.blocking import blocking_tree
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.locks import LOCK_WAITS_PS_SQL, plain_rows
+from mysqltop.sources.lock_reads import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
 from tests.support.mariadb import TEST_DB, ThrowawayMariaDB

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from mysqltop.sources import locks as locks_src
+from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources import poll_statements as stmts_mod
 from mysqltop.sources.host import read_host
-from mysqltop.sources.live import LiveSource
+from mysqltop.sources.live_source import LiveSource
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.sources.mysql import STATUS_NAMES, MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec

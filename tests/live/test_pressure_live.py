@@ -16,7 +16,7 @@ import pytest
 from mysqltop.core.frame import Frame
 from mysqltop.timeline.pipeline import FramePipeline
 from mysqltop.core.rules import finding_metrics
-from mysqltop.core.rules.base import RECENT_S
+from mysqltop.core.rules.rule_kit import RECENT_S
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.pressure import ER_CON_COUNT_ERROR, PROBLEMS, PressureLoad, apply_remedy, status
 from tests.support.sql import connect, cursor

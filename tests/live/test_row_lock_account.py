@@ -19,7 +19,7 @@ import pytest
 
 from mysqltop.core.report_builder import build_report
 from mysqltop.fleet import FleetPoller
-from mysqltop.sources.fleet import open_fleet
+from mysqltop.sources.fleet_sources import open_fleet
 from mysqltop.views.prometheus import Exposition
 from tests.support.stalls import inject
 from tests.support.waiting import wait_until

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.core.rules.base import Window
-from mysqltop.core.rules.io import COMMIT
+from mysqltop.core.rules.rule_kit import Window
+from mysqltop.core.rules.io_flush import COMMIT
 from mysqltop.core.rules.latches import AHI, TABLE_CACHE
 from tests.support import slow_sync
 from tests.support.scenarios import REMEDIED_SHARE, SCENARIOS, Result, run, server_env

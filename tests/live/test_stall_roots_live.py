@@ -270,7 +270,7 @@ def test_m_key_shows_the_statement_runs_it_only_on_yes_and_the_holder_replaces_t
 
     from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
-    from mysqltop.sources.live import LiveSource
+    from mysqltop.sources.live_source import LiveSource
     from mysqltop.views.tui.app import MysqltopApp
     from mysqltop.views.tui.feeds import LiveFeed
     from mysqltop.views.tui.position import ViewMode

@@ -54,7 +54,7 @@ def test_promtool_check_metrics_on_the_exposition() -> None:
 
     from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.fleet import ServerState
-    from mysqltop.sources.replay import ReplaySource
+    from mysqltop.sources.replay_source import ReplaySource
     from mysqltop.views.prometheus import Exposition
 
     src = ReplaySource(ROOT / "mysqltop" / "data" / "incident.mtrec", on_damage=None)

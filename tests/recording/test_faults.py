@@ -17,7 +17,7 @@ import pytest
 from mysqltop.errors import UserError
 from mysqltop.recording.reader import DamagedSample, RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from tests.recording.synthetic import series
 
 ROOT = Path(__file__).resolve().parents[2]

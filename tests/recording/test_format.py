@@ -13,7 +13,7 @@ from mysqltop.core.sample import RawSample
 from mysqltop.recording import codec
 from mysqltop.recording.format import parse_sample_text, sample_text
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.redact import SQL_MARK, redact_status
+from mysqltop.recording.redaction import SQL_MARK, redact_status
 from mysqltop.recording.writer import RecordingWriter
 from tests.recording.synthetic import SERVER, STATUS, series
 

@@ -7,7 +7,7 @@ import pytest
 from mysqltop.errors import UserError
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from tests.recording.synthetic import series
 
 START = 1_763_776_800.0

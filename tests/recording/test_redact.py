@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mysqltop.core.innodb import parse_innodb_status
-from mysqltop.core.locks import status_transactions
+from mysqltop.core.blocking import status_transactions
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.redact import SQL_MARK, redact_status
+from mysqltop.recording.redaction import SQL_MARK, redact_status
 from mysqltop.recording.writer import RecordingWriter
 from tests.recording.synthetic import series
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import main
-from mysqltop.core.locks import status_transactions
+from mysqltop.core.blocking import status_transactions
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.redact import SQL_MARK
+from mysqltop.recording.redaction import SQL_MARK
 from mysqltop.recording.writer import RecordingWriter
 from tests.recording.synthetic import series
 

@@ -13,7 +13,7 @@ import pytest
 from mysqltop.cli import main
 from mysqltop.core.innodb import parse_innodb_status
 from mysqltop.recording.reader import RecordingReader
-from mysqltop.recording.redact import Pseudonyms, found_in, redact_sample, survivors
+from mysqltop.recording.redaction import Pseudonyms, found_in, redact_sample, survivors
 from mysqltop.recording.writer import RecordingWriter
 from tests.recording.synthetic import series
 

@@ -19,7 +19,7 @@ from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.arguments import open_live
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from mysqltop.views.headless import json_frame
 from tests.support.load import LoadGenerator, LoadSpec
 from tests.support.recorded import samples_in

@@ -22,7 +22,7 @@ from tests.support.waiting import wait_until
 
 DB = "mysqltop_test"
 CLASSES = ("row_lock", "metadata_lock", "global_read_lock", "table_lock", "user_lock", "chain", "running_query")
-# The finding each class must lead with (core/rules/stalls.py ids).
+# The finding each class must lead with (core/rules/stall_rules.py ids).
 FINDING = {"row_lock": "stall_row_lock", "metadata_lock": "stall_metadata_lock",
            "global_read_lock": "stall_global_read_lock", "table_lock": "stall_table_lock",
            "user_lock": "stall_user_lock", "chain": "stall_row_lock", "running_query": "stall_metadata_lock"}

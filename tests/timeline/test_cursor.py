@@ -12,7 +12,7 @@ from pathlib import Path
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.sources.replay import ReplaySource
+from mysqltop.sources.replay_source import ReplaySource
 from tests.recording.synthetic import series
 from tests.recording.test_faults import _corrupt_blob
 

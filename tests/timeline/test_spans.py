@@ -15,7 +15,7 @@ import pytest
 
 from mysqltop.core.advice import HORIZON_S
 from mysqltop.core.rules import RULES
-from mysqltop.core.rules.base import RECENT_S, TREND_S, span_of
+from mysqltop.core.rules.rule_kit import RECENT_S, TREND_S, span_of
 from mysqltop.core.sample import RawSample
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.timeline.cursor import Cursor

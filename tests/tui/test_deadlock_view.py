@@ -25,7 +25,7 @@ from mysqltop.views.tui.feed_events import DeadlocksRead
 from mysqltop.views.tui.feeds import LiveFeed
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import deadlock_text
-from mysqltop.views.tui.widgets.locks import LocksPane
+from mysqltop.views.tui.widgets.locks_pane import LocksPane
 from tests.support.deadlock_frames import folded, frames, with_status
 
 from .conftest import pilot, replay_app, screen_text, wait_for

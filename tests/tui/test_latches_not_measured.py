@@ -6,7 +6,7 @@ from __future__ import annotations
 from mysqltop.core.derive import derive
 from mysqltop.core.parsed import parse_sample
 from mysqltop.core.sample import RawSample
-from mysqltop.views.tui.widgets.hotspots import HotspotsPane
+from mysqltop.views.tui.widgets.hotspots_pane import HotspotsPane
 
 
 def _frames(**kw: object) -> list:

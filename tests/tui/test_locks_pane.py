@@ -7,14 +7,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mysqltop.core.frame import Frame, Locks
-from mysqltop.core.locks import blocking_tree, session_states, sessions, transactions
+from mysqltop.core.blocking import blocking_tree, session_states, sessions, transactions
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.views import locks_text as lt
 from mysqltop.views.tui import replay_app as replay_file
 from mysqltop.views.tui.keymap import holders_key
 from mysqltop.views.tui.position import ViewMode
-from mysqltop.views.tui.widgets.locks import LocksPane
+from mysqltop.views.tui.widgets.locks_pane import LocksPane
 
 from .conftest import Toasts, pilot, replay_app, screen_text, wait_for
 from .samples import samples

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.content import Content
 
 from mysqltop.core.frame import Advice, Flush, Frame, Hotspot, Io, IoThread, Semaphores
-from mysqltop.views.tui.widgets.advice import AdvicePane
+from mysqltop.views.tui.widgets.advice_pane import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
-from mysqltop.views.tui.widgets.hotspots import HotspotsPane
-from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.hotspots_pane import HotspotsPane
+from mysqltop.views.tui.widgets.io_pane import IoPane
 from mysqltop.views.tui.widgets.render import Column, block_chart, fit_columns, sparkline, wrap
 
 from .conftest import pilot, replay_app, screen_text, wait_for

@@ -1,20 +1,21 @@
 """Diagnosis rules, one small function each, grouped by what they look at.
 
-Every rule has the signature `rule(window, vars) -> Iterable[Advice]` (see rules.base) and must
+Every rule has the signature `rule(window, vars) -> Iterable[Advice]` (see rules.rule_kit) and must
 stay O(len(window)): `advise` runs them all on every live frame.
 """
 
 from __future__ import annotations
 
-from mysqltop.core.rules import deadlocks, instruments, io, latches, load, pressure, stalls
-from mysqltop.core.rules.base import Rule
+from mysqltop.core.rules import instruments, io_flush, latches, load, pressure, recurring_deadlocks, stall_rules
+from mysqltop.core.rules.rule_kit import Rule
 
 # Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
 # Rules that judge the last frame alone (durations the server measured) or events (deadlocks, each
 # one seen in the samples of their span): they run from the first frame with rates, where the
-# others need rules.base.MIN_FRAMES.
-LAST_FRAME_RULES: tuple[Rule, ...] = (*stalls.RULES, *deadlocks.RULES)
-RULES: tuple[Rule, ...] = (*stalls.RULES, *latches.RULES, *io.RULES, *load.RULES, *pressure.RULES, *deadlocks.RULES,
+# others need rules.rule_kit.MIN_FRAMES.
+LAST_FRAME_RULES: tuple[Rule, ...] = (*stall_rules.RULES, *recurring_deadlocks.RULES)
+RULES: tuple[Rule, ...] = (*stall_rules.RULES, *latches.RULES, *io_flush.RULES, *load.RULES, *pressure.RULES,
+                           *recurring_deadlocks.RULES,
                            *instruments.RULES)
 
 # The server variables the rules read or name: the report shows them, and a comparison of two

@@ -10,8 +10,8 @@ from typing import Callable, Sequence
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.rules import trends
-from mysqltop.core.rules.base import LatchFamily
-from mysqltop.core.rules.io import COMMIT
+from mysqltop.core.rules.rule_kit import LatchFamily
+from mysqltop.core.rules.io_flush import COMMIT
 from mysqltop.core.rules.latches import AHI, BUFFER_POOL, INDEX_TREE, TABLE_CACHE
 
 Getter = Callable[[Frame], "float | None"]

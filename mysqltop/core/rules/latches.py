@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import (
+from mysqltop.core.rules.rule_kit import (
     RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
     time_severity, span,
 )

@@ -6,14 +6,14 @@ from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.locks import Transaction, hot_row
+from mysqltop.core.blocking import Transaction, hot_row
 from mysqltop.core.safe_text import visible
 import mysqltop.core.rules.trends as trends   # the submodule, not the package (__init__ imports this module)
-from mysqltop.core.rules.base import (
+from mysqltop.core.rules.rule_kit import (
     RECENT_S, SUSTAINED, TREND_S, Vars, Window, advice, clock, num, pct, running_sessions, span,
 )
-from mysqltop.core.rules.base import cpu_busy_pct as _busy
-from mysqltop.core.rules.io import COMMIT
+from mysqltop.core.rules.rule_kit import cpu_busy_pct as _busy
+from mysqltop.core.rules.io_flush import COMMIT
 from mysqltop.core.rules.server import is_mariadb
 
 # The host's CPUs are saturated at this busy share; mysqld is the cause when it uses at least

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import (RECENT_S, Vars, Window, advice, mean, num, pct, running_sessions,
+from mysqltop.core.rules.rule_kit import (RECENT_S, Vars, Window, advice, mean, num, pct, running_sessions,
                                       size_text, span)
 from mysqltop.core.rules.server import is_mariadb
 

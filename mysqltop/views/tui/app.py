@@ -47,13 +47,13 @@ from mysqltop.views.tui.load_screen import LoadScreen
 from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen
 from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.terminate import exit_on_terminate
-from mysqltop.views.tui.widgets.advice import AdvicePane
+from mysqltop.views.tui.widgets.advice_pane import AdvicePane
 from mysqltop.views.tui.widgets.flush import FlushPane
-from mysqltop.views.tui.widgets.host import HostPane
-from mysqltop.views.tui.widgets.hotspots import HotspotsPane
-from mysqltop.views.tui.widgets.io import IoPane
+from mysqltop.views.tui.widgets.host_pane import HostPane
+from mysqltop.views.tui.widgets.hotspots_pane import HotspotsPane
+from mysqltop.views.tui.widgets.io_pane import IoPane
 from mysqltop.views.tui.widgets.keyfooter import KeyFooter
-from mysqltop.views.tui.widgets.locks import LocksPane, copy_kill_line
+from mysqltop.views.tui.widgets.locks_pane import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane

@@ -41,7 +41,7 @@ from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.deadlock_history import DeadlockHistory
 from mysqltop.timeline.ring import SampleRing, capacity_for
 from mysqltop.timeline.session_store import SessionStore
-from mysqltop.sources.base import nice_this_thread
+from mysqltop.sources.sample_source import nice_this_thread
 from mysqltop.views.tui.browse import TREND, Browser
 from mysqltop.views.tui.feed_commands import (
     FeedCommand, ListLockHolders, Play, SetInterval, Stop, ToEnd, ToggleRecord,

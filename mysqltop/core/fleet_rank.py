@@ -3,8 +3,8 @@
 Pure: the overview sorts its rows with `trouble_key` and the Prometheus endpoint ranks latches
 with `latch_totals`, so both agree on what "hottest" means.
 
-One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
-core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
+One concept over its layers: sources/fleet_sources.py opens the members, fleet.py polls them,
+core/fleet_rank.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet_app.py shows them.
 """
 
 from __future__ import annotations

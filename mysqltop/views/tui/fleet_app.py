@@ -33,7 +33,7 @@ from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.screens import HelpScreen
 from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.terminate import exit_on_terminate
-from mysqltop.views.tui.widgets.locks import copy_kill_line
+from mysqltop.views.tui.widgets.locks_pane import copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
 from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 

@@ -1,6 +1,6 @@
 """Lock waits, transactions and busy sessions: the statements a poll adds for the locks pane, and
 how their rows become the recorded shapes. One concept over three layers: this module reads,
-core/locks.py builds the tree, views/locks_text.py draws it.
+core/blocking.py builds the tree, views/locks_text.py draws it.
 
 Chosen per server from what it has (no probing round trip): MySQL 8.0+ keeps lock waits in
 performance_schema.data_lock_waits/data_locks, MariaDB and MySQL 5.5–5.7 in
@@ -16,7 +16,7 @@ time); thread names come from performance_schema.threads, or from SHOW PROCESSLI
 performance_schema. A statement the server refuses is dropped by the poller after its first
 failure; `explain_error` turns a refusal into the GRANT that fixes it.
 
-Row shapes (recorded as-is in RawSample, read by core/locks.py):
+Row shapes (recorded as-is in RawSample, read by core/blocking.py):
   lock_waits      [waiting_trx, waiting_thread, waiting_user, waiting_host, wait_s, waiting_sql,
                    blocking_trx, blocking_thread, blocking_user, blocking_host, blocking_trx_age_s,
                    blocking_trx_state, blocking_command, blocking_sql, lock_table, lock_index,
@@ -36,7 +36,7 @@ Row shapes (recorded as-is in RawSample, read by core/locks.py):
                    requested and the locks that block them, one row each, however many wait pairs
                    they make), with its transaction; waiting: 1 for the transaction's requested lock;
                    sql only for transactions that wait for nothing (the roots). The roots and their
-                   waiter counts come from these (core/locks.py), complete where lock_waits is cut
+                   waiter counts come from these (core/blocking.py), complete where lock_waits is cut
   metadata_locks  [source, thread, object_type, schema, name, mode, status, duration]   while a
                    session waits on a metadata, global, backup, table or user lock; source
                    "performance_schema" | "metadata_lock_info", or one row "instrument_off"
@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterable
 
 from mysqltop.core import read_views
 from mysqltop.core import stalls as stall_states
-from mysqltop.core.locks import LOCK_DATA_CHARS     # a locked key as the server prints it (lock_data)
+from mysqltop.core.blocking import LOCK_DATA_CHARS     # a locked key as the server prints it (lock_data)
 
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")

@@ -1,8 +1,8 @@
 """Who blocks whom: the blocking tree, long transactions and busy sessions of one sample. Pure.
 
-One concept over three layers: sources/locks.py reads, this module builds, views/locks_text.py draws.
+One concept over three layers: sources/lock_reads.py reads, this module builds, views/locks_text.py draws.
 
-Input is what sources/locks.py recorded (rows of fixed shape, see there) plus the TRANSACTIONS
+Input is what sources/lock_reads.py recorded (rows of fixed shape, see there) plus the TRANSACTIONS
 section of the InnoDB status, which every server prints: where the lock tables were not read
 (old recordings, a server that refused) the transactions come from that section alone.
 
@@ -206,7 +206,7 @@ def _lock_key(r: list[Any]) -> tuple[str, ...]:
 
 
 def lock_roots(rows: list[list[Any]] | None) -> LockRoots | None:
-    """The row_locks rows (sources/locks.py) → the roots with how many sessions wait behind each,
+    """The row_locks rows (sources/lock_reads.py) → the roots with how many sessions wait behind each,
     directly or through a chain (a waiter that holds what others wait for), and the row most
     waited on among those it holds. None when not read.
 
@@ -580,7 +580,7 @@ def session_states(rows: list[list[Any]] | None) -> list[SessionState]:
 
 
 # ---- --redact ---------------------------------------------------------------------------------------
-# Columns of the recorded rows (sources/locks.py) that hold statement text.
+# Columns of the recorded rows (sources/lock_reads.py) that hold statement text.
 SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,), "lock_sessions": (7, 11)}
 
 

@@ -6,7 +6,7 @@ import re
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.core.rules.base import (
+from mysqltop.core.rules.rule_kit import (
     LOST_WARNING_SHARE, RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, pool_has_room,
     running_sessions, size_text, time_severity, span,
 )

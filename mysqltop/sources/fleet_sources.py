@@ -5,8 +5,8 @@ that cannot be reached is kept (its source reconnects in the background with bac
 polls say why meanwhile); only when *no* server answers is the first error raised (the TUI), or
 not even then (`serve`: an exporter keeps answering, with mysqltop_up 0).
 
-One concept over its layers: sources/fleet.py opens the members, fleet.py polls them,
-core/fleet.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet.py shows them.
+One concept over its layers: sources/fleet_sources.py opens the members, fleet.py polls them,
+core/fleet_rank.py ranks a frame, views/fleet_rows.py makes the rows, views/tui/fleet_app.py shows them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from mysqltop.config import ConnectionOptions
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import Capabilities
-from mysqltop.sources.live import LiveSource
+from mysqltop.sources.live_source import LiveSource
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.sources.mysql import enable_instruments as _enable
 

@@ -1,6 +1,6 @@
 """Read pt-stalk collections (or a plain series of saved outputs) from disk as RawSamples.
 
-The formats are parsed by core/collection.py and files are read (regular files only, bounded)
+The formats are parsed by core/collection_pages.py and core/collection_series.py and files are read (regular files only, bounded)
 by collection_files.py; this module finds the collections, refuses what is not what it claims
 with one line (UserError; --partial: leaves it out with a note), lines each collection's samples
 up on one time grid, says what it did not hold (RawSample.not_recorded), and puts several
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
-from mysqltop.core import collection as fmt
+from mysqltop.core import collection_pages as pages, collection_series as series
 from mysqltop.core.sample import POLL_STATEMENTS, HostSample, RawSample, ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.sources.collection_files import Unusable, blocks, head_lines, lines, read_small, regular
@@ -114,7 +114,7 @@ def plan(paths: list[str], prefix: str | None = None) -> Plan:
     by_prefix: dict[str, dict[str, Path]] = {}
     others: list[Path] = []
     for f in files:
-        split = fmt.split_prefix(f.name)
+        split = pages.split_prefix(f.name)
         if split is None:
             others.append(f)
         else:
@@ -243,7 +243,7 @@ class Importer:
         start = None
         out = self._f("output")
         if out is not None:
-            start = fmt.loop_start(self._guarded(lines(out)))
+            start = series.loop_start(self._guarded(lines(out)))
         stamp = start
         if stamp is None:
             for kind in ("procstat", "processlist", "transactions", "diskstats", "df"):
@@ -251,13 +251,13 @@ class Importer:
                 if f is None:
                     continue
                 for line in itertools.islice(self._guarded(lines(f)), 3):
-                    stamp = fmt.parse_ts(line)
+                    stamp = pages.parse_ts(line)
                     if stamp:
                         break
                 if stamp:
                     break
         if stamp is not None:
-            self.offset, self.offset_known = fmt.utc_offset(stamp), True
+            self.offset, self.offset_known = pages.utc_offset(stamp), True
         elif self.offset_known:
             self.notes.append("no TS line in the collection: the UTC offset of the collection before used")
         else:
@@ -279,21 +279,21 @@ class Importer:
     def _status_point(self, path: Path, fallback: float) -> tuple[float, str] | None:
         try:
             text = read_small(path)
-            status = fmt.status_text(text)
+            status = pages.status_text(text)
             if status is None or _truncated_status(path, text):
                 raise Unusable(path, "cut short (no END OF INNODB MONITOR OUTPUT)" if status
                                else "holds no SHOW ENGINE INNODB STATUS")
         except Unusable as exc:
             self._refused(exc)
             return None
-        local = fmt.status_time_local(status)
+        local = pages.status_time_local(status)
         return (self._utc(local) if local is not None else fallback, status)
 
     def _mutex_point(self, path: Path, t: float) -> tuple[float, list[list[str]], str] | None:
         try:
             text = read_small(path)
-            rows = fmt.mutex_rows(text)
-            if rows is None and fmt.latch_deltas(text, text) is None:
+            rows = series.mutex_rows(text)
+            if rows is None and series.latch_deltas(text, text) is None:
                 raise Unusable(path, "holds no SHOW ENGINE INNODB MUTEX table")
         except Unusable as exc:
             self._refused(exc)
@@ -305,7 +305,7 @@ class Importer:
         Uptime: where they part by more than a step (a skipped sample, a stall of mysqladmin
         itself) the time is taken from Uptime again. Uptime alone would give two samples one
         second or none apart whenever the poll straddles a second boundary."""
-        conv = fmt.Absolutes()
+        conv = series.Absolutes()
         step = INTERVAL
         anchor: tuple[int, float, int] | None = None      # (sample index, time, Uptime)
         k = 0
@@ -313,12 +313,12 @@ class Importer:
 
         def timed(samples: list[dict[str, str]]) -> Iterator[tuple[float, dict[str, str]]]:
             nonlocal step, anchor, k, last_t
-            ups = [u for u in map(fmt.uptime, samples) if u is not None]
+            ups = [u for u in map(series.uptime, samples) if u is not None]
             if anchor is None and len(ups) >= 2:
                 steps = sorted(b - a for a, b in zip(ups, ups[1:]))
                 step = float(max(1, steps[len(steps) // 2]))
             for s in samples:
-                up = fmt.uptime(s)
+                up = series.uptime(s)
                 if anchor is None:
                     anchor = (k, t0, up if up is not None else 0)
                 t = anchor[1] + (k - anchor[0]) * step
@@ -330,7 +330,7 @@ class Importer:
                 yield t, {n: v for n, v in s.items() if n in _STATUS_KEEP}
 
         for path in paths:
-            for sample in fmt.mysqladmin_samples(self._guarded(lines(path))):
+            for sample in series.mysqladmin_samples(self._guarded(lines(path))):
                 yield from timed(conv.feed(sample))
         yield from timed(conv.finish())
         if conv.relative:
@@ -338,18 +338,18 @@ class Importer:
             self.notes.append("mysqladmin: relative (-r) samples (Uptime did not rise) summed back into "
                               "absolute counters")
 
-    def _pages(self, path: Path, t0: float) -> Iterator[tuple[float, fmt.Page]]:
+    def _pages(self, path: Path, t0: float) -> Iterator[tuple[float, pages.Page]]:
         head = next((ln for ln in itertools.islice(self._guarded(lines(path)), 50) if ln.strip()), "")
-        paged = fmt.parse_ts(head) is not None     # TS-paged: read a page at a time (bench/import)
-        pages = (fmt.ts_pages if paged else fmt.untimed_pages)(self._guarded(blocks(path)))
-        for page in pages:
+        paged = pages.parse_ts(head) is not None     # TS-paged: read a page at a time (bench/import)
+        read = pages.ts_pages if paged else pages.untimed_pages
+        for page in read(self._guarded(blocks(path))):
             t = page.ts[0] if page.ts is not None else t0 + page.index * INTERVAL
             yield t, page
 
     def _host(self, t0: float) -> Iterator[tuple[float, HostSample]]:
         proc = self._claimed("procstat")
         if proc is not None:
-            for ps in fmt.procstat_pages(self._guarded(lines(proc))):
+            for ps in series.procstat_pages(self._guarded(lines(proc))):
                 assert ps.ts is not None
                 yield ps.ts[0], HostSample(cpus=ps.cpus, cpu_times=ps.cpu_times, ctx_switches=ps.ctx_switches,
                                            procs_running=ps.procs_running, procs_blocked=ps.procs_blocked,
@@ -359,7 +359,7 @@ class Importer:
         if vm is None:
             return
         mp = self._f("mpstat")
-        cpus = fmt.mpstat_cpus(self._guarded(lines(mp))) if mp is not None else None
+        cpus = series.mpstat_cpus(self._guarded(lines(mp))) if mp is not None else None
         if cpus is None:
             self.notes.append("host: -vmstat without -procstat or -mpstat gives no CPU count: host not recorded")
             return
@@ -367,7 +367,7 @@ class Importer:
         # context switches (the pipeline works from deltas)
         acc = {k: 0.0 for k in ("user", "system", "idle", "iowait", "steal")}
         ctx = 0
-        for i, row in enumerate(fmt.vmstat_rows(self._guarded(lines(vm)))):
+        for i, row in enumerate(series.vmstat_rows(self._guarded(lines(vm)))):
             for key, col in (("user", "us"), ("system", "sy"), ("idle", "id"), ("iowait", "wa"), ("steal", "st")):
                 acc[key] += row.get(col, 0) / 100.0 * INTERVAL * cpus
             ctx += int(row.get("cs", 0) * INTERVAL)
@@ -411,13 +411,13 @@ class Importer:
 
     def _collection(self, prefix: str) -> Iterator[ImportedSample]:
         loop0 = self._learn_offset()
-        local0 = fmt.prefix_local(prefix)
+        local0 = pages.prefix_local(prefix)
         if local0 is None:
             raise NotACollection(f"{prefix}: not a date")
         t_prefix = self._utc(local0)
         t_loop = loop0[0] if loop0 is not None else t_prefix + 1.0
         var_file = self._f("variables")
-        variables = fmt.variables(self._guarded(lines(var_file))) if var_file is not None else {}
+        variables = series.variables(self._guarded(lines(var_file))) if var_file is not None else {}
         hostname = (self._small("hostname") or "").strip()[:255] or None
         server = _identity(variables, hostname)
 
@@ -471,17 +471,17 @@ class Importer:
                 kw["global_status"] = got["status"]
             if got.get("host") is not None:
                 kw["host"] = got["host"]
-            procs: dict[int, fmt.Row] = {}
+            procs: dict[int, pages.Row] = {}
             page = got.get("processlist")
             if page is not None:
                 rows = [r for rs in page.results for r in rs]
                 if got.get("transactions") is not None:      # joined by thread id
-                    procs = {i: r for r in rows if (i := fmt._int(r.get("Id"))) is not None}
-                kw["sessions"], kw["session_states"] = fmt.sessions(rows)
+                    procs = {i: r for r in rows if (i := series._int(r.get("Id"))) is not None}
+                kw["sessions"], kw["session_states"] = series.sessions(rows)
             tpage = got.get("transactions")
             if tpage is not None:
                 local_now = t + self.offset
-                kw["transactions"], kw["lock_waits"] = fmt.transactions(tpage.results, procs, local_now)
+                kw["transactions"], kw["lock_waits"] = series.transactions(tpage.results, procs, local_now)
             # no -transactions page for this moment: not recorded (the loop's query may not have
             # finished), never "no transaction open" — that needs a page that lists none
             kw.update(extra)
@@ -562,7 +562,7 @@ class Importer:
             if pt is not None:
                 points.append(pt)
         points.sort(key=lambda p: p[0])
-        if self.plan.statuses and not any(fmt.status_time_local(s) is not None for _, s in points):
+        if self.plan.statuses and not any(pages.status_time_local(s) is not None for _, s in points):
             self.notes.append("status files carry no header time: file modification times used")
         if self.plan.mysqladmin:
             t0 = self.start
@@ -629,7 +629,7 @@ def _identity(variables: dict[str, str], hostname: str | None) -> ServerIdentity
 def _latch_note(mutex: list[tuple[float, list[list[str]], str]]) -> str | None:
     if len(mutex) != 2:
         return None
-    deltas = fmt.latch_deltas(mutex[0][2], mutex[1][2])
+    deltas = series.latch_deltas(mutex[0][2], mutex[1][2])
     if deltas is None:
         return None
     span = mutex[1][0] - mutex[0][0]

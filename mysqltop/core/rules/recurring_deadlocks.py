@@ -7,7 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.deadlocks import DeadlockBook, fixes, summary
 from mysqltop.core.frame import Advice
-from mysqltop.core.rules.base import Vars, Window, advice, clock, num, span
+from mysqltop.core.rules.rule_kit import Vars, Window, advice, clock, num, span
 
 # The span a pattern must recur in, in seconds: long enough to see a pattern in an application that
 # deadlocks every minute or so, short enough that the finding clears within minutes of a fix.

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
-from mysqltop.core.rules.base import RECENT_S, Vars, Window, advice, clock, num, span
+from mysqltop.core.rules.rule_kit import RECENT_S, Vars, Window, advice, clock, num, span
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import (
     CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
