@@ -106,7 +106,9 @@ def free_port() -> int:
 # same port twice in a run. A client still retrying a stopped server (a reconnect test), or a
 # port a test took as unreachable, can so never reach another test's server: all throwaway
 # servers share their accounts, and such a stray client would be counted as one of its sessions.
-SERVER_PORTS = 20_000
+# MYSQLTOP_TEST_PORTS moves the blocks, so two runs of the suite on one machine (two checkouts)
+# never hand out the same port.
+SERVER_PORTS = int(os.environ.get("MYSQLTOP_TEST_PORTS", "20000"))
 PORTS_PER_WORKER = 1_000
 _server_ports = itertools.count()
 
