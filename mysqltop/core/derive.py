@@ -21,7 +21,7 @@ from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
+from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
@@ -87,9 +87,11 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     admin = raw.server.monitor_connection_admin
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
                                                    cur.status.get("uptime"), _clock(raw.server_time),
-                                                   admin if isinstance(admin, bool) else None))
+                                                   admin if isinstance(admin, bool) else None,
+                                                   raw.server.uid, raw.server.replaced_at))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
+    frame.capped_reads = _capped(raw)
     if raw.error:
         frame.stale = True
         frame.errors["poll"] = raw.error
@@ -98,6 +100,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         return frame
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
+    if prev is not None and not prev.raw.server.same_server(raw.server):
+        prev = None                                   # another server answers here: nothing to diff
     dt = cur.raw.mono - prev.raw.mono if prev is not None else None
     frame.elapsed = dt if valid_dt(dt) else None
     poll_ms, late_ms = raw.timings_ms.get("poll"), raw.timings_ms.get("late")
@@ -124,6 +128,17 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     frame.load = wait_load.of(frame)
     return frame
+
+
+def _capped(raw: RawSample) -> list[CappedRead]:
+    out = []
+    for key, c in (raw.capped or {}).items():
+        if not isinstance(c, dict) or not isinstance(c.get("cap"), str):
+            continue                                  # a recording's value of another shape
+        nums = {k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                for k in ("limit", "measured", "retry_in_s") for v in (c.get(k),)}
+        out.append(CappedRead(str(key), c["cap"], now=c.get("now") is True, **nums))
+    return out
 
 
 def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:

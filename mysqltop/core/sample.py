@@ -27,6 +27,15 @@ class Failure(str, Enum):
     WAITING = "waiting"
 
 
+class Cap(str, Enum):
+    """The bound that cut one read of a poll (RawSample.capped), decided by the source from the
+    error code or the bytes counted; the read is then skipped for a back-off that grows."""
+
+    STATEMENT_TIME = "statement_time"    # max_statement_time (MariaDB) / MAX_EXECUTION_TIME (MySQL) ended it
+    LOCK_WAIT = "lock_wait"              # lock_wait_timeout / innodb_lock_wait_timeout ended its wait
+    ANSWER_SIZE = "answer_size"          # its answer was larger than the client takes (sources/wire.py)
+
+
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
@@ -65,6 +74,19 @@ class ServerIdentity:
     # The monitor's account has SUPER or CONNECTION ADMIN: it may take the one connection the
     # server keeps past max_connections. None: not known (an import, an older recording).
     monitor_connection_admin: bool | None = None
+    # Which server this is, whatever address answers as it: a digest of @@server_uuid (MySQL), else
+    # @@server_id, @@hostname and @@datadir; None: not known (an import, an older recording).
+    uid: str | None = None
+    # When (epoch) a different server than the one watched before began answering at this address
+    # (another uid, or the same uid with its redo log moved back: a restored snapshot); None: the
+    # same server since the monitor started. Samples on both sides of it are never diffed.
+    replaced_at: float | None = None
+
+    def same_server(self, other: "ServerIdentity") -> bool:
+        """Can counters of `other`'s samples be diffed with ours? Unknown identities can."""
+        if self.replaced_at != other.replaced_at:
+            return False
+        return self.uid is None or other.uid is None or self.uid == other.uid
 
 
 @dataclass(frozen=True)
@@ -132,3 +154,8 @@ class RawSample:
     # and no rule advises a privilege, instrument or setting for it. None: a live poll (a field
     # it lacks was not needed, not readable or refused — errors says which).
     not_recorded: list[str] | None = None
+    # Reads of this poll cut by a bound, and reads skipped while their back-off lasts: statement
+    # key → {"cap": Cap value, "limit": seconds or bytes, "measured": seconds run or bytes sent
+    # before the cut (null when skipped), "retry_in_s": seconds until it is sent again, "now":
+    # cut in this poll}. None: none (and in older recordings).
+    capped: dict[str, dict[str, Any]] | None = None

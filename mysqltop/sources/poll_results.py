@@ -12,6 +12,7 @@ from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.poll_statements import (
     K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )
+from mysqltop.sources.read_caps import cut_words
 
 K_SESSIONS, K_SESSION_STATES, K_TRANSACTIONS = locks_src.K_SESSIONS, locks_src.K_SESSION_STATES, locks_src.K_TRANSACTIONS
 
@@ -84,6 +85,9 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         # ON but not readable by us: the fix is a GRANT, not a server setting
         errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                 f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
+    capped = plan.book.report(plan.mono)
+    for key, cut in (capped or {}).items():
+        errors.setdefault(key, cut_words(key, cut))     # skipped while it backs off: not sent
     locks = lock_rows(plan, v)
     if p.none_waiting:
         locks[K_LOCK_WAITS] = []              # not asked: no transaction waits for a row lock
@@ -96,5 +100,5 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,
-        **clock_row(v.get(K_TIME)),
+        capped=capped, **clock_row(v.get(K_TIME)),
         **locks)

@@ -28,11 +28,12 @@ from typing import Any
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
-from mysqltop.core.sample import POLL_STATEMENTS
+from mysqltop.core.sample import POLL_STATEMENTS, Cap
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
+from mysqltop.sources.read_caps import CAP_ERRORS, CapBook, cut_words
 
 # The status counters the frame reads come from derive (one list, no drift). Everything else
 # stays on the server: each row costs the client a packet to decode every poll, for every server
@@ -130,8 +131,11 @@ class StatementPlan:
     """Which statements a poll of one connection sends, and what the server refused for good.
     Made anew for every new connection (maybe a restarted, upgraded server)."""
 
-    def __init__(self, caps: Capabilities, own_thread_id: int | None = None, mdl_plugin: bool = False) -> None:
+    def __init__(self, caps: Capabilities, own_thread_id: int | None = None, mdl_plugin: bool = False,
+                 book: CapBook | None = None) -> None:
         self.caps = caps
+        self.book = book or CapBook()            # reads a bound cut: skipped while their back-off lasts
+        self.mono = 0.0                          # the time of the poll being planned
         self.own_thread_id = own_thread_id       # our connection: left out of SHOW PROCESSLIST's rows
         self.disabled: dict[str, str] = {}       # statement key → permanent error text
         self.mutex_empty_polls = 0
@@ -144,6 +148,7 @@ class StatementPlan:
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
         c = self.caps
+        self.mono = mono
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self.mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self.mutex_asked_at >= MUTEX_RETRY_S):
@@ -159,7 +164,11 @@ class StatementPlan:
         stmts += self.locks.first_trip()
         if self.variables_due(mono):
             stmts.append((K_VARS, VARIABLES_SQL))
-        return [(k, s) for k, s in stmts if k not in self.disabled]
+        return self._due(stmts)
+
+    def _due(self, stmts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Leave out what the server refused for good and what a bound cut, while it backs off."""
+        return [(k, s) for k, s in stmts if k not in self.disabled and self.book.due(k, self.mono)]
 
     def _clock_sql(self) -> str:
         """The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
@@ -199,7 +208,7 @@ class StatementPlan:
             out.append((locks_src.K_LOCK_SESSIONS, self.locks.lock_sessions.sql))
         if others and self.locks.metadata_locks is not None:
             out.append((locks_src.K_METADATA_LOCKS, self.locks.metadata_locks.sql))
-        out = [(k, s) for k, s in out if k not in self.disabled]
+        out = self._due(out)
         if others and self.caps.flavor == "mariadb" and not self.mdl_plugin:
             # installed while the stall lasts (the m key, a DBA)? Last in the trip: while it is
             # not, the statement fails, which ends the batch with nothing left to send
@@ -231,6 +240,12 @@ class StatementPlan:
         """SHOW ENGINE INNODB MUTEX answered (maybe with no rows: ask less often)."""
         self.mutex_empty_polls = 0 if rows else self.mutex_empty_polls + 1
 
+    def _cut(self, conn: Any, key: str, code: int, took: float, poll: Poll) -> None:
+        cap = CAP_ERRORS[code]
+        measured = getattr(conn, "refused_bytes", None) if cap is Cap.ANSWER_SIZE else round(took, 3)
+        poll.timings_ms[key] = round(took * 1000.0, 3)        # sent: the server counted it
+        poll.errors[key] = cut_words(key, self.book.cut(key, cap, measured, self.mono))
+
     def send(self, conn: Any, todo: list[tuple[str, str]], poll: Poll) -> int:
         """Send the statements (one round trip, or one each where multi-statements are refused),
         filling `poll`; the round trips it took. A connection-level error propagates."""
@@ -251,6 +266,7 @@ class StatementPlan:
                         t1 = time.perf_counter()
                         poll.values[key] = cur.fetchall()
                         poll.timings_ms[key] = round((t1 - t0) * 1000.0, 3)
+                        self.book.answered(key)
                         done += 1
                         t0 = t1
                         if not cur.nextset():
@@ -260,16 +276,26 @@ class StatementPlan:
                     if code == 1064 and self.multi and len(batch) > 1 and done == 0:
                         self.multi = False         # server refuses multi-statements: one by one
                         continue
-                    if code == 0 or code >= 2000 or code in CONNECTION_GONE:
+                    if code in CAP_ERRORS and done < len(batch):
+                        # a bound ended it: reported, skipped while it backs off, never sent again
+                        # in this poll (an answer too large also cost the connection: the poll failed)
+                        self._cut(conn, batch[done][0], code, time.perf_counter() - t0, poll)
+                        if CAP_ERRORS[code] is Cap.ANSWER_SIZE:
+                            raise
+                    elif code == 0 or code >= 2000 or code in CONNECTION_GONE:
                         raise                      # client-side / connection-level: the poll failed
-                    key = batch[done][0]
-                    poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
-                    if key == locks_src.K_METADATA_LOCKS and self.mdl_plugin and code == ER_UNKNOWN_TABLE:
-                        self.plugin_gone()
-                    elif code in PERMANENT:
-                        self.disabled[key] = poll.errors[key]
+                    else:
+                        key = batch[done][0]
+                        poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
+                        if key == locks_src.K_METADATA_LOCKS and self.mdl_plugin and code == ER_UNKNOWN_TABLE:
+                            self.plugin_gone()
+                        elif code in PERMANENT:
+                            self.disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
-                cur.close()
+                try:
+                    cur.close()
+                except Exception:  # noqa: BLE001 - a connection broken mid-batch: what broke it is raised
+                    pass
             todo = todo[done:] if done else todo[1:]
         return trips
