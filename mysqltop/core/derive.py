@@ -102,6 +102,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         prev = None                                   # a stale sample carries no counters
     if prev is not None and not prev.raw.server.same_server(raw.server):
         prev = None                                   # another server answers here: nothing to diff
+    if prev_mutex is not None and not prev_mutex.raw.server.same_server(raw.server):
+        prev_mutex = None
     dt = cur.raw.mono - prev.raw.mono if prev is not None else None
     frame.elapsed = dt if valid_dt(dt) else None
     poll_ms, late_ms = raw.timings_ms.get("poll"), raw.timings_ms.get("late")

@@ -15,7 +15,7 @@ from typing import Any
 from mysqltop.core.innodb.deadlock import Deadlock
 from mysqltop.core.blocking import Blocker, Session, SessionState, Transaction
 from mysqltop.core.stalls import Stall
-from mysqltop.core.sample import Failure
+from mysqltop.core.sample import Failure, same_server
 
 Num = float | None
 
@@ -33,6 +33,10 @@ class ServerInfo:
     # 8601 UTC) a different server than before answers at this address; None: not known / the same.
     uid: str | None = None
     replaced_at: Num = None
+
+    def same_server(self, other: "ServerInfo") -> bool:
+        """The same server answered both frames (core/sample.py same_server)."""
+        return same_server(self.uid, self.replaced_at, other.uid, other.replaced_at)
 
 
 @dataclass

@@ -83,10 +83,17 @@ class ServerIdentity:
     replaced_at: float | None = None
 
     def same_server(self, other: "ServerIdentity") -> bool:
-        """Can counters of `other`'s samples be diffed with ours? Unknown identities can."""
-        if self.replaced_at != other.replaced_at:
-            return False
-        return self.uid is None or other.uid is None or self.uid == other.uid
+        """Can counters of `other`'s samples be diffed with ours?"""
+        return same_server(self.uid, self.replaced_at, other.uid, other.replaced_at)
+
+
+def same_server(uid: str | None, replaced_at: float | None, other_uid: str | None,
+                other_replaced_at: float | None) -> bool:
+    """One server on both sides (ServerIdentity, frame.ServerInfo): the same uid, and no
+    replacement between them. An unknown uid (an import, an older recording) is the same."""
+    if replaced_at != other_replaced_at:
+        return False
+    return uid is None or other_uid is None or uid == other_uid
 
 
 @dataclass(frozen=True)
