@@ -17,7 +17,8 @@ CADENCE = {
                 f"{ps.MUTEX_RETRY_S:g} s; never on MariaDB 10.6+",
     ps.K_PS: "every poll",
     ps.K_GSTATUS: "every poll",
-    ps.K_METRICS: "every poll",
+    ps.K_METRICS: f"every poll while a counter it asks for is enabled, else every {ps.METRICS_RETRY_S:g} s "
+                  "(MariaDB: only the page cleaner's, its status variables count the rest)",
     ps.K_TIME: "every poll",
     locks_src.K_SESSIONS: "every poll",
     locks_src.K_SESSION_STATES: "every poll",

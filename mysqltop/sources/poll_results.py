@@ -78,6 +78,9 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     mutex = v.get(K_MUTEX)
     if mutex is not None:
         plan.saw_mutex(mutex)
+    if K_METRICS in v:
+        plan.saw_metrics(v[K_METRICS])
+
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps

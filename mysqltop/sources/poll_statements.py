@@ -73,6 +73,11 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
 METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
+# MariaDB counts these in SHOW GLOBAL STATUS too (Innodb_deadlocks, Innodb_adaptive_hash_*), which
+# derive reads first: INNODB_METRICS is asked there only for the rest (the page cleaner's split,
+# off by default), and every METRICS_RETRY_S while none of those is enabled.
+STATUS_HAS_METRICS = ("lock_deadlocks", "adaptive_hash_searches", "adaptive_hash_searches_btree")
+METRICS_RETRY_S = 60.0
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
@@ -136,6 +141,11 @@ class StatementPlan:
         self.caps = caps
         self.book = book or CapBook()            # reads a bound cut: skipped while their back-off lasts
         self.mono = 0.0                          # the time of the poll being planned
+        self.metrics_rows = True                 # the last INNODB_METRICS answer had rows (asked first anyway)
+        self.metrics_asked_at = float("-inf")
+        names = [n for n in METRIC_NAMES if caps.flavor != "mariadb" or n not in STATUS_HAS_METRICS]
+        self._metrics_sql = (f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN "
+                             f"({_in_list(tuple(names))}) AND ")
         self.own_thread_id = own_thread_id       # our connection: left out of SHOW PROCESSLIST's rows
         self.disabled: dict[str, str] = {}       # statement key → permanent error text
         self.mutex_empty_polls = 0
@@ -157,9 +167,10 @@ class StatementPlan:
         if c.performance_schema:
             stmts.append((K_PS, PS_WAITS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
-        if c.metrics_column:
+        if c.metrics_column and (self.metrics_rows or mono - self.metrics_asked_at >= METRICS_RETRY_S):
+            self.metrics_asked_at = mono
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
-            stmts.append((K_METRICS, METRICS_SQL + cond))
+            stmts.append((K_METRICS, self._metrics_sql + cond))
         stmts.append((K_TIME, self._clock_sql()))
         stmts += self.locks.first_trip()
         if self.variables_due(mono):
@@ -169,6 +180,9 @@ class StatementPlan:
     def _due(self, stmts: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """Leave out what the server refused for good and what a bound cut, while it backs off."""
         return [(k, s) for k, s in stmts if k not in self.disabled and self.book.due(k, self.mono)]
+
+    def saw_metrics(self, rows: Any) -> None:
+        self.metrics_rows = bool(rows)
 
     def _clock_sql(self) -> str:
         """The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on

@@ -105,3 +105,25 @@ _kept: list[Any] = []
 def _keep(sample: Any) -> bool:
     _kept.append(sample)
     return True
+
+
+def test_innodb_metrics_is_asked_every_poll_only_while_a_counter_it_needs_is_on(mariadb: ThrowawayMariaDB) -> None:
+    """MariaDB counts deadlocks and AHI searches in SHOW GLOBAL STATUS: INNODB_METRICS is asked
+    only for the page cleaner's counters, every poll while one is enabled, else once a minute."""
+    metric = "buffer_flush_background_total_pages"
+    mariadb.query(f"SET GLOBAL innodb_monitor_disable = '{metric}'")
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    try:
+        assert src.read().innodb_metrics == {}
+        assert "innodb_metrics" not in src.read().timings_ms          # nothing to read: left for a minute
+        mariadb.query(f"SET GLOBAL innodb_monitor_enable = '{metric}'")
+        assert src.plan is not None
+        src.plan.metrics_asked_at = float("-inf")                       # the minute is over
+        on = src.read()
+        assert on.innodb_metrics is not None and metric in on.innodb_metrics
+        assert "lock_deadlocks" not in on.innodb_metrics                 # the status counts it
+        assert "innodb_metrics" in src.read().timings_ms                 # every poll while it is on
+    finally:
+        mariadb.query(f"SET GLOBAL innodb_monitor_disable = '{metric}'")
+        src.close()
