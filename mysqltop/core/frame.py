@@ -403,6 +403,9 @@ class Frame:
     load: WaitLoad = field(default_factory=WaitLoad)
     # Reads cut by a bound in this poll or skipped while their back-off lasts, by statement.
     capped_reads: list[CappedRead] = field(default_factory=list)
+    # Values read before this frame's poll (a read at a slower cadence than the polls, for its
+    # cost): statement key → epoch time it was read (JSON: ISO 8601 UTC); empty: all read now.
+    read_at: dict[str, float] = field(default_factory=dict)
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
@@ -434,6 +437,7 @@ class Frame:
             d["server"]["time"] = iso_utc(self.server.time)
         if self.server.replaced_at is not None:
             d["server"]["replaced_at"] = iso_utc(self.server.replaced_at)
+        d["read_at"] = {k: iso_utc(v) for k, v in self.read_at.items()}
         return d
 
 

@@ -80,6 +80,12 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         plan.saw_mutex(mutex)
     if K_METRICS in v:
         plan.saw_metrics(v[K_METRICS])
+    latches: dict[str, Any] = {}
+    if K_PS in v:
+        took = p.timings_ms.get(K_PS)
+        latches = plan.latch_summary(ps_rows(v[K_PS]), took / 1000.0 if took is not None else None, wall)
+    elif plan.ps_slowed:
+        latches = plan.latch_summary(None, None, wall)       # not due: its last reads, carried
 
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
@@ -99,7 +105,8 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     return RawSample(
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
-        ps_waits=ps_rows(v[K_PS]) if K_PS in v else None,
+        ps_waits=latches.get("ps_waits"), ps_waits_before=latches.get("ps_waits_before"),
+        read_at=latches.get("read_at"),
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,

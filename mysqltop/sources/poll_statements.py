@@ -59,6 +59,13 @@ PS_WAITS_SQL = (
     "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
 
+# The latch summary walks every instance once per instrument class: a table cache of 100,000
+# tables makes it hundreds of milliseconds of the server's CPU. It is read every poll while it
+# costs less than PS_DUTY of the time, else once every took / PS_DUTY seconds (at most
+# PS_SLOWEST_S), its rates then over its last two reads (RawSample.ps_waits_before).
+PS_DUTY = 0.02
+PS_SLOWEST_S = 60.0
+
 # A transaction ACTIVE this long in the InnoDB status text makes the poll read INNODB_TRX (who runs
 # it, rows locked): younger ones come and go with normal work and the status text lists them.
 OLD_TRANSACTION_S = 2
@@ -141,6 +148,10 @@ class StatementPlan:
         self.caps = caps
         self.book = book or CapBook()            # reads a bound cut: skipped while their back-off lasts
         self.mono = 0.0                          # the time of the poll being planned
+        self.ps_due_at = float("-inf")           # the latch summary: when it is read next,
+        self.ps_reads: list[tuple[Any, float, float]] = []   # its last two reads (rows, wall, mono),
+        self.ps_every_poll = True                # and whether the last poll read it
+        self.ps_slowed = False                   # this poll leaves it out: not due (its cost)
         self.metrics_rows = True                 # the last INNODB_METRICS answer had rows (asked first anyway)
         self.metrics_asked_at = float("-inf")
         names = [n for n in METRIC_NAMES if caps.flavor != "mariadb" or n not in STATUS_HAS_METRICS]
@@ -164,7 +175,8 @@ class StatementPlan:
                              or mono - self.mutex_asked_at >= MUTEX_RETRY_S):
             self.mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
-        if c.performance_schema:
+        self.ps_slowed = c.performance_schema and mono < self.ps_due_at and K_PS not in self.disabled
+        if c.performance_schema and not self.ps_slowed:
             stmts.append((K_PS, PS_WAITS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column and (self.metrics_rows or mono - self.metrics_asked_at >= METRICS_RETRY_S):
@@ -180,6 +192,29 @@ class StatementPlan:
     def _due(self, stmts: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """Leave out what the server refused for good and what a bound cut, while it backs off."""
         return [(k, s) for k, s in stmts if k not in self.disabled and self.book.due(k, self.mono)]
+
+    def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
+        """The RawSample fields of the latch summary for this poll: `rows` read now (None: not
+        read, its cadence slowed by its cost) → ps_waits, ps_waits_before, read_at."""
+        was_every_poll = self.ps_every_poll
+        if rows is not None:
+            self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
+            self.ps_due_at = self.mono + min(PS_SLOWEST_S, (took_s or 0.0) / PS_DUTY)
+            self.ps_every_poll = True
+            if was_every_poll or len(self.ps_reads) < 2:
+                return {"ps_waits": rows}
+            before = self.ps_reads[0]
+            return {"ps_waits": rows, "ps_waits_before": before[0], "read_at": {"ps_waits_before": list(before[1:])}}
+        self.ps_every_poll = False
+        if not self.ps_reads:
+            return {}
+        last = self.ps_reads[-1]
+        out: dict[str, Any] = {"ps_waits": last[0], "read_at": {"ps_waits": list(last[1:])}}
+        if len(self.ps_reads) == 2:
+            before = self.ps_reads[0]
+            out["ps_waits_before"] = before[0]
+            out["read_at"]["ps_waits_before"] = list(before[1:])
+        return out
 
     def saw_metrics(self, rows: Any) -> None:
         self.metrics_rows = bool(rows)
