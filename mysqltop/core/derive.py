@@ -93,6 +93,9 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     frame.capped_reads = _capped(raw)
+    for key, at in (raw.read_at or {}).items():
+        if key != "ps_waits_before" and isinstance(at, list) and at and isinstance(at[0], (int, float)):
+            frame.read_at[key] = float(at[0])         # carried from an earlier read (its cost)
     if raw.error:
         frame.stale = True
         frame.errors["poll"] = raw.error
@@ -708,7 +711,7 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if prev is None:
         frame.hotspot_totals = hs.counted_totals(ps_rows if has_ps else None, cur.mutex)
     if prev is not None and dt is not None and valid_dt(dt):
-        if has_ps and prev.waits is not None and not cur.raw.read_at:
+        if has_ps and prev.waits is not None and spaced is None:
             ps = hs.ps_hotspots(prev.waits, ps_rows, dt)
             if ps is None:
                 frame.notes.append("performance_schema counters went backwards (TRUNCATE or restart): "

@@ -72,7 +72,7 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
 def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity, host: HostSample | None,
            p: Poll, variables: dict[str, str]) -> RawSample:
     """The RawSample of a poll that answered."""
-    v = p.values
+    v = plan.values(p)
     status_rows = v.get(K_STATUS)
     innodb_status = status_text(status_rows[0][2]) if status_rows else None
     mutex = v.get(K_MUTEX)
@@ -106,7 +106,7 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
         ps_waits=latches.get("ps_waits"), ps_waits_before=latches.get("ps_waits_before"),
-        read_at=latches.get("read_at"),
+        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {})} or None,
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,

@@ -66,6 +66,17 @@ PS_WAITS_SQL = (
 PS_DUTY = 0.02
 PS_SLOWEST_S = 60.0
 
+# Reads of rows as they are now (no counters: a sample may carry an older read, dated) whose
+# cadence follows their cost: a read that took T is sent again after T / PACED_DUTY seconds (at
+# most PACED_SLOWEST_S), the samples between carrying it with the time it was read
+# (RawSample.read_at). Cheap, they are read every poll; 1,000 open transactions joined with
+# their sessions, or a flood of lock waits, cost a server hundreds of milliseconds a read.
+PACED_DUTY = 0.02
+PACED_SLOWEST_S = 60.0
+# Below this a read is never paced (nor the latch summary): a loaded box's run queue stretches
+# the wall time of cheap reads to tens of milliseconds, which says nothing of their cost.
+COSTLY_S = 0.05
+
 # A transaction ACTIVE this long in the InnoDB status text makes the poll read INNODB_TRX (who runs
 # it, rows locked): younger ones come and go with normal work and the status text lists them.
 OLD_TRANSACTION_S = 2
@@ -94,6 +105,8 @@ K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS = locks_src.K_LOCK_WAITS, locks_src.K_T
 K_VARS = POLL_STATEMENTS[-1]
 K_MDL_PLUGIN = "mdl_plugin"
 K_TIME = "server_time"
+PACED = (K_SESSIONS, locks_src.K_SESSION_STATES, K_TRANSACTIONS, K_LOCK_WAITS, locks_src.K_ROW_LOCKS,
+         locks_src.K_LOCK_SESSIONS, locks_src.K_METADATA_LOCKS)
 
 
 @dataclass
@@ -148,6 +161,9 @@ class StatementPlan:
         self.caps = caps
         self.book = book or CapBook()            # reads a bound cut: skipped while their back-off lasts
         self.mono = 0.0                          # the time of the poll being planned
+        self.paced_due: dict[str, float] = {}     # PACED reads: when each is sent next,
+        self.last_read: dict[str, tuple[Any, float, float]] = {}   # its last read (rows, wall, mono),
+        self.carried: dict[str, tuple[Any, float, float]] = {}     # and what this poll carries instead
         self.ps_due_at = float("-inf")           # the latch summary: when it is read next,
         self.ps_reads: list[tuple[Any, float, float]] = []   # its last two reads (rows, wall, mono),
         self.ps_every_poll = True                # and whether the last poll read it
@@ -170,6 +186,7 @@ class StatementPlan:
         """(key, SQL) of the first round trip of a poll at `mono`."""
         c = self.caps
         self.mono = mono
+        self.carried = {}
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self.mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self.mutex_asked_at >= MUTEX_RETRY_S):
@@ -190,8 +207,26 @@ class StatementPlan:
         return self._due(stmts)
 
     def _due(self, stmts: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        """Leave out what the server refused for good and what a bound cut, while it backs off."""
-        return [(k, s) for k, s in stmts if k not in self.disabled and self.book.due(k, self.mono)]
+        """Leave out what the server refused for good and what a bound cut, while it backs off;
+        a PACED read not due yet is carried from its last read instead."""
+        out = []
+        for k, s in stmts:
+            if k in self.disabled or not self.book.due(k, self.mono):
+                continue
+            if self.mono < self.paced_due.get(k, float("-inf")) and k in self.last_read:
+                self.carried[k] = self.last_read[k]
+                continue
+            out.append((k, s))
+        return out
+
+    def values(self, poll: Poll) -> dict[str, Any]:
+        """The poll's rows by statement: read now, else carried from an earlier read."""
+        return {**{k: c[0] for k, c in self.carried.items()}, **poll.values}
+
+    def _paced(self, key: str, rows: Any, took: float) -> None:
+        if key in PACED:
+            self.last_read[key] = (rows, time.time(), self.mono)
+            self.paced_due[key] = self.mono + (min(PACED_SLOWEST_S, took / PACED_DUTY) if took >= COSTLY_S else 0.0)
 
     def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
         """The RawSample fields of the latch summary for this poll: `rows` read now (None: not
@@ -199,7 +234,8 @@ class StatementPlan:
         was_every_poll = self.ps_every_poll
         if rows is not None:
             self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
-            self.ps_due_at = self.mono + min(PS_SLOWEST_S, (took_s or 0.0) / PS_DUTY)
+            took = took_s or 0.0
+            self.ps_due_at = self.mono + (min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0)
             self.ps_every_poll = True
             if was_every_poll or len(self.ps_reads) < 2:
                 return {"ps_waits": rows}
@@ -237,7 +273,7 @@ class StatementPlan:
         """(key, SQL) of the reads the first round trip calls for: the transactions when one is
         old or waits, the lock-wait join when one waits (or when the first trip cannot tell).
         Sets poll.none_waiting when the lock waits are known to be none."""
-        v = poll.values
+        v = self.values(poll)
         waits = _status_value(v.get(K_GSTATUS), "Innodb_row_lock_current_waits") if K_GSTATUS in v else None
         status = v.get(K_STATUS)
         oldest = oldest_active_s(str(status[0][2])) if status and len(status[0]) > 2 else OLD_TRANSACTION_S
@@ -316,6 +352,7 @@ class StatementPlan:
                         poll.values[key] = cur.fetchall()
                         poll.timings_ms[key] = round((t1 - t0) * 1000.0, 3)
                         self.book.answered(key)
+                        self._paced(key, poll.values[key], t1 - t0)
                         done += 1
                         t0 = t1
                         if not cur.nextset():

@@ -127,3 +127,27 @@ def test_innodb_metrics_is_asked_every_poll_only_while_a_counter_it_needs_is_on(
     finally:
         mariadb.query(f"SET GLOBAL innodb_monitor_disable = '{metric}'")
         src.close()
+
+
+def test_a_costly_snapshot_read_is_paced_and_carried_with_its_time(mariadb: ThrowawayMariaDB,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read of rows as they are (here the sessions) that cost more than its share of the time
+    is sent again only after took / PACED_DUTY; the polls between carry its rows, dated."""
+    monkeypatch.setattr(stmts_mod, "PACED_DUTY", 1e-6)       # any read costs too much: paced
+    monkeypatch.setattr(stmts_mod, "COSTLY_S", 0.0)
+    monkeypatch.setattr(stmts_mod, "PACED_SLOWEST_S", 30.0)
+    src = MySQLSource(mariadb.options(), interval=1.0)
+    src.open()
+    try:
+        first = src.read()
+        assert "sessions" in first.timings_ms and not (first.read_at or {}).get("sessions")
+        second = src.read()
+        assert "sessions" not in second.timings_ms and "session_states" not in second.timings_ms
+        wall, mono = (second.read_at or {})["sessions"]
+        assert wall == pytest.approx(first.wall, abs=5) and mono <= second.mono
+        assert second.sessions == first.sessions and second.session_states == first.session_states
+        frame = derive(parse_sample(first), parse_sample(second))
+        assert frame.read_at["sessions"] == wall                      # the frame says when it was read
+        assert frame.throughput.qps is not None                       # the counters are this poll's
+    finally:
+        src.close()
