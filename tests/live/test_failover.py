@@ -135,3 +135,41 @@ def test_a_restart_of_the_same_server_stays_a_restart(mariadb_factory: Callable[
         assert after.server.same_server(before.server)
     finally:
         src.close()
+
+
+def test_a_restored_snapshot_at_the_same_address_is_a_different_server(
+        mariadb_factory: Callable[..., ThrowawayMariaDB], tmp_path: Path) -> None:
+    """Same @@server_id, @@hostname and @@datadir, but the data of an earlier moment: its redo
+    log's position is lower than the one last seen, so it is not the server watched before."""
+    import shutil
+
+    from mysqltop.sources.mysql import MySQLSource, redo_lsn
+
+    db = mariadb_factory(name="fo-snap")
+    db.stop(remove=False)
+    shutil.copytree(db.datadir, tmp_path / "snapshot", symlinks=True)
+    db.start()
+    conn = db.root_conn()
+    with conn.cursor() as cur:                       # move the redo log on past the snapshot
+        cur.execute("CREATE TABLE IF NOT EXISTS mysqltop_test.grow (id INT PRIMARY KEY AUTO_INCREMENT, v TEXT)")
+        for _ in range(50):
+            cur.execute("INSERT INTO mysqltop_test.grow (v) VALUES (REPEAT('x', 8000))")
+    conn.close()
+    src = MySQLSource(db.options(), interval=0.2, answer_timeout=5.0)
+    src.open()
+    try:
+        before = src.read()
+        assert before.error is None and redo_lsn(before) is not None
+        db.stop(remove=False)
+        shutil.rmtree(db.datadir)
+        shutil.copytree(tmp_path / "snapshot", db.datadir, symlinks=True)
+        db.start()
+        got: list[Any] = []
+        wait_until(lambda: (s := src.read()).error is None and got.append(s) is None, timeout=60)
+        after = got[-1]
+        assert after.server.uid == before.server.uid          # it says it is the same server …
+        assert (redo_lsn(after) or 0) < (redo_lsn(before) or 0)
+        assert after.server.replaced_at is not None          # … its data says otherwise
+        assert not after.server.same_server(before.server)
+    finally:
+        src.close()
