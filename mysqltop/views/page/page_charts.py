@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mysqltop.core import units
-from mysqltop.core.frame import WAIT_CLASSES
-from mysqltop.core.incident_report import Report
+from mysqltop.core.frame import WAIT_CLASSES, severity_rank
+from mysqltop.core.incident_report import AdviceEpisode, Report
 from mysqltop.core.safe_text import visible
 from mysqltop.core.wait_load import LABELS
-from mysqltop.views.page.svg_plot import Chart, Moment, Plot, Series, Span, draw
+from mysqltop.views.page.svg_plot import Chart, Moment, Plot, Row, Series, Span, draw, strip
 
 NO_SESSIONS = "no session counts in this window (an older recording, or an import without a processlist)"
 
@@ -67,6 +67,36 @@ def moments(r: Report) -> list[Moment]:
     return out
 
 
+STRIP_ROWS = 12
+
+
+def rows(r: Report) -> list[Row]:
+    """What fired when: the stalls, then each finding (its episodes on one row), then TPS drops."""
+    out = []
+    if r.stalls:
+        out.append(Row(f"stalls ({len(r.stalls)})", "stall",
+                       [(ep.start, ep.end, visible(f"stall {_span_words(ep.start, ep.end)} UTC: {ep.max_waiting} "
+                                                   f"waiting on {ep.on}")) for ep in r.stalls]))
+    by: dict[str, list[AdviceEpisode]] = {}
+    for e in r.advice:
+        if not e.id.startswith("stall_"):
+            by.setdefault(e.id, []).append(e)
+    for fid, eps in by.items():
+        worst = max(eps, key=lambda e: severity_rank(e.severity))
+        out.append(Row(visible(f"{fid} ({worst.severity})"), visible(worst.severity),
+                       [(e.first, e.last, visible(f"[{e.severity}] {e.id} {_span_words(e.first, e.last)} UTC"))
+                        for e in eps]))
+    if r.drops:
+        out.append(Row("TPS drops", "warning",
+                       [(d.start, d.end, f"TPS drop {_span_words(d.start, d.end)} UTC (−{d.depth_pct:.0f} %)")
+                        for d in r.drops]))
+    if len(out) > STRIP_ROWS:
+        rest = out[STRIP_ROWS - 1:]
+        out = out[:STRIP_ROWS - 1] + [Row(f"{len(rest)} more findings", "info",
+                                          [sp for row in rest for sp in row.spans])]
+    return out
+
+
 def plots(r: Report, prefix: str) -> tuple[Plot, ...]:
     """The charts of one window (`prefix` keeps their ids apart from another window's)."""
     s = r.series
@@ -78,6 +108,8 @@ def plots(r: Report, prefix: str) -> tuple[Plot, ...]:
         return Chart(f"{prefix}{key}", title, s.time, series, start, end, spans=found, moments=marked, **opts)
 
     cores = r.load.cores
+    found_rows = rows(r)
+    head = (strip(f"{prefix}fired", "What fired when", found_rows, start, end, marked),) if found_rows else ()
     charts = [
         chart("load", "Database load by wait class (average active sessions)",
               [Series(LABELS[c], s.load[c], f"c-{c}") for c in WAIT_CLASSES if c in s.load], stacked=True,
@@ -96,4 +128,4 @@ def plots(r: Report, prefix: str) -> tuple[Plot, ...]:
               [Series("checkpoint age", s.checkpoint_age_pct, "s3"), Series("dirty pages", s.dirty_pct, "s4")],
               y_max=100.0, fmt=units.pct),
     ]
-    return tuple(draw(c) for c in charts)
+    return head + tuple(draw(c) for c in charts)

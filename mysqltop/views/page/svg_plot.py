@@ -127,6 +127,8 @@ class Plot:
     legend: tuple[LegendItem, ...]
     points: int                         # data points drawn
     empty: str | None                   # why nothing is drawn (None: something is)
+    labels: tuple["Label", ...] = ()    # the row labels of a strip
+    strip: bool = False                 # a strip of rows (what fired when), not a chart of values
 
 
 def _r(v: float) -> str:
@@ -298,3 +300,51 @@ def draw(c: Chart) -> Plot:
         yticks=tuple(Tick(round(y(v), 1), c.fmt(v)) for v in yt),
         reference=ref, legend=legend, points=drawn,
         empty=None if drawn else c.empty)
+
+
+@dataclass(frozen=True)
+class Label:
+    x: float
+    y: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    kind: str                           # stall or a severity: drawn as bar-<kind>
+    spans: Sequence[tuple[float, float, str]]     # (start, end, title)
+
+
+ROW_H = 22.0
+
+
+def strip(key: str, title: str, rows: Sequence[Row], t0: float, t1: float,
+          moments: Sequence[Moment] = ()) -> Plot:
+    """What fired when: one row per finding (its label above, its episodes as bars), on the
+    same time axis as the charts below it."""
+    t1 = max(t1, t0 + 1.0)
+    right = WIDTH - RIGHT
+    top = 8.0
+    bottom = top + max(1, len(rows)) * ROW_H
+    height = bottom + BOTTOM
+
+    def x(t: float) -> float:
+        return LEFT + (min(max(t, t0), t1) - t0) / (t1 - t0) * (right - LEFT)
+
+    bands, labels = [], []
+    for i, row in enumerate(rows):
+        y = top + i * ROW_H
+        labels.append(Label(LEFT + 2, round(y + 9, 1), row.label))
+        for a, b, tip in row.spans:
+            if b < t0 or a > t1:
+                continue
+            w = max(x(b) - x(a), 1.5)
+            bands.append(Band(round(min(x(a), right - w), 1), round(y + 11, 1), round(w, 1), 8.0, f"bar-{row.kind}", tip))
+    return Plot(
+        key=key, title=title, width=WIDTH, height=height, left=LEFT, top=top, right=right, bottom=bottom,
+        lines=(), areas=(), bands=tuple(bands),
+        marks=tuple(Mark(round(x(m.time), 1), m.label, m.title) for m in moments if t0 <= m.time <= t1),
+        xticks=tuple(Tick(round(x(t), 1), label) for t, label in time_ticks(t0, t1)), yticks=(),
+        reference=None, legend=(), points=len(bands), empty=None if rows else "no finding in this window",
+        labels=tuple(labels), strip=True)
