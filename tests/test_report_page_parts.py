@@ -108,3 +108,12 @@ def test_a_finding_that_came_back_is_one_entry_with_its_spans() -> None:
     first = out[0]
     assert first.episodes == 2 and first.severity == "critical" and first.message == "m2" and first.samples == 42
     assert first.span == "08:00:00–08:00:10, 08:01:40–08:02:10"
+
+
+def test_a_thousand_triggers_do_not_make_a_thousand_lines() -> None:
+    times = [T0 + i for i in range(0, 3600, 10)]
+    moments = [sp.Moment(T0 + 3.6 * i, str(i + 1), f"{i + 1}. trigger") for i in range(1000)]
+    p = chart(times, [1.0] * len(times), moments=moments)
+    assert 30 <= len(p.marks) <= (p.right - p.left) / sp.MARK_PX + 1
+    assert p.marks[0].label == "1–2" or p.marks[0].label.startswith("1–")
+    assert p.marks[0].title.count("\n") <= sp.MARK_TITLES

@@ -50,14 +50,20 @@ def spans(r: Report) -> list[Span]:
     return out
 
 
+BOOKMARK_CHARS = 400
+
+
 def bookmarks(r: Report) -> list[Bookmark]:
+    """Every bookmark and trigger of the window, numbered as the charts mark them."""
     out = []
     for i, b in enumerate(r.bookmarks, 1):
         words = str(b.get("trigger") or "mark") + (f" (value {units.num(b['value'])})" if b.get("value") is not None
                                                    else "")
         if b.get("note"):
             words += f": {b['note']}"
-        out.append(Bookmark(str(i), clock(float(b["time"])), visible(words)))
+        words = visible(words)
+        out.append(Bookmark(str(i), clock(float(b["time"])),
+                            words if len(words) <= BOOKMARK_CHARS else words[:BOOKMARK_CHARS - 1] + "…"))
     return out
 
 

@@ -11,6 +11,7 @@ values; pure.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -31,6 +32,7 @@ LEAD_FINDINGS = 3          # findings the headline names when no stall does
 TREE_NODES = 40            # waiters drawn under a root (the rest counted)
 STALLS_SHOWN = 20          # stalls listed, biggest first (the rest counted: every one is in text and JSON)
 TREES_SHOWN = 5            # of those, the ones drawn with their blocking tree
+BOOKMARKS_SHOWN = 100      # bookmarks listed under the charts (the charts mark every one)
 SPANS_SHOWN = 24           # episodes of one finding listed by time (the rest counted)
 
 # What each row source a sample may lack is, in words (core/sample.POLL_STATEMENTS).
@@ -103,6 +105,7 @@ class Window:
     empty: str | None               # why there is nothing to summarise
     charts: tuple[Plot, ...]
     bookmarks: tuple[Bookmark, ...]
+    bookmarks_more: str
     stalls: tuple[StallView, ...]
     stalls_more: str                # stalls not listed, in words
     locks: tuple[Block, ...]        # longest blocking chains, longest transactions
@@ -246,6 +249,7 @@ def window(r: Report, key: str = "", label: str = "") -> Window:
     head = blocks["head"].lines
     headline = head[0] if r.headline else None
     rest = tuple(head[1:] if r.headline else head)
+    marks = bookmarks(r)
     grouped = findings(r.advice)
     ranked = sorted(grouped, key=lambda f: -severity_rank(f.severity))      # stable: then as they began
     lead = () if r.headline else tuple(ranked[:LEAD_FINDINGS])
@@ -253,7 +257,10 @@ def window(r: Report, key: str = "", label: str = "") -> Window:
     return Window(
         key=key, label=label, headline=headline, head=rest, lead=lead, empty=empty,
         charts=plots(r, f"{key}-" if key else "") if r.live_frames else (),
-        bookmarks=tuple(bookmarks(r)), stalls=_stalls(r),
+        bookmarks=tuple(marks[:BOOKMARKS_SHOWN]),
+        bookmarks_more=(f"… {len(marks) - BOOKMARKS_SHOWN} more: every one is in --format text and json"
+                        if len(marks) > BOOKMARKS_SHOWN else ""),
+        stalls=_stalls(r),
         stalls_more=(f"… {len(r.stalls) - STALLS_SHOWN} more stall(s), smaller: every one is in --format text "
                      "and json" if len(r.stalls) > STALLS_SHOWN else ""),
         locks=tuple(_block(blocks[k]) for k in ("chains", "transactions") if k in blocks),
@@ -299,7 +306,8 @@ def page(obj: Report | Comparison, meta: RecordingMeta | None = None, damaged: S
     windows: tuple[Window, ...]
     if isinstance(obj, Comparison):
         windows = (window(obj.a, "a", "Window A"), window(obj.b, "b", "Window B"))
-        compare = tuple(_block(b) for b in report_text.compare_blocks(obj))
+        compare = tuple(_block(dataclasses.replace(b, title="") if b.key == "head" else b)   # the section's own
+                        for b in report_text.compare_blocks(obj))
         address = obj.a.server.get("address")
     else:
         windows, compare, address = (window(obj),), (), obj.server.get("address")

@@ -28,6 +28,7 @@ LEFT, RIGHT, TOP, BOTTOM = 46.0, 8.0, 8.0 + LANES * LANE_H, 22.0
 GAP_STEPS = 4.0
 MAX_BANDS = 60            # past this, bands of a kind closer than MERGE_PX are drawn as one
 MERGE_PX = 2.0
+MARK_PX, MARK_TITLES = 6.0, 5     # moments this close are drawn as one line, its title naming a few
 TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 
 
@@ -230,6 +231,23 @@ def _bands(spans: Sequence[Span], x: Callable[[float], float], t0: float, t1: fl
     return tuple(out)
 
 
+def _marks(moments: Sequence[Moment], x: Callable[[float], float], t0: float, t1: float) -> tuple[Mark, ...]:
+    """One line per moment; moments closer than MARK_PX are one line ("3–9", the first titles)."""
+    groups: list[list[Moment]] = []
+    for m in sorted((m for m in moments if t0 <= m.time <= t1), key=lambda m: m.time):
+        if groups and x(m.time) - x(groups[-1][0].time) < MARK_PX:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    out = []
+    for g in groups:
+        label = g[0].label if len(g) == 1 else f"{g[0].label}–{g[-1].label}"
+        title = "\n".join(m.title for m in g[:MARK_TITLES]) + (f"\n… {len(g) - MARK_TITLES} more"
+                                                              if len(g) > MARK_TITLES else "")
+        out.append(Mark(round(x(g[0].time), 1), label, title))
+    return tuple(out)
+
+
 def draw(c: Chart) -> Plot:
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
     t0, t1 = c.t0, max(c.t1, c.t0 + 1.0)
@@ -295,7 +313,7 @@ def draw(c: Chart) -> Plot:
     return Plot(
         key=c.key, title=c.title, width=WIDTH, height=HEIGHT, left=LEFT, top=TOP, right=right, bottom=bottom,
         lines=tuple(lines), areas=tuple(areas), bands=_bands(spans, x, t0, t1, TOP, bottom),
-        marks=tuple(Mark(round(x(m.time), 1), m.label, m.title) for m in c.moments if t0 <= m.time <= t1),
+        marks=_marks(c.moments, x, t0, t1),
         xticks=tuple(Tick(round(x(t), 1), label) for t, label in time_ticks(t0, t1)),
         yticks=tuple(Tick(round(y(v), 1), c.fmt(v)) for v in yt),
         reference=ref, legend=legend, points=drawn,
@@ -344,7 +362,7 @@ def strip(key: str, title: str, rows: Sequence[Row], t0: float, t1: float,
     return Plot(
         key=key, title=title, width=WIDTH, height=height, left=LEFT, top=top, right=right, bottom=bottom,
         lines=(), areas=(), bands=tuple(bands),
-        marks=tuple(Mark(round(x(m.time), 1), m.label, m.title) for m in moments if t0 <= m.time <= t1),
+        marks=_marks(moments, x, t0, t1),
         xticks=tuple(Tick(round(x(t), 1), label) for t, label in time_ticks(t0, t1)), yticks=(),
         reference=None, legend=(), points=len(bands), empty=None if rows else "no finding in this window",
         labels=tuple(labels), strip=True)
