@@ -89,14 +89,14 @@ def test_top_load_sums_each_shape_over_its_classes_and_says_what_is_not_recorded
                  {"wait_class": "row_lock", "shape": "UPDATE t SET a=?\x1b[2J", "sessions": 1.0},
                  {"wait_class": "cpu", "shape": "UPDATE t SET a=?\x1b[2J", "sessions": 0.25}])
     by = {t.dimension: t for t in load_tables(r)}
-    assert [row.label for row in by["statement"].rows] == ["UPDATE t SET a=?\\x1b[2J", "SELECT ?"]
-    top = by["statement"].rows[0]
+    assert [row.label for row in by["sql"].rows] == ["UPDATE t SET a=?\\x1b[2J", "SELECT ?"]
+    top = by["sql"].rows[0]
     assert top.sessions == "1.2" and [m.css for m in top.mix] == ["c-cpu", "c-row_lock"]
     assert abs(sum(m.w for m in top.mix) - 100.0) < 0.1
-    for dim in ("user", "host", "schema"):
+    for dim in ("user", "host", "schema", "object"):
         assert by[dim].rows == () and by[dim].note == NOT_RECORDED
     fed = {t.dimension: t for t in tables({"user": [("app", {"cpu": 3.0})]}, "by user")}
-    assert fed["user"].rows[0].label == "app" and fed["statement"].note == NOT_RECORDED
+    assert fed["user"].rows[0].label == "app" and fed["sql"].note == NOT_RECORDED
 
 
 def test_a_finding_that_came_back_is_one_entry_with_its_spans() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Sequence
 
 from mysqltop import __version__
@@ -304,6 +305,9 @@ def source_lines(meta: RecordingMeta | None, damaged: Sequence[str]) -> tuple[st
 def page(obj: Report | Comparison, meta: RecordingMeta | None = None, damaged: Sequence[str] = ()) -> Page:
     redacted, words = redaction(meta)
     windows: tuple[Window, ...]
+    first = obj.a if isinstance(obj, Comparison) else obj
+    when = (datetime.fromtimestamp(first.start, timezone.utc).strftime(" — %Y-%m-%d %H:%M UTC")
+            if first.start is not None else "")
     if isinstance(obj, Comparison):
         windows = (window(obj.a, "a", "Window A"), window(obj.b, "b", "Window B"))
         compare = tuple(_block(dataclasses.replace(b, title="") if b.key == "head" else b)   # the section's own
@@ -311,5 +315,5 @@ def page(obj: Report | Comparison, meta: RecordingMeta | None = None, damaged: S
         address = obj.a.server.get("address")
     else:
         windows, compare, address = (window(obj),), (), obj.server.get("address")
-    title = visible(f"mysqltop report — {address or 'unknown server'}")
+    title = visible(f"mysqltop report — {address or 'unknown server'}{when}")
     return Page(title, __version__, redacted, words, source_lines(meta, damaged), compare, windows)

@@ -1,8 +1,8 @@
 """The page's TOP LOAD section: who carries the load, by statement, user, client host and schema.
 
-The section draws one table per dimension from a small interface — `Slices`: for each dimension,
-rows of (label, wait class → average active sessions over the window) — so a fold of the active
-sessions by any dimension plugs in by filling it. What a report holds today: each wait class's
+The section draws one table per dimension (sql, user, host, schema, object) from a small
+interface — `Slices`: for each dimension, rows of (label, wait class → average active sessions
+over the window) — so a fold of the active sessions by any dimension plugs in by filling it. What a report holds today: each wait class's
 busiest statement shapes (Report.load.top, from the sessions each poll listed); the other
 dimensions are not in the recording, and their tables say so. Labels are server text: made
 visible here, escaped by the template. Pure.
@@ -19,8 +19,10 @@ from mysqltop.core.incident_report import Report
 from mysqltop.core.safe_text import visible
 from mysqltop.core.wait_load import LABELS
 
-DIMENSIONS: tuple[tuple[str, str], ...] = (
-    ("statement", "Statements (shapes)"), ("user", "Users"), ("host", "Client hosts"), ("schema", "Schemas"))
+# (dimension, table title, column heading)
+DIMENSIONS: tuple[tuple[str, str, str], ...] = (
+    ("sql", "Statements", "statement shape"), ("user", "Users", "user"), ("host", "Client hosts", "client host"),
+    ("schema", "Schemas", "schema"), ("object", "Objects waited on", "wait object"))
 ROWS = 10
 BAR = 100.0                 # the mix bar's width in its own units (the template's viewBox)
 LABEL_CHARS = 300
@@ -50,6 +52,7 @@ class LoadRow:
 class LoadTable:
     dimension: str
     title: str
+    column: str
     rows: tuple[LoadRow, ...]
     note: str               # what the figures are, or why there are none
 
@@ -64,7 +67,7 @@ def report_slices(r: Report) -> tuple[Slices, str]:
     rows = sorted(by.items(), key=lambda kv: -sum(kv[1].values()))
     note = ("average active sessions over the window of the busiest statement shapes of each wait class "
             "(from the sessions each poll listed)")
-    return ({"statement": rows} if rows else {}), note
+    return ({"sql": rows} if rows else {}), note
 
 
 def _mix(classes: Mapping[str, float], total: float) -> tuple[MixPart, ...]:
@@ -81,10 +84,10 @@ def _mix(classes: Mapping[str, float], total: float) -> tuple[MixPart, ...]:
 
 def tables(slices: Slices, note: str) -> tuple[LoadTable, ...]:
     out = []
-    for dim, title in DIMENSIONS:
+    for dim, title, column in DIMENSIONS:
         rows = slices.get(dim)
         if not rows:
-            out.append(LoadTable(dim, title, (), NOT_RECORDED))
+            out.append(LoadTable(dim, title, column, (), NOT_RECORDED))
             continue
         drawn = []
         for label, classes in list(rows)[:ROWS]:
@@ -92,7 +95,7 @@ def tables(slices: Slices, note: str) -> tuple[LoadTable, ...]:
             text = visible(" ".join(label.split()))
             text = text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
             drawn.append(LoadRow(text, units.num(total), _mix(classes, total)))
-        out.append(LoadTable(dim, title, tuple(drawn), note))
+        out.append(LoadTable(dim, title, column, tuple(drawn), note))
     return tuple(out)
 
 
