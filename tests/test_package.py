@@ -41,6 +41,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = wheels.glob("mysqltop-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "mysqltop/data/incident.mtrec" in names and "mysqltop/views/tui/mysqltop.tcss" in names, names
+    assert {f"mysqltop/views/page/templates/{t}" for t in ("report.html.j2", "charts.html.j2", "page.css")} <= set(names)
 
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
@@ -70,6 +71,9 @@ def test_installed_demo_replays_the_bundled_incident_from_elsewhere(installed: P
 
     report = _run([mysqltop, "report", str(bundled)], cwd=tmp_path).stdout
     assert "243 samples" in report
+    _run([mysqltop, "report", str(bundled), "--format", "html", "-o", str(tmp_path / "page.html")], cwd=tmp_path)
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "243 samples" in page and page.count('<svg class="plot"') == 7      # templates and stylesheet shipped
 
 
 def test_installed_demo_lists_and_plays_the_gallery(installed: Path, tmp_path: Path) -> None:

@@ -15,7 +15,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compare", nargs=2, metavar="WHEN..WHEN",
                    help="two windows side by side, e.g. --compare 02:10..02:15 02:20..02:25 (an empty side "
                         "is the recording's start or end)")
-    p.add_argument("--format", choices=("text", "json", "md"), default="text", help="output (default text)")
+    p.add_argument("--format", choices=("text", "json", "md", "html"), default="text",
+                   help="output (default text); html: one self-contained page (charts, no script, nothing fetched)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write to OUT (replaced whole, or left as it was on failure) instead of stdout")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,16 +28,82 @@ def run(args: argparse.Namespace) -> int:
     from mysqltop.errors import UserError
     from mysqltop.views.report_text import render
 
+    if args.format == "html" and not args.output and sys.stdout.isatty():
+        raise UserError("--format html writes a page, not terminal text: give -o FILE.html or redirect "
+                        "stdout to a file", 2)
+    _not_a_directory(args.file)
+    damaged: list[str] = []
     if args.compare:
         if args.start or args.end:
             raise UserError("--compare names its own windows: drop --start/--end "
                             "(e.g. --compare 02:10..02:15 02:20..02:25)", 2)
-        a, b = (compare_window(args.file, w) for w in args.compare)
-        out = render(compare(a, b), args.format)
+        a, b = (compare_window(args.file, w, damaged) for w in args.compare)
+        result = compare(a, b)
     else:
-        out = render(window_report(args.file, args.start, args.end), args.format)
-    sys.stdout.write(out)
+        result = window_report(args.file, args.start, args.end, damaged=damaged)
+    if args.format == "html":
+        from mysqltop.recording.reader import RecordingReader
+        from mysqltop.views.page.page_model import page
+        from mysqltop.views.page.page_templates import render as render_page
+
+        with RecordingReader(args.file) as reader:
+            meta = reader.meta
+        out = render_page(page(result, meta, damaged))
+    else:
+        out = render(result, args.format)
+    if args.output:
+        _write(args.output, out)
+    else:
+        sys.stdout.write(out)
     return 0
+
+
+def _not_a_directory(path: str) -> None:
+    """A fleet records one file per server into a directory: a report is of one of them."""
+    import os
+
+    from mysqltop.core.safe_text import visible
+    from mysqltop.errors import UserError
+
+    if not os.path.isdir(path):
+        return
+    files = sorted(f for f in os.listdir(path) if f.endswith(".mtrec"))
+    if files:
+        raise UserError(f"{visible(path)} is a directory of {len(files)} recording(s) (a fleet records one per "
+                        f"server): report one at a time, e.g. mysqltop report {visible(os.path.join(path, files[0]))}",
+                        2)
+    raise UserError(f"{visible(path)} is a directory, not a recording", 2)
+
+
+def _write(path: str, text: str) -> None:
+    """OUT written whole or not at all: a temporary file beside it, renamed over it when complete."""
+    import os
+    import tempfile
+
+    from mysqltop.core.safe_text import visible
+    from mysqltop.errors import UserError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise UserError(f"cannot write {visible(path)}: {exc.strerror or exc}", 1) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        os.unlink(tmp)
+        raise UserError(f"cannot write {visible(path)}: {exc.strerror or exc}", 1) from None
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def split_window(text: str) -> tuple[str | None, str | None]:
@@ -47,12 +116,12 @@ def split_window(text: str) -> tuple[str | None, str | None]:
     return start.strip() or None, end.strip() or None
 
 
-def compare_window(path: str, window: str):  # -> mysqltop.core.incident_report.Report
+def compare_window(path: str, window: str, damaged: list[str] | None = None):  # -> incident_report.Report
     """One --compare window; a bad time in it is named as --compare's, not as --start/--end."""
     from mysqltop.errors import UserError
 
     try:
-        return window_report(path, *split_window(window))
+        return window_report(path, *split_window(window), damaged=damaged)
     except UserError as exc:
         message = exc.message
         for flag in ("--start: ", "--end: "):
@@ -78,10 +147,12 @@ def stride_for(samples: int, max_points: int = MAX_POINTS) -> int:
 
 
 def window_report(path: str, start: str | None, end: str | None,
-                  max_points: int = MAX_POINTS):  # -> mysqltop.core.incident_report.Report
+                  max_points: int = MAX_POINTS,
+                  damaged: list[str] | None = None):  # -> mysqltop.core.incident_report.Report
     """Frames [start, end] of the recording, as replay shows them (the timeline's range: rates
     from the sample before it, damaged samples stepped over and named once), summarised as they stream.
-    Past `max_points` samples, over every k-th sample (see stride_for)."""
+    Past `max_points` samples, over every k-th sample (see stride_for). `damaged`: the damaged
+    ranges met are appended to it, in words."""
     from mysqltop.core.report_builder import ReportBuilder
     from mysqltop.timeline.range import Range
 
@@ -100,6 +171,8 @@ def window_report(path: str, start: str | None, end: str | None,
             read += 1
         if read == 0:
             raise src.unreadable()
+        if damaged is not None:
+            damaged += [d.describe(str(src.reader.path)) for d in src.damaged]
     finally:
         src.close()
     return builder.build(variables, bookmarks=marks, samples=len(src), stride=stride)

@@ -209,6 +209,7 @@ class PatternSummary:
     last_time: str | None
     summary: str
     fixes: list[str]
+    example: Deadlock | None = None   # the latest of the pattern, read whole (its story)
 
 
 @dataclass
@@ -225,5 +226,5 @@ def summarise(book: DeadlockBook, top: int = 10) -> DeadlocksSummary:
     return DeadlocksSummary(
         book.captured, book.counted, summary(before.deadlock) if before is not None else None,
         [PatternSummary(p.signature, p.count, p.tables, p.indexes, p.first_seen, p.last_seen, p.first_time,
-                        p.last_time, summary(p.example), fixes(p.example)) for p in book.ranked()[:top]],
+                        p.last_time, summary(p.example), fixes(p.example), p.example) for p in book.ranked()[:top]],
         book.counts_line())

@@ -38,8 +38,9 @@ class TimelinePoint:
 @dataclass
 class ReportSeries:
     """The window as at most CHART_POINTS points for charts: each point is a run of frames
-    (time: its last frame), rates as their time-weighted mean over the run, gauges (history list
-    length, pending IO) as their maximum in it, so a peak survives the downsampling."""
+    (time: its last frame), rates and the load as their time-weighted mean over the run, gauges
+    (history list length, pending IO, checkpoint age, dirty pages, blocked sessions) as their
+    maximum in it, so a peak survives the downsampling."""
 
     time: list[float] = field(default_factory=list)
     tps: list[float | None] = field(default_factory=list)
@@ -48,8 +49,16 @@ class ReportSeries:
     pending_reads: list[float | None] = field(default_factory=list)
     pending_writes: list[float | None] = field(default_factory=list)
     pending_fsyncs: list[float | None] = field(default_factory=list)
+    checkpoint_age_pct: list[float | None] = field(default_factory=list)
+    dirty_pct: list[float | None] = field(default_factory=list)
+    # sessions waiting for a row lock (the load's row-lock class, else Innodb_row_lock_current_waits)
+    # and for a metadata, table, global read or user lock (the load's metadata-lock class)
+    row_lock_blocked: list[float | None] = field(default_factory=list)
+    metadata_lock_blocked: list[float | None] = field(default_factory=list)
     # wait ms/s of the report's top hotspots (by share; at most 3), keyed by name
     hotspot_wait_ms: dict[str, list[float | None]] = field(default_factory=dict)
+    # average active sessions of each wait class (WAIT_CLASSES) per point; empty without session counts
+    load: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,6 +146,9 @@ class Report:
     window_advice: list[Advice]        # advise() over the whole window
     notes: list[str] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
+    # row sources some samples did not hold at all (Frame.unrecorded: an import, an older
+    # recording) → how many samples: unknown there, not none
+    unrecorded: dict[str, int] = field(default_factory=dict)
     bookmarks: list[dict[str, Any]] = field(default_factory=list)   # {time, trigger, value, note} in range
     variables: dict[str, str] = field(default_factory=dict)         # the knobs the rules cite (rules.KNOBS)
     blocking_chains: list[ChainSummary] = field(default_factory=list)          # core/lock_report.py

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
-from mysqltop.core.blocking import hot_row
+from mysqltop.core.blocking import Blocker, hot_row
 from mysqltop.core.rules.stall_rules import judged
-from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty
+from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty, Stall
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -81,9 +81,19 @@ class StallEpisode:
     tps_label: str = COMMITTED_LABEL   # what those figures are (tps where the server has no Handler_commit)
     certainty: str = Certainty.CONFIRMED.value   # "inferred": no root, candidate_ids instead, no kill
     candidate_ids: list[int] = field(default_factory=list)    # inferred: who could hold it, oldest first
+    tree: Blocker | None = None        # its blocking tree when most sessions waited (None: no root named)
 
 
 CANDIDATES_KEPT = 20
+
+
+def tree_of(st: Stall, f: Frame) -> Blocker | None:
+    """A pile's blocking tree in the frame that shows it: its root's row-lock tree, else its
+    root's server-level tree (Frame.metadata_blocking); None while no root is named."""
+    if st.root is None:
+        return None
+    trees = f.blocking if st.kind == "row_lock" else f.metadata_blocking
+    return next((b for b in trees if b.thread_id == st.root.thread_id), None)
 
 
 
@@ -129,6 +139,8 @@ class LockWindow:
                                                  if c.thread_id is not None])
                 if len(self.stalls) < _KEEP:
                     self.stalls.append(ep)
+            if st.waiting >= ep.max_waiting:
+                ep.tree = tree_of(st, f) or ep.tree
             ep.max_waiting = max(ep.max_waiting, st.waiting)
             ep.longest_wait_s = _max(ep.longest_wait_s, st.longest_wait_s)
             if r is not None:

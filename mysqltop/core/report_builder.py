@@ -15,7 +15,9 @@ from mysqltop.core.advice import advise
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.wait_load import LoadAccumulator
 from mysqltop.core.deadlocks import summarise as summarise_deadlocks
-from mysqltop.core.frame import COMMITTED_LABEL, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank
+from mysqltop.core.frame import (
+    COMMITTED_LABEL, WAIT_CLASSES, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank,
+)
 from mysqltop.core.lock_report import LockWindow, StallEpisode
 from mysqltop.core.hotspots import TOP_HOTSPOTS
 from mysqltop.core.incident_report import (
@@ -74,23 +76,44 @@ FIGURES: tuple[tuple[str, str, Getter], ...] = (
 CHART_POINTS = 240
 CHART_HOTSPOTS = 3
 _RATES = ("tps", "qps")
-_GAUGES = ("history_list_length", "pending_reads", "pending_writes", "pending_fsyncs")
+
+
+def _row_lock_blocked(f: Frame) -> float | None:
+    """Sessions waiting for a row lock: the load's row-lock class, else the server's own count."""
+    return f.load.row_lock if f.load.row_lock is not None else f.locks.row_lock_current_waits
+
+
+# (ReportSeries field, getter): gauges, kept as their maximum over each chart point.
+_GAUGES: tuple[tuple[str, Getter], ...] = (
+    ("history_list_length", lambda f: f.flush.history_list_length),
+    ("pending_reads", lambda f: f.io.pending_reads),
+    ("pending_writes", lambda f: f.io.pending_writes),
+    ("pending_fsyncs", lambda f: f.io.pending_fsyncs),
+    ("checkpoint_age_pct", lambda f: f.flush.checkpoint_age_pct),
+    ("dirty_pct", lambda f: f.flush.dirty_pct),
+    ("row_lock_blocked", _row_lock_blocked),
+    ("metadata_lock_blocked", lambda f: f.load.metadata_lock),
+)
 
 
 class _Bucket:
-    """A run of frames: Σ rate × Δt and Σ Δt per rate, max per gauge, Σ wait ms per hotspot."""
+    """A run of frames: Σ rate × Δt and Σ Δt per rate, max per gauge, Σ wait ms per hotspot,
+    Σ sessions × Δt per wait class (with the Δt of the frames that had session counts)."""
 
-    __slots__ = ("time", "sums", "dts", "peaks", "hot", "hot_dt")
+    __slots__ = ("time", "sums", "dts", "peaks", "hot", "hot_dt", "load", "load_dt")
 
     def __init__(self, f: Frame) -> None:
         dt = f.elapsed or 0.0
         self.time = f.time
-        tp, io = f.throughput, f.io
+        tp = f.throughput
         self.sums = [(v or 0.0) * dt for v in (tp.tps, tp.qps)]
         self.dts = [dt if v is not None else 0.0 for v in (tp.tps, tp.qps)]
-        self.peaks = [f.flush.history_list_length, io.pending_reads, io.pending_writes, io.pending_fsyncs]
+        self.peaks = [get(f) for _, get in _GAUGES]
         self.hot = {(h.source, h.name): h.wait_ms_per_s * dt for h in f.hotspots if h.wait_ms_per_s is not None}
         self.hot_dt = dt
+        known = f.load.active is not None
+        self.load = [(f.load.value(c) or 0.0) * dt for c in WAIT_CLASSES] if known else [0.0] * len(WAIT_CLASSES)
+        self.load_dt = dt if known else 0.0
 
     def merge(self, o: "_Bucket") -> "_Bucket":
         self.time = o.time
@@ -100,6 +123,8 @@ class _Bucket:
         for k, v in o.hot.items():
             self.hot[k] = self.hot.get(k, 0.0) + v
         self.hot_dt += o.hot_dt
+        self.load = [a + b for a, b in zip(self.load, o.load)]
+        self.load_dt += o.load_dt
         return self
 
 
@@ -134,11 +159,14 @@ class _SeriesAcc:
             s.time.append(b.time)
             for name, total, dt in zip(_RATES, b.sums, b.dts):
                 getattr(s, name).append(total / dt if dt > 0 else None)
-            for name, peak in zip(_GAUGES, b.peaks):
+            for (name, _), peak in zip(_GAUGES, b.peaks):
                 getattr(s, name).append(peak)
         for key in hotspots:
             s.hotspot_wait_ms[key[1]] = [b.hot.get(key, 0.0) / b.hot_dt if b.hot_dt > 0 else None
                                          for b in self.buckets]
+        if any(b.load_dt > 0 for b in self.buckets):
+            s.load = {c: [b.load[i] / b.load_dt if b.load_dt > 0 else None for b in self.buckets]
+                      for i, c in enumerate(WAIT_CLASSES)}
         return s
 
 
@@ -198,6 +226,7 @@ class ReportBuilder:
         self.cpus: float | None = None
         self.notes: dict[str, int] = {}
         self.errors: dict[str, int] = {}
+        self.unrecorded: dict[str, int] = {}     # row source → samples that did not hold it at all
         self._open: dict[str, tuple[AdviceEpisode, int]] = {}   # advice id → (episode, frame index seen)
         self._done: list[AdviceEpisode] = []
         self._sample: list[Frame] = []
@@ -255,6 +284,8 @@ class ReportBuilder:
             self.notes[n] = self.notes.get(n, 0) + 1
         for k in f.errors:
             self.errors[k] = self.errors.get(k, 0) + 1
+        for k in f.unrecorded:
+            self.unrecorded[k] = self.unrecorded.get(k, 0) + 1
         self._episodes(i, f)
         self._outage(f)
         self.deadlocks.add(f)
@@ -393,6 +424,7 @@ class ReportBuilder:
             locks=sections["locks"], advice=episodes,
             window_advice=window_advice,
             notes=sorted(self.notes, key=lambda n: -self.notes[n]), errors=dict(self.errors),
+            unrecorded=dict(sorted(self.unrecorded.items())),
             bookmarks=[dict(b) for b in bookmarks
                        if start is not None and end is not None and start <= b["time"] <= end],
             variables={k: str(v) for k, v in (variables or {}).items() if k.lower() in KNOBS},

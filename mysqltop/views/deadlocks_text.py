@@ -98,7 +98,7 @@ def pattern_line(i: int, p: PatternSummary) -> str:
 
 def report_block(s: DeadlocksSummary, block: Callable[..., Any]) -> Any:
     """The report's DEADLOCKS block: the counts, then each pattern with its count, times and fixes."""
-    b = block("Deadlocks (grouped by pattern: tables, indexes, lock modes, statement shapes)")
+    b = block("Deadlocks (grouped by pattern: tables, indexes, lock modes, statement shapes)", key="deadlocks")
     b.lines.append(s.counts)
     if s.before:
         b.lines.append(f"already shown at the start (happened before the window): {s.before}")

@@ -120,7 +120,7 @@ def top_shapes(loads: Sequence[WaitLoad], per_class: int = 3) -> list[str]:
 def report_block(load: LoadSummary, block: Callable[..., Any]) -> Any:
     """The report's load block: the window's chart (one column per point), the averages against
     the cores, the peak, and each class's top statement shapes."""
-    b = block("Database load by wait class (average active sessions; docs/wait-classes.md)")
+    b = block("Database load by wait class (average active sessions; docs/wait-classes.md)", key="load")
     if load.active_avg is None:
         b.lines.append("no session counts in this window (an older recording, or the processlist was not read)")
         return b

@@ -13,6 +13,7 @@ from mysqltop.core import units
 from mysqltop.core.frame import Frame
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction, hot_row
 from mysqltop.core.incident_report import Report
+from mysqltop.core.lock_report import StallEpisode
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
 from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot
@@ -300,7 +301,7 @@ def report_blocks(r: Report, block: type) -> list:
     of report_text (its Block class is passed in: it owns the layout)."""
     out = []
     if r.blocking_chains:
-        b = block("Longest blocking chains (most sessions blocked at once)")
+        b = block("Longest blocking chains (most sessions blocked at once)", key="chains")
         for c in r.blocking_chains:
             span = _when(c.first) if c.first == c.last else f"{_when(c.first)}–{_when(c.last)}"
             holder = (f"hot row {_t(c.hot_row, 100)}, held in turn by {c.holders} sessions" if c.holders > 1 and c.hot_row
@@ -319,7 +320,7 @@ def report_blocks(r: Report, block: type) -> list:
                 b.lines.append(f"  {c.kill};   (if it is still running; mysqltop never kills)")
         out.append(b)
     if r.long_transactions:
-        b = block("Longest transactions")
+        b = block("Longest transactions", key="transactions")
         for t in r.long_transactions:
             parts = [f"{secs(t.max_age_s)} at {_when(t.at)} UTC",
                      f"thread {t.thread_id if t.thread_id is not None else '?'}",
@@ -336,26 +337,33 @@ def report_blocks(r: Report, block: type) -> list:
 def stall_block(r: Report, block: type):  # type: ignore[no-untyped-def]
     """`report`: every stall of the window, biggest first: from–to, what they waited on, the root
     and what to do, engine commits/s before, during and after."""
-    b = block("Stalls (sessions piled up on a lock)")
+    b = block("Stalls (sessions piled up on a lock)", key="stalls")
     for ep in r.stalls:
-        end = f"still stalled at {_when(ep.end)}" if ep.open else _when(ep.end)
-        b.lines.append(f"{_when(ep.start)}–{end} UTC: {ep.max_waiting} waiting on {_t(ep.on, 80)}, longest "
-                       f"{secs(ep.longest_wait_s)} ({ep.kind})")
-        if ep.root_thread_id is not None:
-            b.lines.append(f"  root thread {ep.root_thread_id} {who(ep.root_user, ep.root_host)} "
-                           f"{_t(ep.root_command, 16)} ({_t(ep.source, 24)}): {_t(ep.action, 240)}")
-            if ep.root_statement:
-                b.lines.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
-        elif ep.source == HOLDER_NOT_RECORDED:
-            b.lines.append(f"  {NOT_RECORDED_WORDS}: {_t(ep.action, 160)}")
-        elif ep.candidate_ids:
-            b.lines.append("  holder inferred, not listed by the server: no single KILL; candidates, oldest first: "
-                           f"threads {', '.join(str(i) for i in ep.candidate_ids[:TOP_CANDIDATES])}"
-                           + (" …" if len(ep.candidate_ids) > TOP_CANDIDATES else ""))
-        else:
-            b.lines.append(f"  holder not visible: {_t(ep.action, 160)}")
-        figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
-                                                   ("after", ep.tps_after)) if v is not None]
-        if figs:
-            b.lines.append(f"  {ep.tps_label} " + " → ".join(figs))
+        b.lines += episode_lines(ep)
     return b
+
+
+def episode_lines(ep: StallEpisode) -> list[str]:
+    """One stall of a report: its first line, then indented lines (the root or the candidates,
+    its statement, throughput before → during → after)."""
+    end = f"still stalled at {_when(ep.end)}" if ep.open else _when(ep.end)
+    out = [f"{_when(ep.start)}–{end} UTC: {ep.max_waiting} waiting on {_t(ep.on, 80)}, longest "
+           f"{secs(ep.longest_wait_s)} ({ep.kind})"]
+    if ep.root_thread_id is not None:
+        out.append(f"  root thread {ep.root_thread_id} {who(ep.root_user, ep.root_host)} "
+                   f"{_t(ep.root_command, 16)} ({_t(ep.source, 24)}): {_t(ep.action, 240)}")
+        if ep.root_statement:
+            out.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
+    elif ep.source == HOLDER_NOT_RECORDED:
+        out.append(f"  {NOT_RECORDED_WORDS}: {_t(ep.action, 160)}")
+    elif ep.candidate_ids:
+        out.append("  holder inferred, not listed by the server: no single KILL; candidates, oldest first: "
+                   f"threads {', '.join(str(i) for i in ep.candidate_ids[:TOP_CANDIDATES])}"
+                   + (" …" if len(ep.candidate_ids) > TOP_CANDIDATES else ""))
+    else:
+        out.append(f"  holder not visible: {_t(ep.action, 160)}")
+    figs = [f"{k} {units.num(v)}" for k, v in (("before", ep.tps_before), ("during", ep.tps_during),
+                                               ("after", ep.tps_after)) if v is not None]
+    if figs:
+        out.append(f"  {ep.tps_label} " + " → ".join(figs))
+    return out

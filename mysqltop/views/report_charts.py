@@ -102,4 +102,4 @@ def blocks(r: Report, block: Callable[..., B]) -> list[B]:
     per = len(r.timeline) / len(r.series.time) if r.series.time else 1.0
     if per > 1.5:
         notes.append(f"one chart point per {per:.0f} frames: rates averaged over them, history and pending IO at their maximum")
-    return [block("Charts", notes, pre=lines)]
+    return [block("Charts", notes, pre=lines, key="charts")]

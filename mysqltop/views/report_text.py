@@ -28,6 +28,17 @@ class Block:
     header: list[str] | None = None             # a table when set
     rows: list[list[str]] = field(default_factory=list)
     pre: list[str] = field(default_factory=list)   # preformatted (sparkline): kept as is
+    key: str = ""                               # what the block is, for other layouts (the HTML page)
+
+
+def report_blocks(r: Report) -> list[Block]:
+    """The report's blocks (each with its `key`), every line made visible: for other layouts."""
+    return _visible(_report_blocks(r))
+
+
+def compare_blocks(c: Comparison) -> list[Block]:
+    """The comparison's blocks (each with its `key`), every line made visible."""
+    return _visible(_compare_blocks(c))
 
 
 def render(obj: Report | Comparison, fmt: str) -> str:
@@ -80,7 +91,7 @@ def sparkline(values: list[float | None], marks: list[bool], width: int = SPARK_
 
 def _report_blocks(r: Report, label: str = "") -> list[Block]:
     srv = r.server
-    head = Block(f"mysqltop report{label}", [
+    head = Block(f"mysqltop report{label}", key="head", lines=[
         f"server: {srv.get('flavor') or '?'} {srv.get('version') or '?'} at {srv.get('address') or '?'}",
         f"window: {_ts(r.start, True)} – {_ts(r.end, True)} UTC ({u.duration(r.duration_s)}, "
         f"{max(r.samples, r.frames)} samples, {r.stale_frames} stale)",
@@ -96,7 +107,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         head.lines.append("no frames with rates in this window: nothing to summarise")
         return [head]
     tp = r.throughput
-    thr = Block("Throughput", [
+    thr = Block("Throughput", key="throughput", lines=[
         *([f"{COMMITTED_LABEL} {_avg_max(tp['committed_per_s'])}, min {u.num(tp['committed_per_s'].min)} "
            "(Handler_commit: each autocommit statement, each statement of a transaction and its COMMIT)"] if tp.get("committed_per_s") and tp["committed_per_s"].samples else []),
         f"TPS {_avg_max(tp['tps'])}, min {u.num(tp['tps'].min)} (COMMIT/ROLLBACK statements)",
@@ -107,7 +118,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if bars:
         thr.pre = [f"TPS {bars}", *([f"    {marks}  ^ = drop"] if marks.strip() else []),
                    f"    {_ts(r.timeline[0].time)} … {_ts(r.timeline[-1].time)}"]
-    drops = Block("TPS drops")
+    drops = Block("TPS drops", key="drops")
     if r.drops:
         drops.lines.append(f"{len(r.drops)} drop(s) below 50 % of the TPS of the 30 s before, sessions still running:")
         drops.lines += [f"  {_span(d.start, d.end)}  min {u.num(d.min_tps)} TPS vs {u.num(d.baseline_tps)} before "
@@ -117,7 +128,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if r.start is not None and any(ep.start < r.start for ep in r.stalls):
         drops.lines.append("the window starts inside a stall (see the STALL line above): there is no TPS before "
                            "it to fall from")
-    hot = Block("Top hotspots (share of all waiting in the window, within each source)",
+    hot = Block("Top hotspots (share of all waiting in the window, within each source)", key="hotspots",
                 header=["#", "name", "share", "waits/s", "wait ms/s", "peak waits/s", "seen", "source"])
     hot.rows = [[str(i), h.name + (f" ({h.site})" if h.site and h.site not in h.name else ""), u.share(h.share),
                  u.num(h.waits_per_s), u.num(h.wait_ms_per_s),
@@ -130,7 +141,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         hot.lines.append(f"SHOW ENGINE INNODB MUTEX rows: waits between two snapshots {u.num(spans[-1])} s apart, "
                          "per second over that span (a start→end delta, not a series)")
     io, fl = r.io, r.flush
-    peaks = Block("IO, flush and lock peaks", [
+    peaks = Block("IO, flush and lock peaks", key="peaks", lines=[
         f"pending reads max {_peak(io['pending_reads'])}, writes max {_peak(io['pending_writes'])}, "
         f"fsyncs max {_peak(io['pending_fsyncs'])}",
         f"reads/s {_avg_max(io['reads_per_s'])}; writes/s {_avg_max(io['writes_per_s'])}; "
@@ -147,7 +158,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
             f"deadlocks/s max {_peak(lk['deadlocks_per_s'])}")
     h = r.host
     if h.get("cpus"):
-        host = Block("Host", [
+        host = Block("Host", key="host", lines=[
             f"{u.num(h['cpus'])} CPUs; run queue {_avg_max(h['run_queue'])}; above the core count in "
             f"{u.pct(h['saturated_pct'])} of samples",
             f"CPU busy {_avg_max(h['cpu_busy_pct'], u.pct)}; iowait max {_peak(h['cpu_iowait_pct'], u.pct)}; "
@@ -156,8 +167,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         if h["mysqld_cpu_pct"].avg is not None:
             host.lines.append(f"mysqld CPU {_avg_max(h['mysqld_cpu_pct'], u.pct)}")
     else:
-        host = Block("Host", ["not recorded (the server was not on the recording host)"])
-    adv = Block("Advice")
+        host = Block("Host", key="host", lines=["not recorded (the server was not on the recording host)"])
+    adv = Block("Advice", key="advice")
     for e in r.advice:
         adv.lines += [f"[{e.severity}] {e.id}  {_span(e.first, e.last)} ({e.frames} samples)", f"  {e.message}",
                       f"  evidence: {e.evidence}"]
@@ -173,24 +184,24 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if r.stalls:                       # the story first: right under the window line
         blocks.insert(1, locks_text.stall_block(r, Block))
     if r.bookmarks:
-        blocks.insert(3, Block("Bookmarks", [
+        blocks.insert(3, Block("Bookmarks", key="bookmarks", lines=[
             f"{_ts(b['time'])}  {b.get('trigger') or 'mark'}"
             + (f" (value {u.num(b['value'])})" if b.get("value") is not None else "")
             + (f": {b['note']}" if b.get("note") else "") for b in r.bookmarks]))
     if r.variables:
-        blocks.append(Block("Settings the advice refers to", [
+        blocks.append(Block("Settings the advice refers to", key="settings", lines=[
             ", ".join(f"{k} = {v}" for k, v in sorted(r.variables.items()))]))
     if len(r.servers) > 1:
         blocks.append(Block(f"{len(r.servers)} different servers answered at this address (no rate across a change)", [
             f"{_span(e['first'], e['last'])} UTC: {visible(str(e.get('flavor') or '?'))} "
             f"{visible(str(e.get('version') or '?'))} (server {e.get('uid') or '?'})" for e in r.servers]))
     if r.outages or r.restarts:
-        gone = Block("Server outages (no data from the server) and restarts")
+        gone = Block("Server outages (no data from the server) and restarts", key="outages")
         gone.lines += [f"{_span(o.start, o.end)} UTC: no data in {o.frames} sample(s): {o.why}" for o in r.outages]
         gone.lines += [f"restarted at about {_ts(t)} UTC (the start its Uptime gives)" for t in r.restarts]
         blocks.append(gone)
     if r.notes or r.errors:
-        blocks.append(Block("Notes", r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))
+        blocks.append(Block("Notes", key="notes", lines=r.notes[:5] + [f"{k}: failed in {n} sample(s)" for k, n in r.errors.items()]))
     return blocks
 
 
@@ -198,17 +209,17 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
 
 def _compare_blocks(c: Comparison) -> list[Block]:
     a, b = c.a, c.b
-    head = Block("mysqltop report: two windows compared", [
+    head = Block("mysqltop report: two windows compared", key="head", lines=[
         f"A: {_ts(a.start, True)} – {_ts(a.end, True)} UTC ({u.duration(a.duration_s)}, {a.frames} samples)",
         f"B: {_ts(b.start, True)} – {_ts(b.end, True)} UTC ({u.duration(b.duration_s)}, {b.frames} samples)",
     ])
-    figures = Block("Headline figures", header=["metric", "A", "B", "change"])
+    figures = Block("Headline figures", key="figures", header=["metric", "A", "B", "change"])
     figures.rows = [[d.metric, u.num(d.a), u.num(d.b), _change(d.change_pct)] for d in c.deltas]
-    hot = Block("Hotspots (share of all waiting in each window, within its source)",
+    hot = Block("Hotspots (share of all waiting in each window, within its source)", key="hotspots",
                 header=["name", "A share", "B share", "A waits/s", "B waits/s", "source"])
     hot.rows = [[h["name"], u.share(h["a_share"]), u.share(h["b_share"]), u.num(h["a_waits_per_s"]),
                  u.num(h["b_waits_per_s"]), h["source"]] for h in c.hotspots[:10]]
-    adv = Block("Advice", [
+    adv = Block("Advice", key="advice", lines=[
         f"only in A (gone in B): {', '.join(c.advice_only_a) or 'none'}",
         f"only in B (new): {', '.join(c.advice_only_b) or 'none'}",
         f"in both: {', '.join(c.advice_both) or 'none'}",
