@@ -23,6 +23,20 @@ DEFAULT_COMMAND = "live"
 MODULES = {"import": "import_collection"}
 
 
+class _ExplainPoll(argparse.Action):
+    """--explain-poll: print every statement a poll may send, its cap and cadence, and exit."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print every statement a poll may send, "
+                         "its time cap and its cadence, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from mysqltop.sources.explain_poll import explain
+
+        print("\n".join(explain()))
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one `mysqltop: …` line instead of a usage dump."""
 
@@ -52,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("--version", action="version", version=f"mysqltop {__version__}")
+    parser.add_argument("--explain-poll", action=_ExplainPoll)
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"mysqltop.commands.{MODULES.get(name, name)}")
@@ -64,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _with_default_command(argv: list[str]) -> list[str]:
-    if argv and argv[0] in ("--help", "--version"):
+    if argv and argv[0] in ("--help", "--version", "--explain-poll"):
         return argv
     if not argv or argv[0] not in COMMANDS:
         return [DEFAULT_COMMAND, *argv]

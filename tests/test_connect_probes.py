@@ -33,7 +33,7 @@ class Cursor:
         self.conn.sent.append(sql)
         self.description = None
         if sql.startswith("SELECT VERSION()"):
-            self.rows = [(self.conn.version, self.conn.comment, "db9", "mysqltop@%", "db9.pid", "/nonexistent/")]
+            self.rows = [(self.conn.version, self.conn.comment, "db9", "mysqltop@%", "db9.pid", "/nonexistent/", 1)]
         elif sql == "SELECT @@performance_schema":
             self.rows = [(1,)]
         elif "setup_instruments" in sql:

@@ -20,8 +20,9 @@ from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import wait_load
+from mysqltop.core.waits import parse_wait_rows
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Ahi, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
+from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
@@ -87,9 +88,14 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     admin = raw.server.monitor_connection_admin
     frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
                                                    cur.status.get("uptime"), _clock(raw.server_time),
-                                                   admin if isinstance(admin, bool) else None))
+                                                   admin if isinstance(admin, bool) else None,
+                                                   raw.server.uid, raw.server.replaced_at))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
+    frame.capped_reads = _capped(raw)
+    for key, at in (raw.read_at or {}).items():
+        if key != "ps_waits_before" and isinstance(at, list) and at and isinstance(at[0], (int, float)):
+            frame.read_at[key] = float(at[0])         # carried from an earlier read (its cost)
     if raw.error:
         frame.stale = True
         frame.errors["poll"] = raw.error
@@ -98,6 +104,10 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         return frame
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
+    if prev is not None and not prev.raw.server.same_server(raw.server):
+        prev = None                                   # another server answers here: nothing to diff
+    if prev_mutex is not None and not prev_mutex.raw.server.same_server(raw.server):
+        prev_mutex = None
     dt = cur.raw.mono - prev.raw.mono if prev is not None else None
     frame.elapsed = dt if valid_dt(dt) else None
     poll_ms, late_ms = raw.timings_ms.get("poll"), raw.timings_ms.get("late")
@@ -124,6 +134,17 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     frame.load = wait_load.of(frame)
     return frame
+
+
+def _capped(raw: RawSample) -> list[CappedRead]:
+    out = []
+    for key, c in (raw.capped or {}).items():
+        if not isinstance(c, dict) or not isinstance(c.get("cap"), str):
+            continue                                  # a recording's value of another shape
+        nums = {k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                for k in ("limit", "measured", "retry_in_s") for v in (c.get(k),)}
+        out.append(CappedRead(str(key), c["cap"], now=c.get("now") is True, **nums))
+    return out
 
 
 def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
@@ -608,6 +629,34 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
+def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
+    """The latch summary read at a slower cadence than the polls (its cost): the rates over its
+    last two reads, which the sample carries, marked as a span (Hotspot.span_s) and said with when
+    they were read; [] when only one read is carried yet. None: read every poll (the usual path)."""
+    raw = cur.raw
+    at = raw.read_at or {}
+    if raw.ps_waits_before is None and "ps_waits" not in at:
+        return None
+    latest = at.get("ps_waits") or [raw.wall, raw.mono]
+    before = at.get("ps_waits_before")
+    if raw.ps_waits_before is None or not before or len(before) < 2 or len(latest) < 2:
+        return []
+    try:
+        rows = {w.event_name: w for w in parse_wait_rows(raw.ps_waits_before)}
+    except (ValueError, TypeError, IndexError):
+        return []
+    span = float(latest[1]) - float(before[1])
+    hot = hs.ps_hotspots(rows, cur.waits or {}, span) if valid_dt(span) else None
+    if hot is None:
+        return []
+    for h in hot:
+        h.span_s = span
+    frame.read_at["ps_waits"] = float(latest[0])
+    frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every poll "
+                       "(each read is costly on this server): rates over its last two reads")
+    return hot
+
+
 def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[Hotspot]:
     """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
     (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
@@ -656,10 +705,13 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
         frame.sources.append("semaphores")
 
+    spaced = _latch_reads(cur, frame) if has_ps else None
+    if spaced is not None:
+        groups.append(spaced)
     if prev is None:
         frame.hotspot_totals = hs.counted_totals(ps_rows if has_ps else None, cur.mutex)
     if prev is not None and dt is not None and valid_dt(dt):
-        if has_ps and prev.waits is not None:
+        if has_ps and prev.waits is not None and spaced is None:
             ps = hs.ps_hotspots(prev.waits, ps_rows, dt)
             if ps is None:
                 frame.notes.append("performance_schema counters went backwards (TRUNCATE or restart): "

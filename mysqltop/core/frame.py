@@ -15,7 +15,7 @@ from typing import Any
 from mysqltop.core.innodb.deadlock import Deadlock
 from mysqltop.core.blocking import Blocker, Session, SessionState, Transaction
 from mysqltop.core.stalls import Stall
-from mysqltop.core.sample import Failure
+from mysqltop.core.sample import Failure, same_server
 
 Num = float | None
 
@@ -29,6 +29,14 @@ class ServerInfo:
     time: Num = None          # the server's clock at the poll (epoch; JSON: ISO 8601 UTC), None: not read
     # mysqltop's account may connect past max_connections (SUPER / CONNECTION ADMIN); None: not known
     monitor_connection_admin: bool | None = None
+    # Which server answered (core/sample.py ServerIdentity.uid), and since when (epoch; JSON: ISO
+    # 8601 UTC) a different server than before answers at this address; None: not known / the same.
+    uid: str | None = None
+    replaced_at: Num = None
+
+    def same_server(self, other: "ServerInfo") -> bool:
+        """The same server answered both frames (core/sample.py same_server)."""
+        return same_server(self.uid, self.replaced_at, other.uid, other.replaced_at)
 
 
 @dataclass
@@ -320,6 +328,17 @@ class LatchCounter:
     wait_ms: Num = None       # timed performance_schema instruments only
 
 
+@dataclass(frozen=True)
+class CappedRead:
+    """One read of the poll cut by a bound, or skipped while its back-off lasts (RawSample.capped)."""
+    statement: str            # the poll statement's key (core/sample.py POLL_STATEMENTS, or a lock read)
+    cap: str                  # core.sample.Cap value: statement_time | lock_wait | answer_size
+    limit: Num = None         # the bound: seconds (statement_time, lock_wait) or bytes (answer_size)
+    measured: Num = None      # seconds it ran / bytes it sent before the cut; None: skipped this poll
+    retry_in_s: Num = None    # seconds until it is sent again
+    now: bool = False         # cut in this very poll
+
+
 @dataclass
 class Advice:
     id: str
@@ -382,6 +401,11 @@ class Frame:
     # Active sessions by wait class (core/wait_load.py, docs/wait-classes.md): all None when the
     # sample holds no session counts (an older recording, an import without a processlist).
     load: WaitLoad = field(default_factory=WaitLoad)
+    # Reads cut by a bound in this poll or skipped while their back-off lasts, by statement.
+    capped_reads: list[CappedRead] = field(default_factory=list)
+    # Values read before this frame's poll (a read at a slower cadence than the polls, for its
+    # cost): statement key → epoch time it was read (JSON: ISO 8601 UTC); empty: all read now.
+    read_at: dict[str, float] = field(default_factory=dict)
 
     def memo(self) -> dict[Any, Any]:
         """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
@@ -411,6 +435,9 @@ class Frame:
         d["time"] = iso_utc(self.time)
         if self.server.time is not None:
             d["server"]["time"] = iso_utc(self.server.time)
+        if self.server.replaced_at is not None:
+            d["server"]["replaced_at"] = iso_utc(self.server.replaced_at)
+        d["read_at"] = {k: iso_utc(v) for k, v in self.read_at.items()}
         return d
 
 

@@ -166,6 +166,10 @@ class Report:
     # and the moments the server restarted (frame.restarted_between). Capped at OUTAGES_MAX each.
     outages: list[Outage] = field(default_factory=list)
     restarts: list[float] = field(default_factory=list)
+    # Each server that answered at the address, in order (a failover, a restored snapshot: a
+    # different server from `first` on): {uid, version, flavor, address, first, last}; one entry
+    # when the same server answered throughout. Capped at OUTAGES_MAX.
+    servers: list[dict[str, Any]] = field(default_factory=list)
     # Piles of sessions on a lock, biggest first, and the one line that tells the story first
     # (the biggest stall: from–to, root session, sessions blocked, throughput before/during/after).
     stalls: list[StallEpisode] = field(default_factory=list)

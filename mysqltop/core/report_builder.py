@@ -239,10 +239,22 @@ class ReportBuilder:
         self._series = _SeriesAcc()
         self.outages: list[Outage] = []
         self.restarts: list[float] = []
+        self.servers: list[dict[str, Any]] = []
         self._down: Outage | None = None
         self._fresh: Frame | None = None              # the last fresh frame with an Uptime
         self.deadlocks = DeadlockBook()
         self.load = LoadAccumulator()
+
+    def _server(self, f: Frame) -> None:
+        """A different server than the last one answers from f on: an entry of its own, and no
+        restart told across it (its Uptime is another server's)."""
+        last = self.servers[-1] if self.servers else None
+        if last is not None and f.server.same_server(last["info"]):
+            last["last"] = f.time
+            return
+        if len(self.servers) < OUTAGES_MAX:
+            self.servers.append({"info": f.server, "first": f.time, "last": f.time})
+        self._fresh = None
 
     def _outage(self, f: Frame) -> None:
         if f.outage:
@@ -256,6 +268,7 @@ class ReportBuilder:
         if f.stale:
             return
         self._down = None
+        self._server(f)
         up = f.server.uptime_s
         if up is not None:
             if self._fresh is not None and restarted_between(self._fresh, f) and len(self.restarts) < OUTAGES_MAX:
@@ -419,6 +432,8 @@ class ReportBuilder:
             long_transactions=self.lock_window.longest_transactions(),
             finding_metrics={k: v for k in finding_metrics.FINDINGS if (v := finding_metrics.value(k, self._sample)) is not None},
             outages=list(self.outages), restarts=list(self.restarts),
+            servers=[{"uid": e["info"].uid, "version": e["info"].version, "flavor": e["info"].flavor,
+                      "address": e["info"].address, "first": e["first"], "last": e["last"]} for e in self.servers],
             stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
             deadlocks=summarise_deadlocks(self.deadlocks),
             load=self.load.summary(LOAD_POINTS))

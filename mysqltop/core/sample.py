@@ -27,6 +27,15 @@ class Failure(str, Enum):
     WAITING = "waiting"
 
 
+class Cap(str, Enum):
+    """The bound that cut one read of a poll (RawSample.capped), decided by the source from the
+    error code or the bytes counted; the read is then skipped for a back-off that grows."""
+
+    STATEMENT_TIME = "statement_time"    # max_statement_time (MariaDB) / MAX_EXECUTION_TIME (MySQL) ended it
+    LOCK_WAIT = "lock_wait"              # lock_wait_timeout / innodb_lock_wait_timeout ended its wait
+    ANSWER_SIZE = "answer_size"          # its answer was larger than the client takes (sources/wire.py)
+
+
 # Keys of RawSample.timings_ms / errors, in the order one poll runs its statements. The server's
 # Questions counter includes them, so derive takes them out of qps (see own_statements).
 POLL_STATEMENTS: tuple[str, ...] = (
@@ -65,6 +74,26 @@ class ServerIdentity:
     # The monitor's account has SUPER or CONNECTION ADMIN: it may take the one connection the
     # server keeps past max_connections. None: not known (an import, an older recording).
     monitor_connection_admin: bool | None = None
+    # Which server this is, whatever address answers as it: a digest of @@server_uuid (MySQL), else
+    # @@server_id, @@hostname and @@datadir; None: not known (an import, an older recording).
+    uid: str | None = None
+    # When (epoch) a different server than the one watched before began answering at this address
+    # (another uid, or the same uid with its redo log moved back: a restored snapshot); None: the
+    # same server since the monitor started. Samples on both sides of it are never diffed.
+    replaced_at: float | None = None
+
+    def same_server(self, other: "ServerIdentity") -> bool:
+        """Can counters of `other`'s samples be diffed with ours?"""
+        return same_server(self.uid, self.replaced_at, other.uid, other.replaced_at)
+
+
+def same_server(uid: str | None, replaced_at: float | None, other_uid: str | None,
+                other_replaced_at: float | None) -> bool:
+    """One server on both sides (ServerIdentity, frame.ServerInfo): the same uid, and no
+    replacement between them. An unknown uid (an import, an older recording) is the same."""
+    if replaced_at != other_replaced_at:
+        return False
+    return uid is None or other_uid is None or uid == other_uid
 
 
 @dataclass(frozen=True)
@@ -132,3 +161,16 @@ class RawSample:
     # and no rule advises a privilege, instrument or setting for it. None: a live poll (a field
     # it lacks was not needed, not readable or refused — errors says which).
     not_recorded: list[str] | None = None
+    # Reads of this poll cut by a bound, and reads skipped while their back-off lasts: statement
+    # key → {"cap": Cap value, "limit": seconds or bytes, "measured": seconds run or bytes sent
+    # before the cut (null when skipped), "retry_in_s": seconds until it is sent again, "now":
+    # cut in this poll}. None: none (and in older recordings).
+    capped: dict[str, dict[str, Any]] | None = None
+    # A read made at a slower cadence than the polls (its cost: the latch summary of a server with
+    # a huge table cache), carried in the samples between reads: statement key → [wall, mono] of
+    # the read a field holds ("ps_waits", "ps_waits_before"); a key absent: read in this poll.
+    # None: every field read in this poll (and in older recordings).
+    read_at: dict[str, list[float]] | None = None
+    # The latch summary's read before the one in ps_waits, while it is read at a slower cadence:
+    # the latch rates come from these two reads (Hotspot.span_s), whatever poll carries them.
+    ps_waits_before: list[list[Any]] | None = None

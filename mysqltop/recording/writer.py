@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mysqltop import __version__
 from mysqltop.core.frame import Frame
-from mysqltop.core.sample import RawSample
+from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.recording import codec
 from mysqltop.recording.db import open_for_append, storage_error
@@ -93,6 +93,7 @@ class RecordingWriter:
         self._since_key = 0
         self._since_dict = 0
         self._segment_open = False
+        self._server: ServerIdentity | None = None   # the identity of the last sample appended
         self.samples_written = 0
 
     # -- the recorder interface -------------------------------------------------------------
@@ -105,6 +106,8 @@ class RecordingWriter:
         if self.redact:
             raw = dataclasses.replace(raw, **without_statements(
                 {k: getattr(raw, k) for k in SQL_COLUMNS}, SQL_MARK))
+        if self._server is not None and not self._server.same_server(raw.server):
+            self._segment_open = False            # a different server answers: a segment of its own
         keyframe = self._prev is None or self._since_key >= self.keyframe_every
         text = sample_text(raw)
         new_dict = self._dict is None or (keyframe and self._since_dict >= DICT_EVERY)
@@ -142,6 +145,7 @@ class RecordingWriter:
         except sqlite3.Error as exc:
             raise storage_error(self.path, exc) from None
         self._segment_open = True
+        self._server = raw.server
         self._last_state = state
         self._prev = decoded
         if dict_payload is not None:

@@ -7,10 +7,11 @@ performance_schema being off or its synch instruments disabled is NOT fatal: it 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
@@ -19,6 +20,9 @@ from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import ER_UNKNOWN_TABLE
 from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
+
+if TYPE_CHECKING:
+    from mysqltop.sources.read_caps import SessionBounds
 
 MYSQLD_NAMES = ("mysqld", "mariadbd")
 NO_PS = "it came with MySQL 5.5"
@@ -46,11 +50,13 @@ class Capabilities:
     mysqld_pid: int | None
     notes: tuple[str, ...] = ()        # non-fatal problems, each with its fix
     connection_admin: bool | None = None   # SUPER / CONNECTION ADMIN: may connect past max_connections
+    uid: str | None = None                 # which server this is (server_uid)
+    statement_cap: str | None = None       # the session's time cap: max_statement_time | max_execution_time | None
 
     def identity(self) -> ServerIdentity:
         return ServerIdentity(version=self.version, flavor=self.flavor, address=self.address,
                               hostname=self.hostname, local=self.local,
-                              monitor_connection_admin=self.connection_admin)
+                              monitor_connection_admin=self.connection_admin, uid=self.uid)
 
     @property
     def grantee(self) -> str:
@@ -181,24 +187,58 @@ def connection_admin(conn: Any, current_user: str) -> bool | None:
     return None if roles and int(roles[0][0] or 0) else False
 
 
-def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True) -> Capabilities:
-    """Ask the server what it offers. Raises UserError only for a missing PROCESS privilege."""
+def server_uid(server_uuid: str | None, server_id: Any, hostname: str, datadir: str) -> str:
+    """Which server this is, as a digest (no host name or path in a recording): @@server_uuid where
+    the server has one (MySQL 5.6+; a copied data directory keeps it), else @@server_id, @@hostname
+    and @@datadir (MariaDB) — another server behind the same address differs in one of them."""
+    key = f"uuid:{server_uuid}" if server_uuid else f"id:{server_id}|host:{hostname}|datadir:{datadir}"
+    return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _server_uuid(conn: Any, flavor: str) -> str | None:
     import pymysql
 
-    version, comment, hostname, user, pid_file, datadir = _rows(
-        conn, "SELECT VERSION(), @@version_comment, @@hostname, CURRENT_USER(), @@pid_file, @@datadir")[0]
+    if flavor == "mariadb":
+        return None                      # MariaDB has no @@server_uuid
+    try:
+        row = _rows(conn, "SELECT @@server_uuid")[0]
+    except pymysql.err.MySQLError as e:
+        if error_code(e) >= 2000:
+            raise
+        return None                      # before 5.6
+    return str(row[0]) if row and row[0] else None
+
+
+def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True,
+                        bounds: "SessionBounds | None" = None) -> Capabilities:
+    """Ask the server what it offers. Raises UserError only for a missing PROCESS privilege.
+    `bounds`: what the session took of sources/read_caps.py's bounds (a note says what it lacks)."""
+    import pymysql
+
+    version, comment, hostname, user, pid_file, datadir, server_id = _rows(
+        conn, "SELECT VERSION(), @@version_comment, @@hostname, CURRENT_USER(), @@pid_file, @@datadir, @@server_id")[0]
     ps_on = _performance_schema_on(conn)
     version, comment, hostname, user = str(version), str(comment or ""), str(hostname or ""), str(user)
     flavor, vt = _flavor(version, comment), version_tuple(version) or ()
+    uid = server_uid(_server_uuid(conn, flavor), server_id, hostname, str(datadir or ""))
+    # SHOW ENGINE needs PROCESS as the status text does, and its mutex list is short (empty on
+    # MariaDB 10.6+): the check costs neither side the status text (up to 1 MiB on a busy server).
+    # (information_schema.INNODB_TRX … LIMIT 0 is no check: no row read, no privilege asked.)
     try:
-        _rows(conn, "SHOW ENGINE INNODB STATUS")
+        mutex_rows = len(_rows(conn, "SHOW ENGINE INNODB MUTEX"))
     except pymysql.err.MySQLError as e:
         if error_code(e) in (1227, 1044, 1045):
             raise UserError(f"user {grantee(user)} lacks the PROCESS privilege that SHOW ENGINE INNODB "
                             f"STATUS needs: run GRANT PROCESS ON *.* TO {grantee(user)};") from None
-        raise
+        if error_code(e) >= 2000:
+            raise
+        mutex_rows = -1
 
     notes: list[str] = []
+    if bounds is not None and bounds.statement_cap is None:
+        notes.append("this server caps no statement's time (max_statement_time: MariaDB 10.1+; max_execution_time: "
+                     "MySQL 5.7.8+): a slow read is waited for up to the answer timeout"
+                     + ("" if bounds.sql else "; it refused the lock wait timeouts too"))
     total = enabled = 0
     ps_readable = False
     if ps_on is None:
@@ -224,10 +264,6 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
                          + (f"; {MARIADB_STARTUP_NOTE}" if flavor == "mariadb" else "")
                          + _mutex_monitor_note(flavor, vt))
 
-    try:
-        mutex_rows = len(_rows(conn, "SHOW ENGINE INNODB MUTEX"))
-    except pymysql.err.MySQLError:
-        mutex_rows = -1
     never_mutex = flavor == "mariadb" and vt >= (10, 6)
     poll_mutex = mutex_rows > 0 or (mutex_rows == 0 and not never_mutex)
 
@@ -242,7 +278,8 @@ def detect_capabilities(conn: Any, opts: ConnectionOptions, strict: bool = True)
         current_user=user, address=opts.address, performance_schema_on=bool(ps_on),
         performance_schema=ps_readable, synch_instruments_total=total, synch_instruments_enabled=enabled,
         mutex_rows=max(mutex_rows, 0), poll_mutex=poll_mutex, metrics_column=metrics,
-        local=pid is not None, mysqld_pid=pid, notes=tuple(notes), connection_admin=connection_admin(conn, user))
+        local=pid is not None, mysqld_pid=pid, notes=tuple(notes), connection_admin=connection_admin(conn, user),
+        uid=uid, statement_cap=bounds.statement_cap if bounds is not None else None)
 
 
 # information_schema.COLUMNS and PLUGINS have TEXT columns: the server builds their answer in an

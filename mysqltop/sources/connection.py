@@ -21,6 +21,7 @@ from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources.capabilities import Capabilities, connect, detect_capabilities
 from mysqltop.sources.failure import classify
 from mysqltop.sources.poll_timing import Timing
+from mysqltop.sources.read_caps import bound_session
 
 RETRY_FAST_S = 30.0            # after a failure, a connect attempt every read for this long …
 BACKOFF_MAX_S = 30.0           # … then one every this many seconds
@@ -52,9 +53,15 @@ class Link:
         # The handshake and the first questions wait at most the answer timeout; only adopted
         # connections get the long hard cap (PyMySQL reads the greeting with the read timeout).
         t = self.timing
+        import pymysql
+
         conn = connect(self.opts, max(t.answer_timeout, self.opts.connect_timeout), self.opts.connect_timeout)
         try:
-            caps = detect_capabilities(conn, self.opts, strict=True)
+            caps = detect_capabilities(conn, self.opts, strict=True, bounds=bound_session(conn))
+        except pymysql.err.MySQLError as e:
+            # a connection that broke, or an answer too large or malformed to take: one line
+            conn.close()
+            raise UserError(f"cannot read what {self.opts.address} offers: {caps_mod.one_line(e)}") from e
         except BaseException:
             conn.close()
             raise
@@ -120,7 +127,7 @@ class Link:
             conn = connect(self.opts, t.retry_connect_timeout, t.retry_connect_timeout)
             conn._read_timeout = conn._write_timeout = t.answer_timeout
             try:
-                caps = detect_capabilities(conn, self.opts, strict=False)
+                caps = detect_capabilities(conn, self.opts, strict=False, bounds=bound_session(conn))
             except BaseException:
                 conn.close()
                 raise

@@ -14,6 +14,7 @@ from mysqltop.core.sample import Failure
 # Client errors (CR_*) and server errors (ER_*) by what they mean for the monitor.
 _UNREACHABLE = {2002, 2003, 2005}          # no socket, cannot connect, unknown host
 _LOST = {2006, 2013, 2055,                 # gone away, lost during query / at reading packet
+         2020, 2027,                       # an answer over its cap, a malformed packet: dropped by us
          1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927}  # shutdown, aborted, net errors, killed
 # access, host, privilege, auth plugin, password expired, account locked (MySQL, MariaDB); the
 # password withheld without TLS (a cleartext plugin, an RSA key the server sent: sources/wire.py)

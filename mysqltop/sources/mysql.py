@@ -10,6 +10,8 @@ This module wires them into a SampleSource.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -26,6 +28,23 @@ from mysqltop.sources.poll_statements import (
     K_VARS, STATUS_NAMES, VARIABLE_NAMES, Poll, PollStats, StatementPlan,
 )
 from mysqltop.sources.poll_timing import Inflight, PollThread, Timing, wait_for_answer
+from mysqltop.sources.read_caps import CapBook
+
+# The redo log's position: it only grows for one data directory, so a server that comes back with
+# it lower holds other data (a restored snapshot), whatever it calls itself.
+_LSN = re.compile(r"^Log sequence number\s+(\d+)(?:\s+(\d+))?", re.M)
+
+
+def redo_lsn(raw: RawSample) -> int | None:
+    """The sample's LSN: Innodb_lsn_current (MariaDB), else the status text's (a pre-5.5 server
+    prints it as two 32-bit words)."""
+    v = raw.global_status.get("Innodb_lsn_current")
+    if v is not None and v.isdigit():
+        return int(v)
+    m = _LSN.search(raw.innodb_status or "")
+    if m is None:
+        return None
+    return (int(m.group(1)) << 32) + int(m.group(2)) if m.group(2) else int(m.group(1))
 
 
 class MySQLSource:
@@ -43,6 +62,13 @@ class MySQLSource:
         self.capabilities: Capabilities | None = None
         self.plan: StatementPlan | None = None
         self.stats = PollStats()
+        self.book = CapBook()                   # reads a bound cut, across reconnects
+        # Which server answers: its uid as last seen, the redo position it had, and since when it
+        # answers if it replaced another one at this address (ServerIdentity.replaced_at).
+        self._seen_uid: str | None = None
+        self._last_lsn: int | None = None
+        self._replaced_at: float | None = None
+        self._check_lsn = False                 # a new connection: its first answer checks the LSN
         self.link = Link(opts, self.timing, self._adopted)
         self._poll_lock = threading.Lock()
         self._variables: dict[str, str] = {}
@@ -74,9 +100,14 @@ class MySQLSource:
 
     def _adopted(self, conn: Any, caps: Capabilities) -> None:
         self.capabilities = caps
+        if self._seen_uid is not None and caps.uid != self._seen_uid:
+            self._replaced_at = time.time()     # another server answers at this address from now
+            self._last_lsn = None
+        self._seen_uid = caps.uid
+        self._check_lsn = True
         # a new connection (maybe a restarted server): all anew
         self.plan = StatementPlan(caps, getattr(conn, "server_thread_id", (None,))[0],
-                                  locks_src.has_mdl_plugin(conn, caps.flavor))
+                                  locks_src.has_mdl_plugin(conn, caps.flavor), self.book)
 
     @property
     def reconnects(self) -> int:
@@ -84,7 +115,22 @@ class MySQLSource:
 
     @property
     def identity(self) -> ServerIdentity:
-        return self.capabilities.identity() if self.capabilities else ServerIdentity(address=self.opts.address)
+        if self.capabilities is None:
+            return ServerIdentity(address=self.opts.address)
+        return dataclasses.replace(self.capabilities.identity(), replaced_at=self._replaced_at)
+
+    def _same_data(self, raw: RawSample) -> RawSample:
+        """The first answer of a new connection: a redo position lower than the last one seen
+        means other data (a restored snapshot) under the same name: a different server."""
+        lsn = redo_lsn(raw)
+        if self._check_lsn:
+            self._check_lsn = False
+            if lsn is not None and self._last_lsn is not None and lsn < self._last_lsn:
+                self._replaced_at = raw.wall
+                raw = dataclasses.replace(raw, server=self.identity)
+        if lsn is not None:
+            self._last_lsn = lsn
+        return raw
 
     def enable_lock_holders(self) -> list[str]:
         """Make the server list lock holders (the TUI's `m`, confirmed): on a connection of its
@@ -128,7 +174,7 @@ class MySQLSource:
         if took > self.interval:
             poll.timings_ms["late"] = round((took - self.interval) * 1000.0, 3)
         try:
-            return self._sample(job.wall, job.mono, job.host, poll)
+            return self._same_data(self._sample(job.wall, job.mono, job.host, poll))
         except Exception as e:  # noqa: BLE001 - an odd result shape costs this sample, not the session
             return self._error_sample(job.wall, job.mono, job.host, f"unexpected poll result: "
                                       f"{type(e).__name__}: {caps_mod.one_line(e)}", Failure.OTHER)
@@ -145,6 +191,7 @@ class MySQLSource:
         plan = self.plan
         assert plan is not None
         poll = Poll()
+        plan.book.begin_poll()
         conn.bytes_in = conn.bytes_out = 0
         trips = plan.send(conn, plan.statements(mono), poll)
         if second := plan.second_trip(poll):
@@ -164,7 +211,7 @@ class MySQLSource:
     def _error_sample(self, wall: float, mono: float, host: HostSample | None, message: str,
                       failure: Failure) -> RawSample:
         return RawSample(wall=wall, mono=mono, server=self.identity, host=host,
-                         variables=self._variables, error=message, failure=failure)
+                         variables=self._variables, error=message, failure=failure, capped=self.book.report(mono))
 
     def close(self) -> None:
         # Not under the poll lock: a read() may be waiting on a hung poll; closing the socket ends it.

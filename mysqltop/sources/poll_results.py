@@ -12,6 +12,7 @@ from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.poll_statements import (
     K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )
+from mysqltop.sources.read_caps import cut_words
 
 K_SESSIONS, K_SESSION_STATES, K_TRANSACTIONS = locks_src.K_SESSIONS, locks_src.K_SESSION_STATES, locks_src.K_TRANSACTIONS
 
@@ -71,12 +72,21 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
 def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity, host: HostSample | None,
            p: Poll, variables: dict[str, str]) -> RawSample:
     """The RawSample of a poll that answered."""
-    v = p.values
+    v = plan.values(p)
     status_rows = v.get(K_STATUS)
     innodb_status = status_text(status_rows[0][2]) if status_rows else None
     mutex = v.get(K_MUTEX)
     if mutex is not None:
         plan.saw_mutex(mutex)
+    if K_METRICS in v:
+        plan.saw_metrics(v[K_METRICS])
+    latches: dict[str, Any] = {}
+    if K_PS in v:
+        took = p.timings_ms.get(K_PS)
+        latches = plan.latch_summary(ps_rows(v[K_PS]), took / 1000.0 if took is not None else None, wall)
+    elif plan.ps_slowed:
+        latches = plan.latch_summary(None, None, wall)       # not due: its last reads, carried
+
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps
@@ -84,6 +94,9 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         # ON but not readable by us: the fix is a GRANT, not a server setting
         errors.setdefault(K_PS, f"skipped: performance_schema is ON but not readable by {c.grantee}: "
                                 f"run GRANT SELECT ON performance_schema.* TO {c.grantee};")
+    capped = plan.book.report(plan.mono)
+    for key, cut in (capped or {}).items():
+        errors.setdefault(key, cut_words(key, cut))     # skipped while it backs off: not sent
     locks = lock_rows(plan, v)
     if p.none_waiting:
         locks[K_LOCK_WAITS] = []              # not asked: no transaction waits for a row lock
@@ -92,9 +105,10 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     return RawSample(
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
-        ps_waits=ps_rows(v[K_PS]) if K_PS in v else None,
+        ps_waits=latches.get("ps_waits"), ps_waits_before=latches.get("ps_waits_before"),
+        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {})} or None,
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,
-        **clock_row(v.get(K_TIME)),
+        capped=capped, **clock_row(v.get(K_TIME)),
         **locks)

@@ -28,11 +28,12 @@ from typing import Any
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
-from mysqltop.core.sample import POLL_STATEMENTS
+from mysqltop.core.sample import POLL_STATEMENTS, Cap
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
+from mysqltop.sources.read_caps import CAP_ERRORS, CapBook, cut_words
 
 # The status counters the frame reads come from derive (one list, no drift). Everything else
 # stays on the server: each row costs the client a packet to decode every poll, for every server
@@ -58,6 +59,24 @@ PS_WAITS_SQL = (
     "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
 
+# The latch summary walks every instance once per instrument class: a table cache of 100,000
+# tables makes it hundreds of milliseconds of the server's CPU. It is read every poll while it
+# costs less than PS_DUTY of the time, else once every took / PS_DUTY seconds (at most
+# PS_SLOWEST_S), its rates then over its last two reads (RawSample.ps_waits_before).
+PS_DUTY = 0.02
+PS_SLOWEST_S = 60.0
+
+# Reads of rows as they are now (no counters: a sample may carry an older read, dated) whose
+# cadence follows their cost: a read that took T is sent again after T / PACED_DUTY seconds (at
+# most PACED_SLOWEST_S), the samples between carrying it with the time it was read
+# (RawSample.read_at). Cheap, they are read every poll; 1,000 open transactions joined with
+# their sessions, or a flood of lock waits, cost a server hundreds of milliseconds a read.
+PACED_DUTY = 0.02
+PACED_SLOWEST_S = 60.0
+# Below this a read is never paced (nor the latch summary): a loaded box's run queue stretches
+# the wall time of cheap reads to tens of milliseconds, which says nothing of their cost.
+COSTLY_S = 0.05
+
 # A transaction ACTIVE this long in the InnoDB status text makes the poll read INNODB_TRX (who runs
 # it, rows locked): younger ones come and go with normal work and the status text lists them.
 OLD_TRANSACTION_S = 2
@@ -72,6 +91,11 @@ def _in_list(names: tuple[str, ...]) -> str:
 
 STATUS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_in_list(STATUS_NAMES)})"
 METRICS_SQL = f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN ({_in_list(METRIC_NAMES)}) AND "
+# MariaDB counts these in SHOW GLOBAL STATUS too (Innodb_deadlocks, Innodb_adaptive_hash_*), which
+# derive reads first: INNODB_METRICS is asked there only for the rest (the page cleaner's split,
+# off by default), and every METRICS_RETRY_S while none of those is enabled.
+STATUS_HAS_METRICS = ("lock_deadlocks", "adaptive_hash_searches", "adaptive_hash_searches_btree")
+METRICS_RETRY_S = 60.0
 VARIABLES_SQL = (f"SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'innodb\\_%' "
                  f"OR Variable_name IN ({_in_list(VARIABLE_NAMES)})")
 
@@ -81,6 +105,8 @@ K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS = locks_src.K_LOCK_WAITS, locks_src.K_T
 K_VARS = POLL_STATEMENTS[-1]
 K_MDL_PLUGIN = "mdl_plugin"
 K_TIME = "server_time"
+PACED = (K_SESSIONS, locks_src.K_SESSION_STATES, K_TRANSACTIONS, K_LOCK_WAITS, locks_src.K_ROW_LOCKS,
+         locks_src.K_LOCK_SESSIONS, locks_src.K_METADATA_LOCKS)
 
 
 @dataclass
@@ -130,8 +156,23 @@ class StatementPlan:
     """Which statements a poll of one connection sends, and what the server refused for good.
     Made anew for every new connection (maybe a restarted, upgraded server)."""
 
-    def __init__(self, caps: Capabilities, own_thread_id: int | None = None, mdl_plugin: bool = False) -> None:
+    def __init__(self, caps: Capabilities, own_thread_id: int | None = None, mdl_plugin: bool = False,
+                 book: CapBook | None = None) -> None:
         self.caps = caps
+        self.book = book or CapBook()            # reads a bound cut: skipped while their back-off lasts
+        self.mono = 0.0                          # the time of the poll being planned
+        self.paced_due: dict[str, float] = {}     # PACED reads: when each is sent next,
+        self.last_read: dict[str, tuple[Any, float, float]] = {}   # its last read (rows, wall, mono),
+        self.carried: dict[str, tuple[Any, float, float]] = {}     # and what this poll carries instead
+        self.ps_due_at = float("-inf")           # the latch summary: when it is read next,
+        self.ps_reads: list[tuple[Any, float, float]] = []   # its last two reads (rows, wall, mono),
+        self.ps_every_poll = True                # and whether the last poll read it
+        self.ps_slowed = False                   # this poll leaves it out: not due (its cost)
+        self.metrics_rows = True                 # the last INNODB_METRICS answer had rows (asked first anyway)
+        self.metrics_asked_at = float("-inf")
+        names = [n for n in METRIC_NAMES if caps.flavor != "mariadb" or n not in STATUS_HAS_METRICS]
+        self._metrics_sql = (f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN "
+                             f"({_in_list(tuple(names))}) AND ")
         self.own_thread_id = own_thread_id       # our connection: left out of SHOW PROCESSLIST's rows
         self.disabled: dict[str, str] = {}       # statement key → permanent error text
         self.mutex_empty_polls = 0
@@ -144,22 +185,75 @@ class StatementPlan:
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
         c = self.caps
+        self.mono = mono
+        self.carried = {}
         stmts = [(K_STATUS, "SHOW ENGINE INNODB STATUS")]
         if c.poll_mutex and (self.mutex_empty_polls < MUTEX_GIVE_UP_POLLS
                              or mono - self.mutex_asked_at >= MUTEX_RETRY_S):
             self.mutex_asked_at = mono
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
-        if c.performance_schema:
+        self.ps_slowed = c.performance_schema and mono < self.ps_due_at and K_PS not in self.disabled
+        if c.performance_schema and not self.ps_slowed:
             stmts.append((K_PS, PS_WAITS_SQL))
         stmts.append((K_GSTATUS, STATUS_SQL))
-        if c.metrics_column:
+        if c.metrics_column and (self.metrics_rows or mono - self.metrics_asked_at >= METRICS_RETRY_S):
+            self.metrics_asked_at = mono
             cond = "ENABLED = 1" if c.metrics_column == "ENABLED" else "STATUS = 'enabled'"
-            stmts.append((K_METRICS, METRICS_SQL + cond))
+            stmts.append((K_METRICS, self._metrics_sql + cond))
         stmts.append((K_TIME, self._clock_sql()))
         stmts += self.locks.first_trip()
         if self.variables_due(mono):
             stmts.append((K_VARS, VARIABLES_SQL))
-        return [(k, s) for k, s in stmts if k not in self.disabled]
+        return self._due(stmts)
+
+    def _due(self, stmts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Leave out what the server refused for good and what a bound cut, while it backs off;
+        a PACED read not due yet is carried from its last read instead."""
+        out = []
+        for k, s in stmts:
+            if k in self.disabled or not self.book.due(k, self.mono):
+                continue
+            if self.mono < self.paced_due.get(k, float("-inf")) and k in self.last_read:
+                self.carried[k] = self.last_read[k]
+                continue
+            out.append((k, s))
+        return out
+
+    def values(self, poll: Poll) -> dict[str, Any]:
+        """The poll's rows by statement: read now, else carried from an earlier read."""
+        return {**{k: c[0] for k, c in self.carried.items()}, **poll.values}
+
+    def _paced(self, key: str, rows: Any, took: float) -> None:
+        if key in PACED:
+            self.last_read[key] = (rows, time.time(), self.mono)
+            self.paced_due[key] = self.mono + (min(PACED_SLOWEST_S, took / PACED_DUTY) if took >= COSTLY_S else 0.0)
+
+    def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
+        """The RawSample fields of the latch summary for this poll: `rows` read now (None: not
+        read, its cadence slowed by its cost) → ps_waits, ps_waits_before, read_at."""
+        was_every_poll = self.ps_every_poll
+        if rows is not None:
+            self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
+            took = took_s or 0.0
+            self.ps_due_at = self.mono + (min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0)
+            self.ps_every_poll = True
+            if was_every_poll or len(self.ps_reads) < 2:
+                return {"ps_waits": rows}
+            before = self.ps_reads[0]
+            return {"ps_waits": rows, "ps_waits_before": before[0], "read_at": {"ps_waits_before": list(before[1:])}}
+        self.ps_every_poll = False
+        if not self.ps_reads:
+            return {}
+        last = self.ps_reads[-1]
+        out: dict[str, Any] = {"ps_waits": last[0], "read_at": {"ps_waits": list(last[1:])}}
+        if len(self.ps_reads) == 2:
+            before = self.ps_reads[0]
+            out["ps_waits_before"] = before[0]
+            out["read_at"]["ps_waits_before"] = list(before[1:])
+        return out
+
+    def saw_metrics(self, rows: Any) -> None:
+        self.metrics_rows = bool(rows)
 
     def _clock_sql(self) -> str:
         """The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
@@ -179,7 +273,7 @@ class StatementPlan:
         """(key, SQL) of the reads the first round trip calls for: the transactions when one is
         old or waits, the lock-wait join when one waits (or when the first trip cannot tell).
         Sets poll.none_waiting when the lock waits are known to be none."""
-        v = poll.values
+        v = self.values(poll)
         waits = _status_value(v.get(K_GSTATUS), "Innodb_row_lock_current_waits") if K_GSTATUS in v else None
         status = v.get(K_STATUS)
         oldest = oldest_active_s(str(status[0][2])) if status and len(status[0]) > 2 else OLD_TRANSACTION_S
@@ -199,7 +293,7 @@ class StatementPlan:
             out.append((locks_src.K_LOCK_SESSIONS, self.locks.lock_sessions.sql))
         if others and self.locks.metadata_locks is not None:
             out.append((locks_src.K_METADATA_LOCKS, self.locks.metadata_locks.sql))
-        out = [(k, s) for k, s in out if k not in self.disabled]
+        out = self._due(out)
         if others and self.caps.flavor == "mariadb" and not self.mdl_plugin:
             # installed while the stall lasts (the m key, a DBA)? Last in the trip: while it is
             # not, the statement fails, which ends the batch with nothing left to send
@@ -231,6 +325,12 @@ class StatementPlan:
         """SHOW ENGINE INNODB MUTEX answered (maybe with no rows: ask less often)."""
         self.mutex_empty_polls = 0 if rows else self.mutex_empty_polls + 1
 
+    def _cut(self, conn: Any, key: str, code: int, took: float, poll: Poll) -> None:
+        cap = CAP_ERRORS[code]
+        measured = getattr(conn, "refused_bytes", None) if cap is Cap.ANSWER_SIZE else round(took, 3)
+        poll.timings_ms[key] = round(took * 1000.0, 3)        # sent: the server counted it
+        poll.errors[key] = cut_words(key, self.book.cut(key, cap, measured, self.mono))
+
     def send(self, conn: Any, todo: list[tuple[str, str]], poll: Poll) -> int:
         """Send the statements (one round trip, or one each where multi-statements are refused),
         filling `poll`; the round trips it took. A connection-level error propagates."""
@@ -251,6 +351,8 @@ class StatementPlan:
                         t1 = time.perf_counter()
                         poll.values[key] = cur.fetchall()
                         poll.timings_ms[key] = round((t1 - t0) * 1000.0, 3)
+                        self.book.answered(key)
+                        self._paced(key, poll.values[key], t1 - t0)
                         done += 1
                         t0 = t1
                         if not cur.nextset():
@@ -260,16 +362,26 @@ class StatementPlan:
                     if code == 1064 and self.multi and len(batch) > 1 and done == 0:
                         self.multi = False         # server refuses multi-statements: one by one
                         continue
-                    if code == 0 or code >= 2000 or code in CONNECTION_GONE:
+                    if code in CAP_ERRORS and done < len(batch):
+                        # a bound ended it: reported, skipped while it backs off, never sent again
+                        # in this poll (an answer too large also cost the connection: the poll failed)
+                        self._cut(conn, batch[done][0], code, time.perf_counter() - t0, poll)
+                        if CAP_ERRORS[code] is Cap.ANSWER_SIZE:
+                            raise
+                    elif code == 0 or code >= 2000 or code in CONNECTION_GONE:
                         raise                      # client-side / connection-level: the poll failed
-                    key = batch[done][0]
-                    poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
-                    if key == locks_src.K_METADATA_LOCKS and self.mdl_plugin and code == ER_UNKNOWN_TABLE:
-                        self.plugin_gone()
-                    elif code in PERMANENT:
-                        self.disabled[key] = poll.errors[key]
+                    else:
+                        key = batch[done][0]
+                        poll.errors[key] = locks_src.explain_error(key, code, caps_mod.one_line(e), self.caps.grantee)
+                        if key == locks_src.K_METADATA_LOCKS and self.mdl_plugin and code == ER_UNKNOWN_TABLE:
+                            self.plugin_gone()
+                        elif code in PERMANENT:
+                            self.disabled[key] = poll.errors[key]
                     done += 1                      # the server stopped the batch after this one
             finally:
-                cur.close()
+                try:
+                    cur.close()
+                except Exception:  # noqa: BLE001 - a connection broken mid-batch: what broke it is raised
+                    pass
             todo = todo[done:] if done else todo[1:]
         return trips

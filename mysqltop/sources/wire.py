@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import functools
 import ssl
+import struct
 from typing import Any
 
 @functools.cache
@@ -52,6 +53,25 @@ class ServerKeyRefused(AuthRefused):
     as the server can decrypt it."""
 
 
+# The mysql client's own codes for an answer it will not take whole and for a packet it cannot
+# parse: the poller classifies them by code (sources/failure.py), the connection is dropped.
+CR_NET_PACKET_TOO_LARGE = 2020
+CR_MALFORMED_PACKET = 2027
+# Bytes one statement's answer may take on the wire. A real server's largest answer is far below
+# (SHOW ENGINE INNODB STATUS stops at 1 MiB; the row reads are LIMITed, their text LEFT()-cut); a
+# hostile or broken one sending more is cut here, before the bytes are read into memory.
+ANSWER_CAP_BYTES = 4 << 20
+# What PyMySQL raises on bytes that do not parse as the protocol (a length-coded string longer than
+# its packet: "AssertionError: Result length not requested length", a short handshake, …).
+_MALFORMED = (AssertionError, IndexError, struct.error, KeyError, TypeError, UnicodeError)
+
+
+def _pymysql_error(code: int, message: str) -> Exception:
+    import pymysql
+
+    return pymysql.err.OperationalError(code, message)
+
+
 # Text read back from the server decodes each undecodable byte as U+FFFD: statement text is
 # whatever bytes a client sent (a latin1 connection, a binary literal), and one such session must
 # cost neither the poll nor the sessions list. Queries still encode as strict UTF-8.
@@ -79,6 +99,9 @@ def connection_class() -> type:
 
         bytes_in = 0
         bytes_out = 0
+        answer_cap = ANSWER_CAP_BYTES     # bytes one statement's answer may take (the handshake's too)
+        _answer_at = 0                    # bytes_in when the answer being read began
+        refused_bytes: int | None = None  # the answer's bytes at least, when the cap refused it
 
         def __init__(self, *args: Any, cleartext_ok: bool = False, server_key_ok: bool = False, **kw: Any) -> None:
             self._cleartext_ok = cleartext_ok        # read during the handshake super() runs
@@ -110,7 +133,37 @@ def connection_class() -> type:
                 return preferred_tls()
             return super()._create_ssl_ctx(sslp)  # type: ignore[misc]  # private, not in the stubs
 
+        def connect(self, sock: Any = None) -> None:
+            try:
+                super().connect(sock)
+            except _MALFORMED:
+                self._force_close()  # type: ignore[attr-defined]
+                raise _pymysql_error(CR_MALFORMED_PACKET, "malformed packet from the server during the handshake "
+                                                          "(not the MySQL protocol, or damaged)") from None
+
+        def query(self, sql: Any, unbuffered: bool = False) -> int:
+            self._answer_at = self.bytes_in
+            return int(super().query(sql, unbuffered))
+
+        def next_result(self, unbuffered: bool = False) -> int:
+            self._answer_at = self.bytes_in
+            return int(super().next_result(unbuffered))
+
+        def _read_query_result(self, unbuffered: bool = False) -> int:
+            try:
+                return int(super()._read_query_result(unbuffered))  # type: ignore[misc]
+            except _MALFORMED:
+                self._force_close()  # type: ignore[attr-defined]
+                raise _pymysql_error(CR_MALFORMED_PACKET, "malformed packet from the server (a field longer "
+                                                          "than its packet, or a damaged answer)") from None
+
         def _read_bytes(self, num_bytes: int) -> bytes:
+            if self.bytes_in - self._answer_at + num_bytes > self.answer_cap:
+                # Refused before reading: the rest of the answer never reaches memory.
+                self.refused_bytes = self.bytes_in - self._answer_at + num_bytes
+                self._force_close()  # type: ignore[attr-defined]
+                raise _pymysql_error(CR_NET_PACKET_TOO_LARGE, f"an answer over {self.answer_cap >> 20} MiB "
+                                                              "(the most a statement may send mysqltop)")
             data = super()._read_bytes(num_bytes)  # type: ignore[misc]  # private, not in the stubs
             self.bytes_in += len(data)
             return data

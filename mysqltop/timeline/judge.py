@@ -112,8 +112,8 @@ class Judge:
         while j >= stop:
             f = self.series.frame_at_position(j)
             if f is not None:
-                if since is not None and f.time <= since:
-                    break
+                if (since is not None and f.time <= since) or not f.server.same_server(frame.server):
+                    break                     # a different server answered before: judged afresh
                 out.append(f)
             j -= 1
         out.reverse()

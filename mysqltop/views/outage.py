@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from mysqltop.core.frame import Frame, restarted_between
+from mysqltop.core.frame import Frame, ServerInfo, restarted_between
 from mysqltop.core.safe_text import visible
 from mysqltop.core.units import duration
 
@@ -26,6 +26,7 @@ class OutageNotes:
         self.down_samples = 0
         self.last_up: Frame | None = None          # the last fresh frame with an Uptime
         self.last_fresh: float | None = None
+        self.server: ServerInfo | None = None      # who answered the last fresh frame
 
     def down_from(self, when: float) -> None:
         """The server was down before any frame (the caller said why): the next fresh frame is
@@ -43,6 +44,10 @@ class OutageNotes:
             return
         if frame.stale:
             return
+        if self.server is not None and not self.server.same_server(frame.server):
+            self.say(replaced_line(frame))
+            self.last_up = None                    # its Uptime is another server's: no restart to tell
+        self.server = frame.server
         uptime = frame.server.uptime_s
         if self.down_since is not None:
             since = self.last_fresh if self.last_fresh is not None else self.down_since
@@ -55,6 +60,14 @@ class OutageNotes:
         if uptime is not None:
             self.last_up = frame
         self.last_fresh = frame.time
+
+
+def replaced_line(frame: Frame) -> str:
+    """A different server answers at the frame's address (frame.server.replaced_at)."""
+    since = frame.server.replaced_at if frame.server.replaced_at is not None else frame.time
+    version = f" ({visible(frame.server.version)})" if frame.server.version else ""
+    return (f"{_clock(frame.time)} a different server answers at this address since {_clock(since)}{version}: "
+            "its numbers start afresh")
 
 
 def _clock(epoch: float) -> str:

@@ -191,6 +191,11 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     if r.variables:
         blocks.append(Block("Settings the advice refers to", key="settings", lines=[
             ", ".join(f"{k} = {v}" for k, v in sorted(r.variables.items()))]))
+    if len(r.servers) > 1:
+        blocks.append(Block(f"{len(r.servers)} different servers answered at this address (no rate across a change)", [
+            f"{_span(e['first'], e['last'])} UTC: {visible(str(e.get('flavor') or '?'))} "
+            f"{visible(str(e.get('version') or '?'))} (server {e.get('uid') or '?'})" for e in r.servers],
+            key="servers"))
     if r.outages or r.restarts:
         gone = Block("Server outages (no data from the server) and restarts", key="outages")
         gone.lines += [f"{_span(o.start, o.end)} UTC: no data in {o.frames} sample(s): {o.why}" for o in r.outages]

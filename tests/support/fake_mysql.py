@@ -109,3 +109,176 @@ class CleartextServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# ---- a server that answers queries from a script ------------------------------------------------
+# capabilities: LONG_PASSWORD, PROTOCOL_41, TRANSACTIONS, SECURE_CONNECTION, MULTI_STATEMENTS,
+# MULTI_RESULTS, PLUGIN_AUTH
+_SCRIPT_CAPS = 0x1 | 0x200 | 0x2000 | 0x8000 | 0x10000 | 0x20000 | 0x80000
+_MORE_RESULTS = 0x0008
+_AUTOCOMMIT = 0x0002
+
+
+def lenenc(data: bytes) -> bytes:
+    """A length-coded string of the protocol."""
+    n = len(data)
+    if n < 251:
+        head = bytes([n])
+    elif n < 1 << 16:
+        head = b"\xfc" + struct.pack("<H", n)
+    elif n < 1 << 24:
+        head = b"\xfd" + struct.pack("<I", n)[:3]
+    else:
+        head = b"\xfe" + struct.pack("<Q", n)
+    return head + data
+
+
+def _column(name: bytes) -> bytes:
+    return (lenenc(b"def") + lenenc(b"") + lenenc(b"") + lenenc(b"") + lenenc(name) + lenenc(name)
+            + b"\x0c" + struct.pack("<HIBHB", 33, 1 << 24, 0xFD, 0, 0) + b"\x00\x00")
+
+
+Answer = tuple[list[bytes], list[list[bytes | None]]] | bytes | int
+"""Columns and rows of a result set; raw bytes sent as one row packet's payload after a one-column
+header (a malformed row); or an error code."""
+
+
+class ScriptedServer:
+    """Speaks enough of the protocol for a client to connect (any password) and query: each
+    statement of a COM_QUERY (split on ';\\n', as mysqltop sends its polls) is answered by the first
+    script entry whose key it starts with: a result set, a raw row payload, or an error code;
+    unknown statements get an OK. `version` is what the greeting says."""
+
+    def __init__(self, script: dict[str, Answer], version: bytes = b"5.7.99-fake") -> None:
+        self.script = script
+        self.version = version
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.statements: list[str] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self._lock:
+                self.connections += 1
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        conn.settimeout(30)
+        try:
+            salt = CleartextServer.SALT
+            greeting = (b"\x0a" + self.version + b"\x00" + struct.pack("<I", 7) + salt[:8] + b"\x00"
+                        + struct.pack("<H", _SCRIPT_CAPS & 0xFFFF) + b"\x21" + struct.pack("<H", _AUTOCOMMIT)
+                        + struct.pack("<H", _SCRIPT_CAPS >> 16) + bytes([21]) + b"\x00" * 10 + salt[8:] + b"\x00"
+                        + b"mysql_native_password\x00")
+            conn.sendall(_packet(0, greeting))
+            self._recv_packet(conn)                                   # the handshake response
+            conn.sendall(_packet(2, self._ok(0)))
+            while True:
+                payload = self._recv_packet(conn)
+                if payload is None or payload[:1] == b"\x01":         # gone, or COM_QUIT
+                    return
+                if payload[:1] != b"\x03":
+                    conn.sendall(_packet(1, self._ok(0)))
+                    continue
+                self._query(conn, payload[1:].decode("utf-8", "replace"))
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _recv_packet(conn: socket.socket) -> bytes | None:
+        head = b""
+        while len(head) < 4:
+            chunk = conn.recv(4 - len(head))
+            if not chunk:
+                return None
+            head += chunk
+        n = struct.unpack("<I", head[:3] + b"\x00")[0]
+        body = b""
+        while len(body) < n:
+            chunk = conn.recv(n - len(body))
+            if not chunk:
+                return None
+            body += chunk
+        return body
+
+    @staticmethod
+    def _ok(status: int) -> bytes:
+        return b"\x00\x00\x00" + struct.pack("<HH", _AUTOCOMMIT | status, 0)
+
+    @staticmethod
+    def _eof(status: int) -> bytes:
+        return b"\xfe\x00\x00" + struct.pack("<H", _AUTOCOMMIT | status)
+
+    def _query(self, conn: socket.socket, sql: str) -> None:
+        parts = sql.split(";\n")
+        seq = 1
+        for i, stmt in enumerate(parts):
+            with self._lock:
+                self.statements.append(stmt)
+            more = _MORE_RESULTS if i < len(parts) - 1 else 0
+            answer: Answer | None = next((a for k, a in self.script.items() if stmt.startswith(k)), None)
+            out: list[bytes] = []
+            if answer is None:
+                out.append(self._ok(more))
+            elif isinstance(answer, int):
+                out.append(b"\xff" + struct.pack("<H", answer) + b"#HY000" + b"refused by the script")
+                more = 0
+            elif isinstance(answer, bytes):
+                out += [b"\x01", _column(b"x"), self._eof(0), answer, self._eof(more)]
+            else:
+                cols, rows = answer
+                out += [bytes([len(cols)]), *(_column(c) for c in cols), self._eof(0)]
+                out += [b"".join(b"\xfb" if v is None else lenenc(v) for v in row) for row in rows]
+                out.append(self._eof(more))
+            for payload in out:
+                for start in range(0, max(len(payload), 1), 0xFFFFFF):
+                    piece = payload[start:start + 0xFFFFFF]
+                    conn.sendall(_packet(seq % 256, piece))
+                    seq += 1
+                if len(payload) and len(payload) % 0xFFFFFF == 0:
+                    conn.sendall(_packet(seq % 256, b""))
+                    seq += 1
+            if not more:
+                return
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> "ScriptedServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def mysql_script(status_text: bytes = b"=====\nEND OF INNODB MONITOR OUTPUT\n=====\n") -> dict[str, Answer]:
+    """What a MySQL 5.7 answers mysqltop's questions at connect and in its polls (no performance_schema),
+    with `status_text` as SHOW ENGINE INNODB STATUS."""
+    return {
+        "SELECT VERSION()": ([b"v", b"c", b"h", b"u", b"p", b"d", b"i"],
+                             [[b"5.7.99-fake", b"fake", b"fakehost", b"mysqltop@%", b"/nonexistent/pid",
+                               b"/nonexistent/", b"7"]]),
+        "SELECT @@performance_schema": ([b"p"], [[b"0"]]),
+        "SELECT @@server_uuid": ([b"u"], [[b"3e11fa47-71ca-11e1-9e33-c80aa9429562"]]),
+        "SHOW ENGINE INNODB STATUS": ([b"Type", b"Name", b"Status"], [[b"InnoDB", b"", status_text]]),
+        "SHOW ENGINE INNODB MUTEX": ([b"Type", b"Name", b"Status"], []),
+        "SELECT * FROM information_schema.INNODB_METRICS": 1109,
+        "SHOW GLOBAL STATUS": ([b"Variable_name", b"Value"], [[b"Uptime", b"100"], [b"Questions", b"5"]]),
+        "SHOW GLOBAL VARIABLES": ([b"Variable_name", b"Value"], [[b"version", b"5.7.99-fake"]]),
+        "SHOW PROCESSLIST": ([b"Id", b"User", b"Host", b"db", b"Command", b"Time", b"State", b"Info"], []),
+        "SELECT UNIX_TIMESTAMP": ([b"t"], [[b"1700000000.000000"]]),
+        "SELECT GRANTEE": ([b"g"], []),
+        "SELECT COUNT(ROLE_NAME)": 1109,
+    }

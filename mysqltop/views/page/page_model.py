@@ -120,7 +120,7 @@ class Window:
     top_load: tuple[LoadTable, ...]
     figures: tuple[Block, ...]
     recorded: tuple[str, ...]
-    notes: tuple[Block, ...]        # outages and restarts, notes
+    notes: tuple[Block, ...]        # servers that answered, outages and restarts, notes
 
 
 @dataclass(frozen=True)
@@ -274,7 +274,7 @@ def window(r: Report, key: str = "", label: str = "") -> Window:
         top_load=load_tables(r),
         figures=tuple(_block(blocks[k]) for k in ("throughput", "hotspots", "peaks", "host") if k in blocks),
         recorded=_recorded(r),
-        notes=tuple(_block(blocks[k]) for k in ("outages", "notes") if k in blocks))
+        notes=tuple(_block(blocks[k]) for k in ("servers", "outages", "notes") if k in blocks))
 
 
 def redaction(meta: RecordingMeta | None) -> tuple[bool, str]:
