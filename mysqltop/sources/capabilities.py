@@ -122,7 +122,10 @@ def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> 
                          "without TLS: refused, the password was not sent; connect with TLS (--ssl-ca), "
                          "or give --enable-cleartext-plugin if this network is trusted")
     if code == 1045:
-        return UserError(f"{msg}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
+        # On a host with several servers the socket may be another server than the port meant.
+        where = (f" through the socket {addr} (the server listening there; --protocol=TCP with -P for a port)"
+                 if opts.via_socket else f" at {addr}")
+        return UserError(f"{msg}{where}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
     if code == 1130:
         return UserError(f"{msg}: create the user for this client host, or connect with -h to an allowed address")
     if code == 2013 or "timed out" in msg:
