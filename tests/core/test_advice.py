@@ -691,11 +691,27 @@ def test_row_lock_queue_on_a_hot_row() -> None:
     frames = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=140, row_lock_wait_ms_per_s=2_600,
                                                  row_lock_current_waits=4 + k % 3, deadlocks_per_s=0))
     a = one(advise(frames, {"innodb_lock_wait_timeout": "5"}), "row_lock_waits")
-    assert a.severity == "warning" and "innodb_lock_wait_timeout = 5 s" in a.message
+    assert a.severity == "warning" and "innodb_lock_wait_timeout = 5 s" in a.message, a.message
     assert a.evidence.startswith("2,600 ms/s waited on row locks (≈ 2.6 sessions always blocked), "
                                  "140 lock waits/s, up to 6 waiting at once")
     calm = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=3, row_lock_wait_ms_per_s=40))
     assert advise(calm, {}) == []
+
+
+def test_row_lock_waits_longer_than_the_global_timeout_say_so() -> None:
+    """Waits of 117 s against a global innodb_lock_wait_timeout of 50 s: the sessions set their own,
+    so the advice must not say the global caps each wait."""
+    from mysqltop.core.frame import Locks
+
+    frames = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=2, row_lock_wait_ms_per_s=3_000,
+                                                 row_lock_current_waits=3, longest_lock_wait_s=90 + k))
+    a = one(advise(frames, {"innodb_lock_wait_timeout": "50"}), "row_lock_waits")
+    assert "caps each wait" not in a.message
+    assert "the global innodb_lock_wait_timeout is 50 s, yet waits here reached 119 s" in a.message
+    short = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=2, row_lock_wait_ms_per_s=3_000,
+                                                row_lock_current_waits=3, longest_lock_wait_s=12))
+    b = one(advise(short, {"innodb_lock_wait_timeout": "50"}), "row_lock_waits")
+    assert "the global innodb_lock_wait_timeout = 50 s caps each wait" in b.message
 
 
 def test_instruments_note_when_ps_shows_only_sql_latches() -> None:

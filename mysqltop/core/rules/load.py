@@ -331,6 +331,21 @@ def hottest_row(w: Window) -> tuple[str, int, int] | None:
     return row, max(counts), len(counts)
 
 
+def _lock_wait_timeout(w: Window, v: Vars) -> str:
+    """What the global innodb_lock_wait_timeout does here: a session may set its own, so waits
+    longer than the global are said to be so, not that the global caps them."""
+    limit = v.int("innodb_lock_wait_timeout")
+    longest = w.peak(lambda f: f.locks.longest_lock_wait_s)
+    if limit is None:
+        return "innodb_lock_wait_timeout caps each wait (an error instead of a stall)"
+    if longest is not None and longest > limit:
+        return (f"the global innodb_lock_wait_timeout is {limit} s, yet waits here reached {num(longest)} s: these "
+                "sessions set a longer one of their own (SET SESSION innodb_lock_wait_timeout), so no global "
+                "setting cuts them short")
+    return f"the global innodb_lock_wait_timeout = {limit} s caps each wait (an error instead of a stall) unless a " \
+        "session sets its own"
+
+
 @span(RECENT_S)
 def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
     waited = lambda f: f.locks.row_lock_wait_ms_per_s  # noqa: E731
@@ -343,7 +358,7 @@ def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
              f"{hot[2]} of {len(w.frames)} samples)") if hot is not None else ""
     msg = ("Sessions queue on row locks (a hot row, not a latch): no server variable removes this — keep "
            "the transactions that update the hot rows short, commit sooner, or spread a hot counter over "
-           f"several rows{where}; {v.show('innodb_lock_wait_timeout')} s caps each wait (an error instead of a stall)")
+           f"several rows{where}; {_lock_wait_timeout(w, v)}")
     deadlocks = w.avg(lambda f: f.locks.deadlocks_per_s)
     evidence = (f"{num(avg)} ms/s waited on row locks (≈ {num(avg / 1000)} sessions always blocked), "
                 f"{num(w.avg(lambda f: f.locks.row_lock_waits_per_s))} lock waits/s, up to "
