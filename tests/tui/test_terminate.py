@@ -89,7 +89,7 @@ def test_the_screen_is_drawn_on_the_terminal_when_stderr_goes_to_a_file(tmp_path
     """`mysqltop demo 2>notes.log`: the screen on the terminal, nothing of it in the file."""
     exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
     notes = tmp_path / "notes.log"
-    app = PtyApp(["sh", "-c", f'exec "$0" demo 2>"$1"', exe, str(notes)], (100, 30))
+    app = PtyApp(["sh", "-c", 'exec "$0" demo 2>"$1"', exe, str(notes)], (100, 30))
     try:
         assert app.wait_for(re.compile(rb"Latch hotspots"), timeout=60) is not None
     finally:

@@ -150,8 +150,9 @@ def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     recent = w.over(max(FULL_SPILL_SPAN_S, 3 * (w.last.elapsed or 0.0)))    # three polls at least
     full = steady_share(recent, _spills, BINLOG_SPILLS_MIN_PER_S, _cache_uses, FULL_SPILL_SHARE,
                         FULL_SPILL_MIN_SPAN_S)
-    if full is not None and full[1]:
-        avg, used = full
+    used = full[1] if full is not None else None
+    if full is not None and used:
+        avg = full[0]
         written = mean_rate(recent.frames, lambda f: f.pressure.binlog_bytes_per_s)[0]
         trx = written / used if written else None
         far = trx is not None and size is not None and trx >= FAR_BELOW * size
