@@ -486,6 +486,16 @@ def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> Non
     assert "trend +3,500/s" in a.evidence and "oldest transaction 421 (RUNNING, 142 s, read view" in a.evidence
 
 
+def test_purge_evidence_for_a_read_only_transaction_names_its_thread_not_id_0() -> None:
+    """INNODB_TRX gives a read-only transaction the id 0: no "oldest transaction 0"."""
+    from dataclasses import replace
+
+    frames = _purge_frames(3_500, (), holder=replace(_holder(142), trx_id="0"))
+    a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
+    assert "oldest transaction 0" not in a.evidence
+    assert "oldest transaction of thread 1234 (read-only: no transaction id) (RUNNING, 142 s, read view" in a.evidence
+
+
 def test_purge_early_hint_names_the_holder_long_before_ten_thousand() -> None:
     """A read view held two minutes while the history climbs to 5,000: a labelled early hint with
     the holder, not silence; purge_lag itself waits for 10,000."""

@@ -207,6 +207,14 @@ def _view_holder(w: Window) -> "Transaction | None":
     return holder
 
 
+def _trx_named(t: Transaction) -> str:
+    """A transaction as the evidence names it: its id, or for a read-only one (its id 0 in
+    INNODB_TRX: the server gives it none) its thread and that it has none."""
+    if t.trx_id and t.trx_id.strip() not in ("0", "?"):
+        return t.trx_id
+    return f"of thread {t.thread_id if t.thread_id is not None else '?'} (read-only: no transaction id)"
+
+
 def _kill_line(holder: Transaction) -> str:
     """The action: KILL only a session the server's rows name whose read view the server's own
     lines show; otherwise how to confirm it first."""
@@ -250,7 +258,7 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
                f"{num(holder.age_s)} s{view} — {_kill_line(holder)}; undo it pins cannot be purged while it is "
                "open, and more purge threads cannot help until it ends")
         stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
-        evidence = (f"{trend}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, "
+        evidence = (f"{trend}; oldest transaction {_trx_named(holder)} ({holder.state or 'ACTIVE'}, "
                     f"{num(holder.age_s)} s{view}{stmt})")
         sev = "critical" if peak >= HLL_CRITICAL or rate >= HLL_CRITICAL_RATE else "warning"
         yield advice("purge_lag", sev, msg, evidence)
@@ -303,7 +311,7 @@ def purge_early(w: Window, v: Vars) -> Iterator[Advice]:
            f"further (purge_lag is reported from {num(HLL_MIN)})")
     stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
     evidence = (f"history list {num(first)} → {num(last)} (trend +{num(rate)}/s, rising in both halves) "
-                f"{w.label}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, {num(holder.age_s)} s"
+                f"{w.label}; oldest transaction {_trx_named(holder)} ({holder.state or 'ACTIVE'}, {num(holder.age_s)} s"
                 f"{view}{stmt})")
     yield advice("purge_early", "info", msg, evidence)
 
