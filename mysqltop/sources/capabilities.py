@@ -19,7 +19,7 @@ from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import ER_UNKNOWN_TABLE
-from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
+from mysqltop.sources.wire import PROGRAM_NAME, AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
 
 if TYPE_CHECKING:
     from mysqltop.sources.read_caps import SessionBounds
@@ -100,6 +100,7 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
               client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
               server_key_ok=opts.get_server_public_key)
+    kw["program_name"] = PROGRAM_NAME
     try:
         conn = _CONN_CLASS(**kw)
     except (pymysql.err.MySQLError, AuthRefused) as e:
