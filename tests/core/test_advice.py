@@ -381,8 +381,22 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     frames = _checkpoint_frames(65.0)
     for f in frames:
         f.host = Host(cpu_iowait_pct=60.0)
+        f.io.pending_writes, f.io.pending_fsyncs = 12, 1
     c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert c.message.startswith("Checkpoint age near its maximum")
+
+
+@needs_innodb_parser
+def test_iowait_of_other_processes_does_not_hide_a_capped_io_capacity() -> None:
+    """Host iowait 35 % (another process's IO on a shared box) while the server queues no write:
+    flushing is still paced by innodb_io_capacity, which is named first, not the redo log."""
+    frames = _checkpoint_frames(65.0)
+    for f in frames:
+        f.host = Host(cpu_iowait_pct=35.0)
+        f.io.pending_writes, f.io.pending_fsyncs = 0, 0
+    a = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100", "innodb_io_capacity_max": "200"}),
+            "checkpoint_age")
+    assert a.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100"), a
 
 
 @needs_innodb_parser
