@@ -71,7 +71,7 @@ class SetupNotesScreen(ModalScreen[None]):
         self.notes = notes
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
+        with VerticalScroll(id="setup-box"):
             yield Static(Text("Setup notes: what this server does not offer mysqltop, and the fix", style="bold"))
             if not self.notes:
                 yield Static(Text("none: the server offers every source mysqltop reads", style="dim"))
