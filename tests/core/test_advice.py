@@ -507,7 +507,7 @@ def test_purge_evidence_for_a_read_only_transaction_names_its_thread_not_id_0() 
     frames = _purge_frames(3_500, (), holder=replace(_holder(142), trx_id="0"))
     a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
     assert "oldest transaction 0" not in a.evidence
-    assert "oldest transaction of thread 1234 (read-only: no transaction id) (RUNNING, 142 s, read view" in a.evidence
+    assert "oldest transaction of thread 1234, read-only with no transaction id (RUNNING, 142 s, read view" in a.evidence
 
 
 def test_purge_early_hint_names_the_holder_long_before_ten_thousand() -> None:

@@ -212,7 +212,7 @@ def _trx_named(t: Transaction) -> str:
     INNODB_TRX: the server gives it none) its thread and that it has none."""
     if t.trx_id and t.trx_id.strip() not in ("0", "?"):
         return t.trx_id
-    return f"of thread {t.thread_id if t.thread_id is not None else '?'} (read-only: no transaction id)"
+    return f"of thread {t.thread_id if t.thread_id is not None else '?'}, read-only with no transaction id"
 
 
 def _kill_line(holder: Transaction) -> str:
