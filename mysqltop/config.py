@@ -90,9 +90,16 @@ class ConnectionOptions:
 
     @property
     def tls_mode(self) -> str:
-        """The --ssl-mode in effect: as given or implied, else DISABLED over a local socket (as the
-        mysql client) and PREFERRED over TCP."""
-        return self.ssl_mode or ("DISABLED" if self.socket else "PREFERRED")
+        """The --ssl-mode in effect: as given; else VERIFY_IDENTITY with --ssl-ca (a CA given is meant
+        to be checked, host name included), REQUIRED with a client certificate, DISABLED over a
+        local socket (as the mysql client), PREFERRED over TCP."""
+        if self.ssl_mode:
+            return self.ssl_mode
+        if self.ssl_ca:
+            return "VERIFY_IDENTITY"
+        if self.ssl_cert:
+            return "REQUIRED"
+        return "DISABLED" if self.socket else "PREFERRED"
 
     @property
     def address(self) -> str:
@@ -343,18 +350,15 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
         ssl_mode=ssl_mode(pick("ssl-mode", flags.ssl_mode),
-                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert"),
-                          ssl["ssl-ca"], ssl["ssl-cert"]),
+                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert")),
         connect_timeout=flags.connect_timeout,
         enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"),
         get_server_public_key=flags.get_server_public_key or _option_on(cnf, "get-server-public-key"))
 
 
-def ssl_mode(given: str | None, verify_server_cert: bool, ca: str | None, cert: str | None) -> str | None:
-    """The --ssl-mode a connection uses. Given: as given, raised to VERIFY_IDENTITY by
-    --ssl-verify-server-cert (MariaDB's spelling). Else VERIFY_IDENTITY with --ssl-ca or
-    --ssl-verify-server-cert (a CA given is meant to be checked, host name included); REQUIRED
-    with a client certificate; None (by transport: ConnectionOptions.tls_mode)."""
+def ssl_mode(given: str | None, verify_server_cert: bool) -> str | None:
+    """--ssl-mode as given, raised to VERIFY_IDENTITY by --ssl-verify-server-cert (MariaDB's
+    spelling); None: implied by the other options (ConnectionOptions.tls_mode)."""
     if given is not None:
         mode = given.strip().upper()
         if mode not in SSL_MODES:
@@ -362,9 +366,7 @@ def ssl_mode(given: str | None, verify_server_cert: bool, ca: str | None, cert: 
         if verify_server_cert and mode not in ("DISABLED", "VERIFY_CA"):
             return "VERIFY_IDENTITY"
         return mode
-    if ca or verify_server_cert:
-        return "VERIFY_IDENTITY"
-    return "REQUIRED" if cert else None
+    return "VERIFY_IDENTITY" if verify_server_cert else None
 
 
 def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:
