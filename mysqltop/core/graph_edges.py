@@ -228,7 +228,7 @@ def metadata_edges(source: str | None, locks: list[MetadataLock], sessions: list
         s = by_id[tid]
         if s.kind == "global_read_lock":
             for key, ms in sorted(granted.items()):
-                for m in ms:
+                for m in ms if key[0] in _SCOPE_OBJECTS else ():
                     if m.thread_id != tid and m.thread_id is not None and mdl_modes.blocks_global(key[0], m.mode):
                         out.append(Edge(tid, m.thread_id, BACKUP if "BACKUP" in key[0] else GLOBAL_READ,
                                         "the global read / backup lock", source, m.mode))
@@ -279,6 +279,15 @@ def _plugin_asks(s: LockSession, granted: dict[tuple[str, str, str], list[Metada
         if ups:
             return sorted(ups)
     req = requested(s.statement, s.db)
+    if req is None and s.kind == "metadata_lock":
+        # METADATA_LOCK_INFO lists every granted lock: where one other session alone holds table
+        # locks, what the waiter waits for is one of them (or queued behind one who waits for it)
+        others = {m.thread_id for ms in granted.values() for m in ms
+                  if m.object_type == "TABLE" and m.thread_id not in (None, tid)}
+        if len(others) == 1:
+            (only,) = others
+            return sorted((key, "EXCLUSIVE") for key, ms in granted.items() for m in ms
+                          if m.thread_id == only and key[0] == "TABLE")
     if req is None:
         return []
     otype, schema, name, mode = req
