@@ -147,6 +147,8 @@ class Stall:
     cycle_timeout_s: float | None = None                  # the lock-wait timeout that will end the cycle
     unlinked: int = 0                  # waiters of its kind no server row joins to the chain
     passing: bool = False              # a hot row passed from holder to holder: no single session to release
+    unresolved: list[int] = field(default_factory=list)   # sessions in it that wait with no server row saying for whom
+    unresolved_kinds: dict[int, str] = field(default_factory=dict)   # … and on what kind of lock
 
     @property
     def key(self) -> tuple[str, int | None, str | None]:
@@ -312,6 +314,28 @@ def step_words(kind: str, obj: str) -> str:
     return f"{lead} {obj}".strip()
 
 
+_KIND_WAIT = {"row_lock": "on a row lock", "metadata_lock": "on a metadata lock", "table_lock": "on a table lock",
+              "user_lock": "on a user lock", "global_read_lock": "on the global read / backup lock"}
+
+
+def chain_words(st: Stall, limit: int = 6) -> str:
+    """"3 wait on the metadata lock on `d`.`t` held by 93, which waits on user lock 'x' held by
+    94": the chain from the pile's holder to where it ends (untrusted object names: views escape)."""
+    if not st.chain:
+        return ""
+    parts = []
+    for i, step in enumerate(st.chain[:limit]):
+        held = f"queued behind {step.holder}'s pending request" if step.queued else f"held by {step.holder}"
+        lead = f"{step.waiters} wait on" if i == 0 else "which waits on"
+        parts.append(f"{lead} {step_words(step.kind, step.object)} {held}")
+    out = ", ".join(parts) + (" …" if len(st.chain) > limit else "")
+    last = st.chain[-1].holder
+    if last in st.unresolved:
+        out += f", which waits itself ({_KIND_WAIT.get(st.unresolved_kinds.get(last, ''), 'on a lock')}) for a " \
+               "holder the server does not list"
+    return out
+
+
 def _wait_s(s: LockSession | None) -> float | None:
     if s is None:
         return None
@@ -358,6 +382,8 @@ def _incident_stall(inc: wait_graph.Incident, by_id: dict[int, LockSession], fre
                edges=[WaitEdge(e.waiter, e.holder, e.kind, e.object, e.source, e.inferred)
                       for e in inc.edges[:EDGES_KEPT]])
     st.started = now - longest if now is not None and longest is not None else None
+    st.unresolved = list(inc.unresolved)
+    st.unresolved_kinds = {t: k for t in inc.unresolved if (k := (by_id[t].kind if t in by_id else None))}
     rid = inc.root
     if rid is not None:
         s = by_id.get(rid)

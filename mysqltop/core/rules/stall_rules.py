@@ -16,9 +16,10 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
 from mysqltop.core.rules.rule_kit import RECENT_S, Vars, Window, advice, clock, num, span
 from mysqltop.core.safe_text import visible
+from mysqltop.core.stalls import step_words
 from mysqltop.core.stalls import (
     CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
-    Certainty, Stall, StallRoot, running_ddl,
+    Certainty, Stall, StallRoot, chain_words, running_ddl,
 )
 
 SQL_SHOWN = 160
@@ -69,6 +70,20 @@ def candidate_words(r: StallRoot) -> str:
     return out
 
 
+def cycle_words(st: Stall) -> str:
+    """"5 waits on the metadata lock on `d`.`t` held by 6; 6 waits on a row lock on … held by 5"."""
+    members = set(st.cycle)
+    steps = [e for e in st.edges if e.waiter in members and e.holder in members]
+    seen: set[int] = set()
+    out = []
+    for e in sorted(steps, key=lambda e: (e.waiter, e.holder)):
+        if e.waiter in seen:
+            continue
+        seen.add(e.waiter)
+        out.append(f"{e.waiter} waits on {step_words(e.kind, e.object)} held by {e.holder}")
+    return "; ".join(out)
+
+
 def since(w: Window, st: Stall) -> float | None:
     """When this root began blocking: the earliest first wait of the same confirmed root in the
     frames before, each within STALL_GAP_S of the next (a stall whose waiters timed out and
@@ -112,13 +127,20 @@ def stall_advice(w: Window, st: Stall, began: float | None = None) -> Advice:
     if began is not None and st.started is not None and began < st.started - CLOCK_SLACK_S:
         span = (f"blocked since {clock(began)} ({num(w.last.time - began)} s: the waits timed out and "
                 f"began again, the current ones for up to {wait})")
-    if st.root is not None:
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the root is "
-               f"{root_words(st.root)} — {st.action}")
+    chain = f"; {_t(chain_words(st), 600)}" if len(st.chain) > 1 or st.unresolved and st.chain else ""
+    unlinked = (f"; {st.unlinked} more wait on {_KIND_WORDS.get(st.kind, st.kind)} no server row joins to this chain"
+                if st.unlinked else "")
+    if st.certainty is Certainty.CYCLE:
+        msg = (f"Stall: {n} in a wait cycle across lock kinds {span}: {_t(cycle_words(st), 600)} — {st.action}")
+    elif st.root is not None and st.passing:
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; held now by {root_words(st.root)} — {st.action}")
+    elif st.root is not None:
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}{chain}; the root is "
+               f"{root_words(st.root)} — {st.action}{unlinked}")
     elif st.certainty is Certainty.INFERRED:
         shown = "; ".join(candidate_words(c) for c in st.candidates[:CANDIDATES_SHOWN])
         more = f"; and {len(st.candidates) - CANDIDATES_SHOWN} more" if len(st.candidates) > CANDIDATES_SHOWN else ""
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the holder is inferred, "
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}{chain}; the holder is inferred, "
                f"not listed by the server — {st.action}; candidates, oldest first: {shown}{more}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
