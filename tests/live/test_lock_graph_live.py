@@ -276,7 +276,10 @@ def test_a_cycle_across_lock_kinds_is_reported_as_a_cycle(server: tuple[str, Thr
             assert not any(cycle(f) for f in fs)
             assert not any(_kills(fs).values())
             return
-        f = wait_until(lambda: (fs := _frames(db, 1))[-1] if cycle(fs[-1]) else None, timeout=20, step=0.2)
+        def seen() -> Frame | None:
+            f = _frames(db, 1)[-1]
+            return f if cycle(f) else None
+        f = wait_until(seen, timeout=20, step=0.2)
         assert time.monotonic() - started < 10
         st = next(x for x in f.stalls if x.certainty is Certainty.CYCLE)
         assert set(st.cycle) == {a_id, alter_id, w_id} and st.root is None
