@@ -168,6 +168,7 @@ class LockWindow:
                 c.longest_wait_s = b.longest_wait_s
             c.statement = b.statement or c.statement
             c.command = b.command or c.command
+            c.kill = b.kill              # the newest word: a holder found passing the lock on has none
             if b.hot_key is not None:      # a row (its key known), not only a table and index
                 c.hot_row = hot_row(b)
         for t in f.transactions:
@@ -204,6 +205,10 @@ class LockWindow:
                 passing[row] = brief
         gone = {id(c) for cs in passing.values() for c in cs}
         out = [c for c in self.chains.values() if id(c) not in gone]
+        for c in out:
+            # a working holder seen blocking only a moment is one of a queue passing the lock on
+            if c.kill and c.last - c.first < PASSING_S and (c.command != "Sleep" or len(by_row.get(c.hot_row or "", [])) > 1):
+                c.kill = None
         for row, cs in passing.items():
             cs.sort(key=lambda c: c.first)
             out.append(ChainSummary(

@@ -274,7 +274,10 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
             walk(w.waiters)
     walk(b.waiters)
     st = Stall("row_lock", b.blocked, b.longest_wait_s, on, root, "lock tables", waiter_ids=ids)
-    st.action = _action("row_lock", root)
+    if _passing(root, b.longest_wait_s):
+        root.kill = b.kill = None
+        st.passing = True
+    st.action = PASSING_ACTION if st.passing else _action("row_lock", root)
     st.started = now - b.longest_wait_s if now is not None and b.longest_wait_s is not None else None
     return st
 
@@ -427,8 +430,8 @@ def _incident_stall(inc: wait_graph.Incident, by_id: dict[int, LockSession], fre
     shared_row = (len(ends) > 1 and not inc.unresolved and not inc.inferred
                   and all(e.kind == "row" for e in inc.edges if e.holder in ends))
     ordered = [by_id[t] for t in ends if t in by_id] + _candidates(longest or 0.0, [c for c in free if c.thread_id not in ends])
-    mode = {e.holder: e.mode for e in inc.edges if e.mode}
-    st.candidates = [_root(c, None, mode.get(c.thread_id or -1), confirmed=False) for c in ordered]
+    held = {e.holder: e.mode for e in inc.edges if e.mode}
+    st.candidates = [_root(c, None, held.get(c.thread_id or -1), confirmed=False) for c in ordered]
     if shared_row:
         shown = ", ".join(str(t) for t in ends[:8]) + (" …" if len(ends) > 8 else "")
         st.source, st.certainty = "lock tables", Certainty.INFERRED
@@ -585,6 +588,7 @@ def metadata_trees(stalls: list[Stall], session_rows: list[list[Any]] | None) ->
         if st.root is None or st.root.thread_id is None or (st.kind == "row_lock" and not st.edges):
             continue
         r = st.root
+        rid: int = st.root.thread_id
         b = Blocker(thread_id=r.thread_id, trx_id=r.trx_id or "", user=r.user, host=r.host, trx_age_s=r.trx_age_s,
                     command=r.command, statement=r.statement, blocked=st.waiting, longest_wait_s=st.longest_wait_s,
                     kill=r.kill)
@@ -593,7 +597,7 @@ def metadata_trees(stalls: list[Stall], session_rows: list[list[Any]] | None) ->
             behind.setdefault(e.holder, []).append(e)
         placed = {r.thread_id}
         depth = 0
-        level: list[tuple[int, list[LockWaiter]]] = [(r.thread_id, b.waiters)]
+        level: list[tuple[int, list[LockWaiter]]] = [(rid, b.waiters)]
         while level and depth < MAX_TREE_DEPTH:
             nxt: list[tuple[int, list[LockWaiter]]] = []
             for holder, into in level:
