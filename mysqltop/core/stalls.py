@@ -242,6 +242,9 @@ def _action(kind: str, root: StallRoot | None, certainty: Certainty = Certainty.
     return f"let it finish or commit; {root.kill} if it must stop now (its work is rolled back)"
 
 
+action_for = _action      # what to do with a pile's root (core/rules/stall_rules.py says it again)
+
+
 def _hint(flavor: str | None, source: str | None) -> str:
     if flavor == "mariadb":
         return (f"MariaDB lists metadata-lock holders, the ones held now included, once you run {MDL_PLUGIN_SQL} "

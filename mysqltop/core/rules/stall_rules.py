@@ -19,7 +19,7 @@ from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import step_words
 from mysqltop.core.stalls import (
     CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
-    Certainty, Stall, StallRoot, chain_words, running_ddl,
+    Certainty, Stall, StallRoot, action_for, chain_words, running_ddl,
 )
 
 SQL_SHOWN = 160
@@ -212,11 +212,43 @@ def judged(st: Stall, began: float | None, now: float) -> bool:
     return (st.waiting >= STALL_MIN_WAITERS and held >= STALL_MIN_WAIT_S) or (st.waiting >= 1 and held >= LONE_WAIT_S)
 
 
+def carried(w: Window, st: Stall) -> Stall:
+    """A pile this poll could not join to a holder, whose root the server's rows named in a frame
+    within STALL_GAP_S before — the same waiters, the root still there and waiting for nothing:
+    still that root (one read that missed an object does not demote it)."""
+    if st.root is not None or st.certainty is not Certainty.INFERRED:
+        return st
+    ids = set(st.waiter_ids)
+    here = {c.thread_id: c for c in st.candidates if c.thread_id is not None}
+    for f in reversed(w.history[:-1]):
+        if w.last.time - f.time > STALL_GAP_S:
+            break
+        for x in f.stalls:
+            r = x.root
+            if r is None or not r.kill or r.thread_id not in here or not ids & set(x.waiter_ids):
+                continue
+            now = here[r.thread_id]
+            root = replace(r, command=now.command, state=now.state, time_s=now.time_s,
+                           trx_age_s=now.trx_age_s if now.trx_age_s is not None else r.trx_age_s)
+            kind = x.kind if _family(x.kind) == _family(st.kind) else st.kind
+            out = replace(st, kind=kind, on=x.on, root=root, certainty=Certainty.CONFIRMED, candidates=[], hint=None,
+                          source=x.source, chain=x.chain, edges=x.edges)
+            out.action = (action_for(kind, root) + f" (the server's rows named it {num(w.last.time - f.time)} s ago; "
+                          "this poll's lock read did not list it)")
+            return out
+    return st
+
+
+def _family(kind: str) -> str:
+    return "metadata_lock" if kind in ("table_lock", "running_ddl") else kind
+
+
 @span(RECENT_S)
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
-    began = {id(st): since(w, st) for st in w.last.stalls}
-    piles = [st for st in w.last.stalls if judged(st, began[id(st)], w.last.time)
+    now = [carried(w, st) for st in w.last.stalls]
+    began = {id(st): since(w, st) for st in now}
+    piles = [st for st in now if judged(st, began[id(st)], w.last.time)
              or ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st))]
     for st in piles:
         if st.kind in seen:
