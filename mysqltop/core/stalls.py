@@ -38,6 +38,9 @@ from mysqltop.core.stall_rows import LockSession, MetadataLock, lock_sessions, m
 # what sources/lock_reads.py asks about a processlist state, named here too
 from mysqltop.core.stall_rows import wait_kind as wait_kind
 
+# The connect attribute program_name mysqltop's own connections carry (sources/capabilities.py):
+# another mysqltop's session holds nothing an application waits for.
+OWN_PROGRAM = "mysqltop"
 # A pile-up: this many sessions waiting this long, or one session waiting LONE_WAIT_S.
 STALL_MIN_WAITERS = 2
 STALL_MIN_WAIT_S = 5.0
@@ -191,7 +194,7 @@ def _candidates(longest: float, sessions: list[LockSession]) -> list[LockSession
     the rest (a lock taken earlier survives later statements: GET_LOCK, LOCK TABLES, FTWRL, a
     transaction on tables InnoDB does not list). Timing orders them; it never picks one."""
     since = longest - CLOCK_SLACK_S
-    free = [c for c in sessions if c.kind is None and c.thread_id is not None]
+    free = [c for c in sessions if c.kind is None and c.thread_id is not None and c.program != OWN_PROGRAM]
 
     def tier(c: LockSession) -> int:
         if c.trx_age_s is not None and c.trx_age_s >= since:

@@ -177,9 +177,19 @@ def test_metadata_lock_pile_whose_holder_waits_on_a_user_lock(server: tuple[str,
             s.background(w, f"UPDATE {TEST_DB}.t SET v = v + 1 WHERE id = 1")
         for wid in writers:
             s.wait_state(wid, "metadata lock")
-        frames = _settle(db, _pile_ready)
+        other = MySQLSource(db.options(), interval=1.0)        # another mysqltop watching the same server
+        other.open()
+        try:
+            other.read()
+            frames = _settle(db, _pile_ready)
+            monitors = {int(r[0]) for r in db.query(
+                "SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs "
+                "WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = 'mysqltop'")}
+        finally:
+            other.close()
         last = frames[-1]
         kills = _kills(frames)
+        assert monitors and not monitors & {c.thread_id for x in last.stalls for c in x.candidates}
         if source == "neither":
             assert not any(kills.values()), kills
             assert last.stalls[0].certainty is Certainty.INFERRED
