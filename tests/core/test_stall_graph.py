@@ -80,3 +80,4 @@ def test_a_rotating_holder_is_never_a_kill() -> None:
     r = build_report(frames)
     lines = [line for b in report_blocks(r, Block) for line in b.lines]
     assert not any(re.search(r"KILL \d", line) for line in lines), lines
+    assert r.headline is not None and "None" not in r.headline and "no single KILL" in r.headline
