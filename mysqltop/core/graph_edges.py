@@ -242,13 +242,41 @@ def metadata_edges(source: str | None, locks: list[MetadataLock], sessions: list
                     if m.thread_id != tid and m.thread_id is not None and mdl_modes.blocks_global(key[0], m.mode):
                         out.append(Edge(tid, m.thread_id, _kind(key), _words(key), source, m.mode))
                 continue
+            before = len(out)
             for m in granted.get(key, []):
-                if m.thread_id != tid and m.thread_id is not None and mdl_modes.blocks_granted(m.mode, mode):
-                    out.append(Edge(tid, m.thread_id, _kind(key), _words(key), source, m.mode))
+                held = _held_mode(m, by_id)
+                if m.thread_id != tid and m.thread_id is not None and mdl_modes.blocks_granted(held, mode):
+                    out.append(Edge(tid, m.thread_id, _kind(key), _words(key), source, held))
             for other, omode in _queued(key, pending, granted, by_id, source):
                 if other != tid and mdl_modes.blocks_queued(omode, mode) and not mdl_modes.blocks_queued(mode, omode):
                     out.append(Edge(tid, other, _kind(key), _words(key), source, omode, queued=True))
+            others = {m.thread_id for m in granted.get(key, []) if m.thread_id not in (None, tid)}
+            if len(out) == before and len(others) == 1 and not any(
+                    m.thread_id not in (None, tid) for m in pending.get(key, [])):
+                # the request waits and one other session alone holds the object: that one (a
+                # mode the list shows from before an upgrade it made since, say)
+                (only,) = others
+                mode_held = next(m.mode for m in granted[key] if m.thread_id == only)
+                out.append(Edge(tid, only, _kind(key), _words(key), source, mode_held))
     return out
+
+
+def _held_mode(m: MetadataLock, by_id: dict[int, LockSession]) -> str:
+    """The mode a granted lock has now: MariaDB's performance_schema keeps showing an ALTER's
+    SHARED_UPGRADABLE after it upgraded to SHARED_NO_WRITE for its copy; the server's own state
+    ("copy to tmp table", "altering table") says it did."""
+    s = by_id.get(m.thread_id) if m.thread_id is not None else None
+    if mdl_modes.short(m.mode) == "SU" and s is not None and s.kind is None and _copying(s.state):
+        return "SHARED_NO_WRITE"
+    return m.mode
+
+
+_COPY_STATES = ("copy to tmp table", "altering table", "committing alter", "rename result table")
+
+
+def _copying(state: str | None) -> bool:
+    st = (state or "").strip().lower()
+    return any(w in st for w in _COPY_STATES)
 
 
 def _queued(key: tuple[str, str, str], pending: dict[tuple[str, str, str], list[MetadataLock]],
