@@ -294,3 +294,49 @@ def test_a_cycle_across_lock_kinds_is_reported_as_a_cycle(server: tuple[str, Thr
         st = next(x for x in f.stalls if x.certainty is Certainty.CYCLE)
         assert set(st.cycle) == {a_id, alter_id, w_id} and st.root is None
         assert not KILL_ID.search(kill_line(f) or "")
+
+
+@pytest.fixture(scope="module")
+def plugin_db() -> Iterator[ThrowawayMariaDB]:
+    with ThrowawayMariaDB(name="graphcopy", extra_args=[PLUGIN]) as db:
+        db.query(f"CREATE TABLE IF NOT EXISTS {TEST_DB}.decoy (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+        yield db
+
+
+def test_a_copying_alter_is_named_in_every_sample_the_plugin_lists_it(plugin_db: ThrowawayMariaDB) -> None:
+    """ALGORITHM=COPY on a table whose copy outlasts the test, writers queued: in every poll where
+    METADATA_LOCK_INFO, read alongside, lists the ALTER's lock on the table, the stall's root is the
+    ALTER and the finding says so (no flip to "no single session to kill")."""
+    db = plugin_db
+    table = f"{TEST_DB}.copying"
+    db.query(f"CREATE TABLE IF NOT EXISTS {table} (id INT PRIMARY KEY, v INT, p VARCHAR(200)) ENGINE=InnoDB")
+    db.query(f"INSERT IGNORE INTO {table} SELECT seq, 0, REPEAT('x', 150) FROM {TEST_DB}.seq_1_to_50000")
+    with sessions(db) as s:
+        alter, alter_id = s.open()
+        s.background(alter, f"ALTER TABLE {table} ADD COLUMN h CHAR(128) AS (SHA2(REPEAT(p, 10000), 512)) "
+                            "PERSISTENT, ALGORITHM=COPY")
+        s.wait_state(alter_id, "copy to tmp table")
+        for _ in range(4):
+            w, wid = s.open()
+            s.background(w, f"UPDATE {table} SET v = v + 1 WHERE id = 7")
+            s.wait_state(wid, "metadata lock")
+        src = MySQLSource(db.options(), interval=1.0)
+        src.open()
+        pipe = FramePipeline()
+        listed = named = 0
+        try:
+            for _ in range(16):
+                f = pipe.push(src.read())
+                lists = bool(db.query(f"SELECT 1 FROM information_schema.METADATA_LOCK_INFO WHERE THREAD_ID = "
+                                      f"{alter_id} AND TABLE_NAME = 'copying'"))
+                if not lists:
+                    continue
+                listed += 1
+                st = f.stalls[0] if f.stalls else None
+                if st is not None and st.root is not None and st.root.thread_id == alter_id:
+                    named += 1
+                time.sleep(0.3)
+        finally:
+            src.close()
+        assert listed >= 12 and named == listed, (named, listed)
+        assert f.advice and f"KILL {alter_id}" in f.advice[0].message and f.advice[0].id == "stall_running_ddl"
