@@ -16,7 +16,7 @@ from mysqltop.core.incident_report import Report
 from mysqltop.core.lock_report import StallEpisode
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
-from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot
+from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot, chain_words
 
 TOP_BLOCKERS = 5
 TOP_WAITERS = 6
@@ -81,6 +81,11 @@ def release_first(frame: Frame) -> str | None:
         return None
     if worst.certainty is Certainty.INFERRED:
         return f"holder inferred, no single KILL — candidates (oldest first): threads {candidate_ids(worst)}"
+    if worst.certainty is Certainty.CYCLE:
+        return (f"a wait cycle (threads {', '.join(str(t) for t in worst.cycle[:8])}), no single root: "
+                "ending any one of them ends it")
+    if worst.passing:
+        return "a hot row passed from holder to holder: no single KILL"
     return "holder not visible"
 
 
@@ -92,6 +97,10 @@ def stall_brief(frame: Frame | None) -> str:
         return ""
     if worst.root is not None and worst.root.kill:
         return worst.root.kill
+    if worst.certainty is Certainty.CYCLE:
+        return "wait cycle"
+    if worst.passing:
+        return "hot row, no single holder"
     return "holder inferred" if worst.certainty is Certainty.INFERRED else "holder not visible"
 
 
@@ -175,15 +184,24 @@ def stall_lines(frame: Frame, candidates: int = TOP_CANDIDATES) -> list[str]:
     out: list[str] = []
     for st in frame.stalls:
         n = f"{st.waiting} waiting on {_t(st.on, 80)} for up to {secs(st.longest_wait_s)}"
+        chain = f"  chain: {_t(chain_words(st), 400)}" if len(st.chain) > 1 or (st.chain and st.unresolved) else None
+        if st.certainty is Certainty.CYCLE:
+            out.append(f"{st.waiting} in a wait cycle across lock kinds (threads "
+                       f"{', '.join(str(t) for t in st.cycle[:8])}): {_t(st.action, 300)}")
+            continue
         if st.root is not None:
             r = st.root
             idle = f"idle {secs(r.time_s)}" if (r.command or "") == "Sleep" else \
                 f"{_t(r.command, 16)} {secs(r.time_s)}"
             out.append(f"{n}: root thread {r.thread_id if r.thread_id is not None else '?'} "
                        f"{who(r.user, r.host)} {idle} ({_t(st.source, 24)}) — {_t(st.action, 240)}")
+            if chain:
+                out.append(chain)
         elif st.certainty is Certainty.INFERRED:
             out.append(f"{n}: holder inferred (the server lists no holder), no single KILL; "
                        f"candidates, oldest first:")
+            if chain:
+                out.append(chain)
             out += ["  " + candidate_line(c) for c in st.candidates[:candidates]]
             if len(st.candidates) > candidates:
                 out.append(f"  … {len(st.candidates) - candidates} more")
