@@ -352,9 +352,11 @@ def _wait_s(s: LockSession | None) -> float | None:
 
 
 def _passing(root: StallRoot, longest: float | None) -> bool:
-    """A holder that is working (not idle) and whose transaction began after the first waiter
-    started waiting: the lock passes along a queue (a hot row), it is not this session's to release."""
-    if (root.command or "") == "Sleep" or root.trx_age_s is None or longest is None:
+    """A holder whose transaction began after the first waiter started waiting: the lock passes
+    along a queue (a hot row), it is not this session's to release. A holder stuck since it took
+    the lock becomes the root once its transaction is older than the waits behind it (each
+    waiter gives up at innodb_lock_wait_timeout and waits anew)."""
+    if root.trx_age_s is None or longest is None:
         return False
     return root.trx_age_s + CLOCK_SLACK_S < longest
 

@@ -16,7 +16,7 @@ from mysqltop.core.incident_report import Report
 from mysqltop.core.lock_report import StallEpisode
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
-from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot, chain_words
+from mysqltop.core.stalls import STALL_MIN_WAIT_S, NOT_RECORDED_WORDS, Certainty, Stall, StallRoot, chain_words
 
 TOP_BLOCKERS = 5
 TOP_WAITERS = 6
@@ -61,7 +61,10 @@ def kill_line(frame: Frame) -> str | None:
     named = next((s.root.kill for s in piles if s.root is not None and s.root.kill), None)
     if named is not None or piles:
         return f"{named};" if named is not None else None
-    top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
+    # no pile yet: a blocker whose waiters have waited a moment may be one of a queue passing a
+    # hot row along; it is offered once they have waited as long as a pile's threshold
+    top = next((b for b in (*frame.blocking, *frame.metadata_blocking)
+                if b.kill and (b.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S), None)
     return f"{top.kill};" if top is not None else None
 
 

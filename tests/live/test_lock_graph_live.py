@@ -340,3 +340,49 @@ def test_a_copying_alter_is_named_in_every_sample_the_plugin_lists_it(plugin_db:
             src.close()
         assert listed >= 12 and named == listed, (named, listed)
         assert f.advice and f"KILL {alter_id}" in f.advice[0].message and f.advice[0].id == "stall_running_ddl"
+
+
+def test_a_hot_row_with_rotating_holders_is_never_a_kill(plugin_db: ThrowawayMariaDB) -> None:
+    """Writers take one row in turn, each holding it a moment (idle in between statements): no
+    frame offers a KILL (`k`, the finding), nor does the report's longest blocking chains."""
+    db = plugin_db
+    db.query(f"CREATE TABLE IF NOT EXISTS {TEST_DB}.hot (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+    db.query(f"REPLACE INTO {TEST_DB}.hot VALUES (1, 0)")
+    stop = threading.Event()
+
+    def worker() -> None:
+        conn = pymysql.connect(**db.root_kwargs(), autocommit=True, connect_timeout=10)
+        try:
+            with conn.cursor() as c:
+                while not stop.is_set():
+                    c.execute("BEGIN")
+                    c.execute(f"UPDATE {TEST_DB}.hot SET v = v + 1 WHERE id = 1")
+                    time.sleep(0.4)                       # idle in its transaction, a moment
+                    c.execute("COMMIT")
+        except pymysql.MySQLError:
+            pass
+        finally:
+            conn.close()
+    workers = [threading.Thread(target=worker, daemon=True) for _ in range(8)]
+    for t in workers:
+        t.start()
+    src = MySQLSource(db.options(), interval=1.0)
+    src.open()
+    pipe = FramePipeline()
+    frames: list[Frame] = []
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            frames.append(pipe.push(src.read()))
+            time.sleep(0.3)
+    finally:
+        src.close()
+        stop.set()
+        for t in workers:
+            t.join(timeout=30)
+    assert any(f.blocking for f in frames), "no row was ever waited for"
+    assert all(kill_line(f) is None for f in frames), [kill_line(f) for f in frames]
+    assert not any(KILL_ID.search(a.message) for f in frames for a in f.advice)
+    text = render(build_report(frames), "text")
+    chains = text.split("Longest blocking chains", 1)[-1].split("\n\n", 1)[0]
+    assert not KILL_ID.search(chains), chains
