@@ -10,7 +10,7 @@ from mysqltop.core.report_builder import build_report
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.views.locks_text import kill_line, report_blocks
 from mysqltop.views.report_text import Block
-from tests.core.test_stalls import MDL, frame_of, judged, mdl, sess
+from tests.core.test_stalls import MDL, frame_of, judged, sess
 
 T0 = 1_790_000_100.0
 MARIADB = ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306")
