@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from mysqltop.commands.demo import INCIDENT
-from mysqltop.core.frame import CappedRead, ClassShape, Frame, Host, WaitLoad
+from mysqltop.core.frame import CappedRead, ClassShape, Frame, Host, LoadSession, LoadSlice, WaitLoad
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.timeline.pipeline import FramePipeline
@@ -102,7 +102,9 @@ def test_every_documented_frame_key_is_in_real_frames() -> None:
                    transactions=[Transaction(trx_id="1")], sessions=[Session(thread_id=1)],
                    session_states=[SessionState(command="Query", state="updating", sessions=1)],
                    deadlock=Deadlock(transactions=[DeadlockTrx(1)]),
-                   load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)]),
+                   load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)],
+                                 sessions=[LoadSession("cpu", "CPU", "SELECT ?", "u", "h", "s", "x", 1.0)],
+                                 slices={"user": [LoadSlice("u", 1.0, {"cpu": 1.0})]}),
                    capped_reads=[CappedRead("ps_waits", "statement_time", 2.0, 2.0, 5.0, True)])
     for frame in [*incident_frames(), locked]:
         d = json.loads(json.dumps(frame.to_dict(), default=str))

@@ -132,7 +132,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
-    frame.load = wait_load.of(frame)
+    frame.load = wait_load.of(frame, raw.active_sessions)
     return frame
 
 

@@ -212,6 +212,29 @@ class ClassShape:
 
 
 @dataclass
+class LoadSession:
+    """Active sessions of one sample that share every dimension (core/active_sessions.py): the
+    unit the load is sliced by. `sessions` may be a fraction: a share of the sessions on CPU
+    given to the latch and IO waits no processlist row shows (core/wait_load.py)."""
+    wait_class: str
+    object: str              # what it waits on: table (index), lock, latch, file kind, "CPU"
+    sql: str                 # statement shape; raw: views pass every text through safe_text
+    user: str
+    host: str                # client host, without its port
+    schema: str
+    state: str
+    sessions: float
+
+
+@dataclass
+class LoadSlice:
+    """One value of one dimension in one sample: its active sessions and their wait classes."""
+    value: str
+    sessions: float
+    classes: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class WaitLoad:
     """Active sessions of one sample by wait class (the classes add up to `active`); `cores`: the
     host's CPUs where known, what `active` compares against."""
@@ -225,6 +248,11 @@ class WaitLoad:
     commit: float | None = None
     other: float | None = None
     top: list[ClassShape] = field(default_factory=list)
+    # The sample's active sessions by every dimension (empty where the sample holds none: older
+    # recordings, imports without a processlist), and each dimension's top values
+    # (core/load_slices.py: sql, user, host, schema, object → rows, most sessions first).
+    sessions: list[LoadSession] = field(default_factory=list)
+    slices: dict[str, list[LoadSlice]] = field(default_factory=dict)
 
     def value(self, cls: str) -> float | None:
         return getattr(self, cls)

@@ -174,3 +174,8 @@ class RawSample:
     # The latch summary's read before the one in ps_waits, while it is read at a slower cadence:
     # the latch rates come from these two reads (Hotspot.span_s), whatever poll carries them.
     ps_waits_before: list[list[Any]] | None = None
+    # Every active session of this poll as [wait_class, wait_object, shape, user, host, schema,
+    # command, state, sessions] (core/active_sessions.py), identical tuples counted once: the load
+    # by statement, user, client host, schema or object over any window is a fold over them.
+    # None: not read (older recordings, imports without a processlist, a failed poll).
+    active_sessions: list[list[Any]] | None = None

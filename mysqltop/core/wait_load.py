@@ -16,10 +16,11 @@ Pure: reads one Frame.
 
 from __future__ import annotations
 
-from typing import Iterable
+import math
+from typing import Any, Iterable
 
 from mysqltop.core.frame import WAIT_CLASSES as CLASSES
-from mysqltop.core.frame import ClassShape, Frame, WaitLoad
+from mysqltop.core.frame import ClassShape, Frame, LoadSession, WaitLoad
 from mysqltop.core.incident_report import LoadSummary
 from mysqltop.core.statement_shape import shape
 
@@ -71,6 +72,7 @@ STATE_CLASSES: tuple[tuple[str, str], ...] = (
 )
 
 TOP_SHAPES = 3           # statement shapes kept per class
+MAX_SESSION_ROWS = 256   # active session rows read of one sample (a source keeps ≤ 201)
 
 
 def state_class(command: str | None, state: str | None) -> str | None:
@@ -105,8 +107,9 @@ def _latch_threads(frame: Frame) -> float:
     return max(ms / 1000.0, frame.semaphores.waiting_threads or 0.0)
 
 
-def of(frame: Frame) -> WaitLoad:
-    """The sample's active sessions by class; all None when the sample holds no session counts."""
+def of(frame: Frame, active: Any = None) -> WaitLoad:
+    """The sample's active sessions by class; all None when the sample holds no session counts.
+    `active`: the sample's active session rows (RawSample.active_sessions), sliced by dimension."""
     cores = float(frame.host.cpus) if frame.host is not None and frame.host.cpus else None
     if not frame.session_states:
         return WaitLoad(cores=cores)
@@ -129,7 +132,62 @@ def of(frame: Frame) -> WaitLoad:
     for c in CLASSES:
         setattr(load, c, counts[c])
     load.top = _top_shapes(frame, waiter_ids)
+    load.sessions = sessions_of(active, counts, frame)
+    if load.sessions:
+        from mysqltop.core.load_slices import of_sessions     # load_slices reads what this builds
+        load.slices = of_sessions(load.sessions)
     return load
+
+
+def _session_rows(active: Any) -> list[LoadSession]:
+    """RawSample.active_sessions rows (hostile: a recording's) → LoadSessions; bad rows skipped."""
+    out: list[LoadSession] = []
+    if not isinstance(active, list):
+        return out
+    for r in active[:MAX_SESSION_ROWS]:
+        if not isinstance(r, list) or len(r) < 9:
+            continue
+        n = r[8]
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
+            continue
+        cls = r[0] if r[0] in CLASSES else OTHER
+        text = ["" if v is None else str(v) for v in r[1:8]]
+        out.append(LoadSession(cls, text[0], text[1], text[2], text[3], text[4], text[6] or text[5], float(n)))
+    return out
+
+
+def sessions_of(active: Any, counts: dict[str, float], frame: Frame) -> list[LoadSession]:
+    """The sample's active sessions by every dimension, agreeing with its wait classes: the latch,
+    IO and row-lock time the server counts beyond the sessions whose own rows show it (`counts`,
+    after the moves out of CPU) is given to the sessions on CPU, each its share."""
+    rows = _session_rows(active)
+    if not rows:
+        return rows
+    shown = dict.fromkeys(CLASSES, 0.0)
+    for s in rows:
+        shown[s.wait_class] += s.sessions
+    on_cpu = shown[CPU]
+    excess = {c: max(0.0, counts.get(c, 0.0) - shown[c]) for c in (ROW_LOCK, LATCH, IO)}
+    moved = sum(excess.values())
+    if on_cpu <= 0 or moved <= 0:
+        return rows
+    scale = min(1.0, on_cpu / moved) / on_cpu                 # never more than the CPU sessions
+    hot = next((h.name for h in frame.hotspots if not h.own), "latch")
+    objects = {ROW_LOCK: "row (waiter not listed)", LATCH: hot, IO: "data file"}
+    out: list[LoadSession] = []
+    for s in rows:
+        if s.wait_class != CPU:
+            out.append(s)
+            continue
+        left = s.sessions
+        for c, e in excess.items():
+            part = s.sessions * e * scale
+            if part > 0:
+                out.append(LoadSession(c, objects[c], s.sql, s.user, s.host, s.schema, s.state, part))
+                left -= part
+        if left > 1e-9:
+            out.append(LoadSession(CPU, s.object, s.sql, s.user, s.host, s.schema, s.state, left))
+    return out
 
 
 def _top_shapes(frame: Frame, row_waiters: set[int]) -> list[ClassShape]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from mysqltop.core import active_sessions
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.poll_statements import (
@@ -43,15 +44,17 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     reads = plan.locks
     threads: locks_src.Threads | None = None
+    busy: list[list[Any]] | None = None       # every busy session read: the active session rows
     if K_SESSIONS in values:
         if reads.ps:
-            rows = locks_src.plain_rows(values[K_SESSIONS])
+            rows = busy = locks_src.plain_rows(values[K_SESSIONS])
             out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(rows)
             if K_SESSION_STATES in values:
                 out[K_SESSION_STATES] = locks_src.session_groups(rows, values[K_SESSION_STATES])
         else:
             rows, threads = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
-            out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(locks_src.busy(rows))
+            busy = locks_src.busy(rows)
+            out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(busy)
             out[K_SESSION_STATES] = locks_src.session_groups(rows)
     for key, sel in ((K_TRANSACTIONS, reads.transactions), (K_LOCK_WAITS, reads.lock_waits)):
         if key in values:
@@ -66,6 +69,11 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
         # no performance_schema: every session is in SHOW PROCESSLIST's rows already
         rows, _ = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
         out[locks_src.K_LOCK_SESSIONS] = locks_src.lock_sessions_from(rows, out.get(K_TRANSACTIONS))
+    if busy is not None:
+        # the wait objects come from this poll's lock rows; performance_schema prints no port
+        out["active_sessions"] = active_sessions.rows(
+            busy, out.get(K_LOCK_WAITS), out.get(locks_src.K_ROW_LOCKS), out.get(locks_src.K_METADATA_LOCKS),
+            with_port=not reads.ps)
     return out
 
 
