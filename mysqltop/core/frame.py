@@ -253,6 +253,8 @@ class WaitLoad:
     # (core/load_slices.py: sql, user, host, schema, object → rows, most sessions first).
     sessions: list[LoadSession] = field(default_factory=list)
     slices: dict[str, list[LoadSlice]] = field(default_factory=dict)
+    # the sample holds active session rows: `sessions` empty then means none was active
+    sessions_known: bool = False
 
     def value(self, cls: str) -> float | None:
         return getattr(self, cls)

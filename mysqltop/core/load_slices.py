@@ -4,8 +4,8 @@
 Each frame's sessions count for the seconds since the previous sample (its `elapsed`), so the
 result is the time-weighted average active sessions of each value of a dimension over the window
 — statement shape, user, client host, schema, wait object or wait class — with its wait-class mix.
-A stale frame, and one without session samples, adds no time: the average is over the seconds
-that were sampled. Pure.
+A stale frame, and one whose sample holds no active session rows (an older recording), adds no
+time: the average is over the seconds that were sampled; a sample with none active adds its time. Pure.
 """
 
 from __future__ import annotations
@@ -72,11 +72,16 @@ class LoadFold:
         default_factory=lambda: {d: {} for d in DIMENSION_NAMES})     # dim → value → class → session-seconds
 
     def add(self, frame: Frame) -> None:
-        dt = frame.elapsed
-        if frame.stale or not dt or dt <= 0 or not frame.load.sessions:
+        if not frame.stale and frame.load.sessions_known:
+            self.add_sessions(frame.elapsed, frame.load.sessions)
+
+    def add_sessions(self, dt: float | None, sessions: list[LoadSession]) -> None:
+        """One fresh sample's sessions (none active: an empty list), weighted by the seconds
+        since the previous sample."""
+        if not dt or dt <= 0:
             return
         self.seconds += dt
-        for s in frame.load.sessions:
+        for s in sessions:
             w = s.sessions * dt
             for dim in DIMENSION_NAMES:
                 mix = self.sums[dim].setdefault(value_of(s, dim), {})
@@ -96,17 +101,3 @@ def fold(frames: Iterable[Frame]) -> LoadFold:
         f.add(fr)
     return f
 
-
-def grown(before: Mapping[str, list[LoadSlice]], after: Mapping[str, list[LoadSlice]],
-          top: int = 10) -> dict[str, list[tuple[str, float, float]]]:
-    """Two windows' slices side by side: (value, sessions before, after), what grew most first
-    (Performance Insights' compare periods)."""
-    out: dict[str, list[tuple[str, float, float]]] = {}
-    for dim in DIMENSION_NAMES:
-        a = {s.value: s.sessions for s in before.get(dim, [])}
-        b = {s.value: s.sessions for s in after.get(dim, [])}
-        rows = [(v, a.get(v, 0.0), b.get(v, 0.0)) for v in {*a, *b}]
-        rows.sort(key=lambda r: (-(r[2] - r[1]), r[0]))
-        if rows:
-            out[dim] = rows[:top]
-    return out

@@ -436,7 +436,7 @@ class ReportBuilder:
                       "address": e["info"].address, "first": e["first"], "last": e["last"]} for e in self.servers],
             stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
             deadlocks=summarise_deadlocks(self.deadlocks),
-            load=self.load.summary(LOAD_POINTS))
+            load=self.load.summary(LOAD_POINTS, spans=[(e.id, e.first, e.last) for e in episodes]))
 
     def _stall_episodes(self) -> list[StallEpisode]:
         eps = self.lock_window.stall_episodes()
