@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from mysqltop.commands.demo import INCIDENT
-from mysqltop.core.frame import CappedRead, ClassShape, Frame, Host, LoadSession, LoadSlice, WaitLoad
+from mysqltop.core.frame import (CappedRead, ClassShape, DigestRate, Frame, Host, LoadSession, LoadSlice,
+                                 WaitLoad)
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.timeline.pipeline import FramePipeline
@@ -105,7 +106,8 @@ def test_every_documented_frame_key_is_in_real_frames() -> None:
                    load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)],
                                  sessions=[LoadSession("cpu", "CPU", "SELECT ?", "u", "h", "s", "x", 1.0)],
                                  slices={"user": [LoadSlice("u", 1.0, {"cpu": 1.0})]}),
-                   capped_reads=[CappedRead("ps_waits", "statement_time", 2.0, 2.0, 5.0, True)])
+                   capped_reads=[CappedRead("ps_waits", "statement_time", 2.0, 2.0, 5.0, True)],
+                   digests=[DigestRate("s", "d", "SELECT ?", 1.0, 1.0, 1.0, 0.001, 1.0, 1.0, 0.0, 0.0, 10.0)])
     for frame in [*incident_frames(), locked]:
         d = json.loads(json.dumps(frame.to_dict(), default=str))
         seen.setdefault("", set()).update(d)

@@ -235,6 +235,23 @@ class LoadSlice:
 
 
 @dataclass
+class DigestRate:
+    """One statement digest over the span since the previous digest read (core/top_sql.py)."""
+    schema: str | None
+    digest: str
+    sql: str                 # DIGEST_TEXT as the server normalised it; raw: views pass it through safe_text
+    calls_per_s: float
+    avg_ms: float
+    max_ms: float | None     # the largest since the server's counters started
+    load: float              # seconds spent per second: average sessions running it
+    rows_examined_per_call: float | None
+    rows_sent_per_call: float | None
+    tmp_disk_tables_per_s: float | None
+    no_index_used_per_s: float | None
+    span_s: float
+
+
+@dataclass
 class WaitLoad:
     """Active sessions of one sample by wait class (the classes add up to `active`); `cores`: the
     host's CPUs where known, what `active` compares against."""
@@ -431,6 +448,9 @@ class Frame:
     # Active sessions by wait class (core/wait_load.py, docs/wait-classes.md): all None when the
     # sample holds no session counts (an older recording, an import without a processlist).
     load: WaitLoad = field(default_factory=WaitLoad)
+    # Top statement digests by load since the previous digest read (performance_schema), on the
+    # frames of a poll that read them; empty between reads and where digests are off.
+    digests: list[DigestRate] = field(default_factory=list)
     # Reads cut by a bound in this poll or skipped while their back-off lasts, by statement.
     capped_reads: list[CappedRead] = field(default_factory=list)
     # Values read before this frame's poll (a read at a slower cadence than the polls, for its

@@ -10,6 +10,8 @@ from typing import Any
 from mysqltop.core import active_sessions
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 from mysqltop.sources import lock_reads as locks_src
+from mysqltop.sources.digest_reads import K_DIGESTS
+from mysqltop.sources.digest_reads import OFF as DIGESTS_OFF
 from mysqltop.sources.poll_statements import (
     K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )
@@ -95,6 +97,11 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     elif plan.ps_slowed:
         latches = plan.latch_summary(None, None, wall)       # not due: its last reads, carried
 
+    digests = None
+    if K_DIGESTS in p.values:
+        digests = plan.digests.take(locks_src.plain_rows(p.values[K_DIGESTS]), clock_row(v.get(K_TIME))["server_time"])
+        if plan.digests.off:
+            plan.disabled[K_DIGESTS] = DIGESTS_OFF[len("skipped: "):]     # said in every sample from now
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps
@@ -118,5 +125,5 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,
-        capped=capped, **clock_row(v.get(K_TIME)),
+        capped=capped, digests=digests, **clock_row(v.get(K_TIME)),
         **locks)
