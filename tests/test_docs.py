@@ -73,6 +73,10 @@ def test_report_json_keys_are_documented_both_ways() -> None:
     report.outages = [Outage(0.0, 1.0, 2, "poll failed", "lost")]       # the bundled incident had none
     report.stalls = [StallEpisode("row_lock", "a row lock", 0.0, 1.0, False, 2, 5.0, 1, "u", "h", "Sleep", None,
                                   "KILL 1", "lock tables", "KILL 1", 2)]
+    from mysqltop.core import top_sql
+    from mysqltop.core.frame import DigestRate
+    report.digests = top_sql.window([[DigestRate("s", "d", "SELECT ?", 2.0, 1.0, 3.0, 0.002, 1.0, 1.0, 0.0, 0.0, 10.0)]],
+                                    10.0)
     d = json.loads(json.dumps(report.to_dict()))
     keys = documented_report_keys()
     assert set(d) == keys[""], f"report keys not documented / documented but absent: {set(d) ^ keys['']}"

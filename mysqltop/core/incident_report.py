@@ -181,6 +181,10 @@ class Report:
     # Each distinct deadlock of the window grouped by pattern, most frequent first (core/deadlocks.py).
     deadlocks: DeadlocksSummary = field(default_factory=DeadlocksSummary)
     load: LoadSummary = field(default_factory=LoadSummary)
+    # Top SQL over the window from the statement digests (core/top_sql.window): [{schema, digest,
+    # sql, calls_per_s, avg_ms, max_ms, load, rows_examined_per_call, rows_sent_per_call,
+    # tmp_disk_tables_per_s, no_index_used_per_s}]; empty where digests were not read.
+    digests: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))

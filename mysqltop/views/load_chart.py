@@ -175,15 +175,31 @@ def top_load_lines(slices: dict[str, Any], rows: int = TOP_LOAD_ROWS, indent: st
     return out
 
 
-def top_load_block(load: LoadSummary, block: Callable[..., Any]) -> Any:
-    """The report's TOP LOAD: who carries the load over the window and over each finding's span."""
+def top_sql_lines(digests: Sequence[dict[str, Any]], rows: int = TOP_LOAD_ROWS) -> list[str]:
+    """The window's top statement digests with their per-call figures."""
+    if not digests:
+        return []
+    out = ["top SQL (statement digests): load, calls/s, avg ms, rows examined/call, statement"]
+    for d in digests[:rows]:
+        out.append(visible(f"  {units.num(d['load']):>6}  {units.num(d['calls_per_s']):>6}/s  "
+                           f"{units.num(d['avg_ms']):>6} ms  {units.num(d['rows_examined_per_call']):>6}  "
+                           f"{_cut(d['sql'])}"))
+    return out
+
+
+def top_load_block(load: LoadSummary, block: Callable[..., Any],
+                   digests: Sequence[dict[str, Any]] = ()) -> Any:
+    """The report's TOP LOAD: who carries the load over the window and over each finding's span,
+    and the top statement digests where the server keeps them."""
     b = block("Top load (average active sessions by statement, user, client host, schema and object)",
               key="top_load")
     if not load.slices:
         b.lines.append("not recorded: this window holds no active-session samples (an older recording, an "
                        "import without a processlist)")
+        b.lines += top_sql_lines(digests)
         return b
     b.lines += top_load_lines(load.slices)
+    b.lines += top_sql_lines(digests)
     for span in load.spans:
         b.lines.append(visible(f"during {span['id']} ({_clock(span['first'])}–{_clock(span['last'])} UTC):"))
         b.lines += top_load_lines(span["slices"], rows=3, indent="  ")

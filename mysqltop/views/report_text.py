@@ -180,7 +180,7 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
     dead = [deadlocks_text.report_block(r.deadlocks, Block)] if r.deadlocks.captured or r.deadlocks.before \
         or r.deadlocks.counted else []
     blocks = [head, thr, *report_charts.blocks(r, Block), load_chart.report_block(r.load, Block),
-              load_chart.top_load_block(r.load, Block), drops, hot, peaks,
+              load_chart.top_load_block(r.load, Block, r.digests), drops, hot, peaks,
               *locks_text.report_blocks(r, Block), *dead, host, adv]
     if r.stalls:                       # the story first: right under the window line
         blocks.insert(1, locks_text.stall_block(r, Block))
