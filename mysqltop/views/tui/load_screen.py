@@ -155,7 +155,6 @@ class LoadScreen(ModalScreen[None]):
 
     def __init__(self, frame: Frame | None, trend: Sequence[Frame]) -> None:
         super().__init__(id="load")
-        self.first = (frame, trend)
         self.shown: tuple[Frame | None, Sequence[Frame]] = (frame, trend)
 
     def compose(self) -> ComposeResult:
@@ -164,7 +163,11 @@ class LoadScreen(ModalScreen[None]):
             yield Static(Text(""), id="load-body")
 
     def on_mount(self) -> None:
-        self.show(*self.first)
+        self.show(*self.shown)
+
+    def on_resize(self) -> None:
+        # paused or replay stopped, no frame comes to redraw it: the chart follows the new size now
+        self.show(*self.shown)
 
     def show(self, frame: Frame | None, trend: Sequence[Frame]) -> None:
         """The moment shown and the samples up to it (live, paused, stepped back, replayed)."""
