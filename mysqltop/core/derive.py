@@ -19,7 +19,7 @@ from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
-from mysqltop.core import wait_load
+from mysqltop.core import top_sql, wait_load
 from mysqltop.core.waits import parse_wait_rows
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
@@ -132,7 +132,8 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
-    frame.load = wait_load.of(frame)
+    frame.load = wait_load.of(frame, raw.active_sessions)
+    frame.digests = top_sql.rates(raw.digests)
     return frame
 
 
