@@ -155,7 +155,9 @@ class RecordingReader:
         self._bad: set[int] = set()
         self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
         cut = truncation(self.path) if self.path.is_file() else None
-        if cut is None:
+        if cut is not None and _wal_frames(self.path) and self._open_with_wal():
+            cut = None          # the pages the header promises are in the -wal: a whole recording
+        elif cut is None:
             try:
                 self._conn = open_readonly(self.path)
                 self.refresh()
@@ -172,12 +174,13 @@ class RecordingReader:
                     raise UserError("nothing recovered", 1)
                 self._conn = open_readonly(self._recovered)
             except UserError:
-                self._drop_recovered()
                 raise UserError(f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes; a partial "
                                 "copy?) and nothing in it is readable: copy the whole file again", 1) from None
+            finally:
+                self._drop_recovered()       # open (or not): the name is needed no more
             missing = 100.0 * (cut.expected - cut.size) / cut.expected
             self.notice = (f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes, {missing:.0f} % "
-                           f"missing): read-only, the {n} sample{'s' if n != 1 else ''} of its readable prefix")
+                           f"missing): read-only, the {n} complete sample{'s' if n != 1 else ''} before the cut")
         try:
             self.refresh()
             # Samples whose times are all out of range (a wrong clock, a damaged or forged file)
@@ -188,6 +191,25 @@ class RecordingReader:
         except BaseException:
             self.close()
             raise
+
+    def _open_with_wal(self) -> bool:
+        """Open a file shorter than its header says through SQLite, when its -wal holds the rest:
+        a recorder whose disk filled during a checkpoint leaves FILE part-written and every
+        committed sample in FILE-wal. True when every page reads (quick_check), else the file
+        is read as a truncated one."""
+        try:
+            conn = open_readonly(self.path)
+        except UserError:
+            return False
+        try:
+            ok = conn.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError:
+            ok = None
+        if not ok or ok[0] != "ok":
+            conn.close()
+            return False
+        self._conn = conn
+        return True
 
     # -- shape ------------------------------------------------------------------------------
     def _inode(self) -> int | None:
@@ -314,8 +336,9 @@ class RecordingReader:
         try:
             conn = open_readonly(found.path)
         except UserError:
-            found.path.unlink(missing_ok=True)
             return False
+        finally:
+            found.path.unlink(missing_ok=True)   # the open connection keeps it; nothing is left behind
         if not opening:
             self._conn.close()
         self._conn, self._recovered = conn, found.path
@@ -478,9 +501,11 @@ class RecordingReader:
         self._drop_recovered()
 
     def _drop_recovered(self) -> None:
+        """Remove the temporary copy's name (its open connection keeps reading it): a reader
+        never closed, or a process killed, leaves no file behind. `_recovered` stays set: the
+        reader reads a copy, which is never salvaged again."""
         if self._recovered is not None:
             self._recovered.unlink(missing_ok=True)
-            self._recovered = None
 
     def __enter__(self) -> "RecordingReader":
         return self
