@@ -199,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
                   f"({_samples(writer.skipped)} not recorded)")
     print(f"mysqltop: {_samples(writer.samples_written)} ({size / 1024:.0f} KiB) in {args.file}"
           + (f", {writer.rotations} rotations" if writer.rotations else "") + paused
+          + (f"; {len(writer.kept)} incident file{'s' if len(writer.kept) != 1 else ''} kept out of the rotation "
+             f"(never deleted by it), the newest {writer.kept[-1]}" if writer.kept else "")
           + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
           file=sys.stderr)
     return 0

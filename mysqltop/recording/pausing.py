@@ -42,6 +42,7 @@ class PausingWriter:
         self.skipped = 0               # samples polled while paused (not in the file)
         self.samples_written = 0
         self._rotations = 0            # of the writers closed so far
+        self._kept: list[Any] = []      # incident files they moved aside
         self._next_try = 0.0
         self._skipped_in_pause = 0
         self.changes = 0
@@ -116,6 +117,7 @@ class PausingWriter:
         if writer is None:
             return
         self._rotations += getattr(writer, "rotations", 0)
+        self._kept += getattr(writer, "kept", [])
         try:
             writer.close()
         except Exception:
@@ -140,6 +142,10 @@ class PausingWriter:
     @property
     def rotations(self) -> int:
         return self._rotations + (getattr(self.writer, "rotations", 0) if self.writer is not None else 0)
+
+    @property
+    def kept(self) -> list[Any]:
+        return self._kept + (list(getattr(self.writer, "kept", [])) if self.writer is not None else [])
 
     @property
     def size_bytes(self) -> int:
