@@ -44,6 +44,9 @@ T_MIN, T_MAX = 946_684_800.0, 4_102_444_800.0
 _T_OK = f"t BETWEEN {T_MIN!r} AND {T_MAX!r}"
 MONO_MAX = 1e11          # monotonic seconds (boot time based): finite and far below this
 DATA_MAX = 16 << 20      # one sample's payload; a live poll is a few KB to a few hundred KB
+# A recording claims max(seq) + 1 samples; past this many times the rows it holds (plus slack for
+# a short file) it is refused as not what it claims.
+CLAIM_RATIO, CLAIM_SLACK = 16, 10_000
 
 
 def _is_seq(v: object) -> bool:
@@ -154,6 +157,8 @@ class RecordingReader:
         self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
         self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
+        self._held = 0                      # sample rows counted (see _check_claim) …
+        self._counted_to = 0                # … those numbered below this
         cut = truncation(self.path) if self.path.is_file() else None
         if cut is not None and _wal_frames(self.path) and self._open_with_wal():
             cut = None          # the pages the header promises are in the -wal: a whole recording
@@ -251,6 +256,7 @@ class RecordingReader:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
         if not _is_seq(self._len):
             raise UserError(f"{self.path} is a damaged recording (sample numbers unreadable)", 1)
+        self._check_claim()
         # a damaged page can hand back NULL or text where a number was written: left out
         self._state_seqs = state_seqs
         self._dict_seqs = dict_seqs
@@ -258,6 +264,25 @@ class RecordingReader:
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
         return self._len
+
+    def _check_claim(self) -> None:
+        """A file whose sample numbers claim far more samples than it holds (a row numbered
+        10^12 among a few hundred) is not what it claims: every reader would walk the claimed
+        length — `report` striding over the real samples, `snapshot --replay` stepping through
+        a trillion missing ones. One line, before anything is read or written. Damage loses rows
+        but never numbers them higher, so a damaged file holds at least a good part of its claim;
+        the rows are counted once and then only those appended since."""
+        try:
+            new = self._conn.execute("SELECT count(*), max(seq) FROM samples WHERE seq >= ?",
+                                     (self._counted_to,)).fetchone()
+        except sqlite3.DatabaseError:
+            return
+        if new[0]:
+            self._held += int(new[0])
+            self._counted_to = int(new[1]) + 1 if _is_seq(new[1]) else self._counted_to
+        if self._len > CLAIM_RATIO * self._held + CLAIM_SLACK:
+            raise UserError(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
+                            "claims (a damaged or forged recording), so nothing is read from it", 1)
 
     @_locked
     def _any_valid_time(self) -> bool:
@@ -346,6 +371,7 @@ class RecordingReader:
         self._why.clear()
         self._dicts.clear()
         self._states.clear()
+        self._held = self._counted_to = 0          # rows of the copy, counted afresh
         self.refresh()
         self._len = max(self._len, found.last)
         lost = self._len - found.samples
