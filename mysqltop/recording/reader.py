@@ -34,6 +34,7 @@ from mysqltop.recording import codec
 from mysqltop.recording.db import open_readonly, usable_path
 from mysqltop.recording.format import parse_sample_text, parse_state_json
 from mysqltop.recording.format import SEGMENT_TABLES, STATE_TABLES
+from mysqltop.recording.clock_steps import ClockStep, find_steps
 from mysqltop.recording.recover import recover, salvage, truncation
 
 _CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
@@ -157,6 +158,9 @@ class RecordingReader:
         self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
         self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
+        self._steps: list[ClockStep] = []   # clock steps found so far, among samples below _step_from
+        self._step_from = 0
+        self._step_last: tuple[int, float, float] | None = None
         self._held = 0                      # sample rows counted (see _check_claim) …
         self._counted_to = 0                # … those numbered below this
         cut = truncation(self.path) if self.path.is_file() else None
@@ -495,6 +499,16 @@ class RecordingReader:
         if len(self._samples) > 8:
             self._samples.popitem(last=False)
         return raw
+
+    @_locked
+    def clock_steps(self) -> list[ClockStep]:
+        """Where the recorder's wall clock stepped (recording/clock_steps.py), oldest first;
+        found once, then only among the samples appended since."""
+        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last)
+        self._steps += found
+        if self._step_last is not None:
+            self._step_from = self._step_last[0] + 1
+        return list(self._steps)
 
     @_locked
     def mono_shift(self, i: int) -> float:
