@@ -3,6 +3,7 @@ in a new segment; every sample written either side reads back."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -94,3 +95,24 @@ def test_other_failures_still_end_recording(tmp_path) -> None:  # type: ignore[n
 def test_a_file_that_cannot_be_opened_at_all_is_said_at_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UserError):
         PausingWriter(lambda: RecordingWriter(tmp_path / "no-dir" / "x.mtrec"))
+
+
+def test_pauses_and_resumes_leave_no_file_handle_behind(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    disk = Disk(tmp_path / "fds.mtrec")
+    now = [0.0]
+    w = PausingWriter(disk.open, retry=1.0, clock=lambda: now[0])
+    samples = series(200)
+    fds = []
+    for cycle in range(5):
+        for s in samples[40 * cycle:40 * cycle + 20]:
+            w.append(s)
+            now[0] += 1.0
+        fds.append(len(os.listdir("/proc/self/fd")))
+        disk.fill()
+        for s in samples[40 * cycle + 20:40 * cycle + 40]:
+            w.append(s)
+            now[0] += 1.0
+        assert w.paused is not None
+        disk.full = False
+    w.close()
+    assert w.pauses == 5 and len(set(fds)) == 1, fds
