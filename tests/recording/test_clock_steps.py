@@ -67,3 +67,35 @@ def test_appending_after_a_restart_is_a_new_segment_not_a_step(tmp_path) -> None
                 w.append(s)
     with RecordingReader(path) as r:
         assert r.clock_steps() == []
+
+
+def test_g_to_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from mysqltop.timeline.cursor import Cursor
+    from mysqltop.views.tui.browse import Browser
+    from mysqltop.views.tui.feed_events import Notice
+    from mysqltop.views.tui.position import ViewMode
+
+    # back 30 s at 60 (times 30..59 s in come again), forward an hour at 90
+    samples = [dataclasses.replace(s, wall=s.wall - (30.0 if 60 <= i < 90 else -3570.0 if i >= 90 else 0.0))
+               for i, s in enumerate(series(120))]
+    path = tmp_path / "g.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        for s in samples:
+            w.append(s)
+    posted: list[object] = []
+
+    def notes() -> list[str]:
+        out = [e.text for e in posted if isinstance(e, Notice)]
+        posted.clear()
+        return out
+
+    with RecordingReader(path) as r:
+        assert [round(s.step) for s in r.clock_steps()] == [-30, 3600]
+        b = Browser(Cursor(r), posted.append, ViewMode.REPLAY, playing=False)
+        b.seek_time(samples[45].wall)                      # held by sample 45 and again by 75
+        assert any("clock stepped back 30s" in n for n in notes())
+        b.seek_time(samples[100].wall - 1800)               # in the hour the step forward skipped
+        assert any("clock stepped forward 1h00m" in n for n in notes())
+        for i in (5, 20, 110):                             # ordinary times: nothing to say
+            b.seek_time(samples[i].wall)
+            assert notes() == [], i
