@@ -652,8 +652,10 @@ def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
     for h in hot:
         h.span_s = span
     frame.read_at["ps_waits"] = float(latest[0])
-    frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every poll "
-                       "(each read is costly on this server): rates over its last two reads")
+    if span > hs.PS_SUMMARY_EVERY_S + (frame.elapsed or 0.0) + 0.5:
+        # slower than the routine cadence (a poll or two apart): its cost on this server
+        frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every "
+                           "poll (each read is costly on this server): rates over its last two reads")
     return hot
 
 

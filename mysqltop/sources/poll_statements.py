@@ -28,6 +28,7 @@ from typing import Any
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
+from mysqltop.core.hotspots import PS_SUMMARY_EVERY_S
 from mysqltop.core.sample import POLL_STATEMENTS, Cap
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
@@ -59,12 +60,15 @@ PS_WAITS_SQL = (
     "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
 
-# The latch summary walks every instance once per instrument class: a table cache of 100,000
-# tables makes it hundreds of milliseconds of the server's CPU. It is read every poll while it
-# costs less than PS_DUTY of the time, else once every took / PS_DUTY seconds (at most
-# PS_SLOWEST_S), its rates then over its last two reads (RawSample.ps_waits_before).
+# The latch summary walks every instance once per instrument class: about a millisecond of the
+# server's CPU on a busy server, hundreds with a table cache of 100,000 tables. After the first two
+# polls (rates at once) it is read every PS_SUMMARY_EVERY_S, or once every took / PS_DUTY seconds
+# when dearer (at most PS_SLOWEST_S); the samples between carry its last two reads and their rates
+# over the real span between them (RawSample.ps_waits_before). PS_EARLY_S: a poll this much before
+# the due time reads it, so jitter does not push the read a whole interval later.
 PS_DUTY = 0.02
 PS_SLOWEST_S = 60.0
+PS_EARLY_S = 0.25
 
 # Reads of rows as they are now (no counters: a sample may carry an older read, dated) whose
 # cadence follows their cost: a read that took T is sent again after T / PACED_DUTY seconds (at
@@ -230,12 +234,14 @@ class StatementPlan:
 
     def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
         """The RawSample fields of the latch summary for this poll: `rows` read now (None: not
-        read, its cadence slowed by its cost) → ps_waits, ps_waits_before, read_at."""
+        read: not due yet) → ps_waits, ps_waits_before, read_at."""
         was_every_poll = self.ps_every_poll
         if rows is not None:
             self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
             took = took_s or 0.0
-            self.ps_due_at = self.mono + (min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0)
+            costly = min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0
+            self.ps_due_at = self.mono + (max(PS_SUMMARY_EVERY_S - PS_EARLY_S, costly)
+                                          if len(self.ps_reads) >= 2 else costly)
             self.ps_every_poll = True
             if was_every_poll or len(self.ps_reads) < 2:
                 return {"ps_waits": rows}
