@@ -48,8 +48,8 @@ def test_read_twice_then_every_few_seconds_with_exact_rates_between() -> None:
 def test_a_dear_read_still_slows_further() -> None:
     plan = StatementPlan(caps())
     plan.statements(0.0)
-    plan.latch_summary([[LATCH, 1, 1]], 0.001, 1_000.0)
+    plan.latch_summary([[LATCH, 1, 1]], 0.4, 1_000.0)
     plan.statements(1.0)
-    plan.latch_summary([[LATCH, 2, 2]], 0.4, 1_001.0)           # 400 ms a read: every 20 s
+    plan.latch_summary([[LATCH, 2, 2]], 0.4, 1_001.0)           # 400 ms a read, twice: every 20 s
     assert K_PS not in dict(plan.statements(10.0))
     assert K_PS in dict(plan.statements(21.0))
