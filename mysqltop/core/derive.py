@@ -9,6 +9,7 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+import copy
 import math
 
 from collections.abc import Sequence
@@ -20,13 +21,13 @@ from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import wait_load
-from mysqltop.core.waits import parse_wait_rows
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
-from mysqltop.core.parsed import ParsedSample
+from mysqltop.core.identity_memo import IdentityMemo
+from mysqltop.core.parsed import ParsedSample, waits_of
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
@@ -183,7 +184,20 @@ def _counters(cur: ParsedSample) -> Counters:
 def _latch_counters(cur: ParsedSample) -> list[LatchCounter]:
     """Every latch that has waited since the server started (or P_S was truncated), by name within
     its source: performance_schema wait/synch instruments (not cond: a sleep, not contention) and
-    SHOW ENGINE INNODB MUTEX rows summed by name."""
+    SHOW ENGINE INNODB MUTEX rows summed by name. Worked out once for rows carried unchanged."""
+    hit = _COUNTERS.get(cur.waits, cur.mutex)
+    if hit is None:
+        hit = _COUNTERS.put(_count_latches(cur), cur.waits, cur.mutex)
+    return list(hit)
+
+
+# Values of the latch rows that later samples carry unchanged (the latch summary is read every few
+# seconds), by the identity of those rows: the frames share them and never change them.
+_COUNTERS: IdentityMemo[list[LatchCounter]] = IdentityMemo()
+_SPAN_HOTSPOTS: IdentityMemo[tuple[float, list[Hotspot]]] = IdentityMemo()
+
+
+def _count_latches(cur: ParsedSample) -> list[LatchCounter]:
     out: dict[tuple[str, str], LatchCounter] = {}
     for event, row in (cur.waits or {}).items():
         if not event.startswith(hs.SYNCH_PREFIX) or event.startswith(hs.IDLE_PREFIX) or row.count_star <= 0:
@@ -642,13 +656,20 @@ def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
     if raw.ps_waits_before is None or not before or len(before) < 2 or len(latest) < 2:
         return []
     try:
-        rows = {w.event_name: w for w in parse_wait_rows(raw.ps_waits_before)}
+        rows = waits_of(raw.ps_waits_before)
     except (ValueError, TypeError, IndexError):
         return []
     span = float(latest[1]) - float(before[1])
-    hot = hs.ps_hotspots(rows, cur.waits or {}, span) if valid_dt(span) else None
-    if hot is None:
+    if not valid_dt(span):
         return []
+    now = cur.waits or {}
+    # the samples between two reads carry the same two: their rates are worked out once
+    made = _SPAN_HOTSPOTS.get(rows, now)
+    if made is None or made[0] != span:
+        made = _SPAN_HOTSPOTS.put((span, hs.ps_hotspots(rows, now, span) or []), rows, now)
+    if not made[1]:
+        return []
+    hot = [copy.copy(h) for h in made[1]]
     for h in hot:
         h.span_s = span
     frame.read_at["ps_waits"] = float(latest[0])

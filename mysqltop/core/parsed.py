@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from mysqltop.core import innodb as innodb_parser  # attribute access: a missing parser is a noted error
+from mysqltop.core.identity_memo import IdentityMemo
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.mutex import MutexRow, parse_mutex_rows
 from mysqltop.core.sample import RawSample
@@ -51,28 +52,22 @@ def parse_sample(raw: RawSample) -> ParsedSample:
                        lambda: {(r.name, r.site): r for r in parse_mutex_rows(raw.innodb_mutex or [])})  # already summed per name/site
     waits = None
     if raw.ps_waits is not None:
-        waits = _guard(errors, "ps_waits", lambda: _waits(raw.ps_waits or []))
+        waits = _guard(errors, "ps_waits", lambda: waits_of(raw.ps_waits or []))
     status = _guard(errors, "global_status", lambda: _numeric(raw.global_status)) or {}
     variables = lower_keys(raw.variables)
     return ParsedSample(raw, innodb, mutex, waits, status, variables, errors)
 
 
 # The latch summary is read every few seconds and the samples between carry the same rows (the
-# same list): parsed once. Keyed by identity, the rows held so an id is never reused meanwhile;
-# nothing mutates a parsed map.
-_WAITS_MEMO: dict[int, tuple[object, dict[str, WaitRow]]] = {}
-_WAITS_MEMO_MAX = 64
+# same list): parsed once. Nothing mutates a parsed map.
+_WAITS_MEMO: IdentityMemo[dict[str, WaitRow]] = IdentityMemo()
 
 
-def _waits(rows: list[list[object]]) -> dict[str, WaitRow]:
-    hit = _WAITS_MEMO.get(id(rows))
-    if hit is not None and hit[0] is rows:
-        return hit[1]
-    parsed = _by_event(parse_wait_rows(rows))
-    if len(_WAITS_MEMO) >= _WAITS_MEMO_MAX:
-        _WAITS_MEMO.clear()              # (polls of a fleet parse in several threads: no partial eviction)
-    _WAITS_MEMO[id(rows)] = (rows, parsed)
-    return parsed
+def waits_of(rows: list[list[object]]) -> dict[str, WaitRow]:
+    """performance_schema latch summary rows by event name (duplicates summed), parsed once per
+    list of rows."""
+    hit = _WAITS_MEMO.get(rows)
+    return hit if hit is not None else _WAITS_MEMO.put(_by_event(parse_wait_rows(rows)), rows)
 
 
 def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
