@@ -53,3 +53,47 @@ def test_a_dear_read_still_slows_further() -> None:
     plan.latch_summary([[LATCH, 2, 2]], 0.4, 1_001.0)           # 400 ms a read, twice: every 20 s
     assert K_PS not in dict(plan.statements(10.0))
     assert K_PS in dict(plan.statements(21.0))
+
+
+def _status_poll(plan: StatementPlan, mono: float, commits: int, took: float) -> RawSample:
+    """One poll at `mono` of a server that has committed `commits` transactions so far, whose
+    SHOW GLOBAL STATUS takes `took` seconds."""
+    from mysqltop.sources.poll_statements import K_GSTATUS, Poll
+
+    stmts = dict(plan.statements(mono))
+    poll = Poll()
+    if K_GSTATUS in stmts:
+        poll.values[K_GSTATUS] = [("Uptime", str(100 + int(mono))), ("Com_commit", str(commits)),
+                                  ("Questions", str(3 * commits))]
+        plan._paced(K_GSTATUS, poll.values[K_GSTATUS], took)
+    v = plan.values(poll)
+    extra = plan.status_summary(poll)
+    read_at = {**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **extra.get("read_at", {})} or None
+    return RawSample(wall=1_000.0 + mono, mono=mono, global_status={str(k): str(x) for k, x in v[K_GSTATUS]},
+                     global_status_before=extra.get("global_status_before"), read_at=read_at,
+                     timings_ms={k: 1.0 for k in stmts if k not in plan.carried})
+
+
+def test_a_costly_global_status_is_paced_and_its_rates_stay_exact() -> None:
+    """SHOW GLOBAL STATUS costing 200 ms a read (thousands of sessions) is read every 10 s; every
+    frame between shows the exact average rate over the real span between its last two reads."""
+    from mysqltop.sources.poll_statements import K_GSTATUS
+
+    plan = StatementPlan(caps())
+    samples = [_status_poll(plan, float(k), 40 * k, 0.2) for k in range(25)]
+    read = [k for k, s in enumerate(samples) if "global_status" not in (s.read_at or {})]
+    assert read[:2] == [0, 1] and len(read) < 6, read           # paced after two dear reads
+    assert K_GSTATUS in {k for k, _ in plan.statements(100.0)}     # and read again when due
+    for prev, cur in zip(samples[1:], samples[2:]):
+        frame = derive(parse_sample(prev), parse_sample(cur))
+        assert frame.throughput.commits_per_s == pytest.approx(40.0), (cur.mono, cur.read_at)
+        assert any("SHOW GLOBAL STATUS is read every" in n for n in frame.notes)
+
+
+def test_a_cheap_global_status_is_read_every_poll() -> None:
+    plan = StatementPlan(caps())
+    samples = [_status_poll(plan, float(k), 40 * k, 0.001) for k in range(5)]
+    assert all(s.read_at is None and s.global_status_before is None for s in samples)
+    frame = derive(parse_sample(samples[3]), parse_sample(samples[4]))
+    assert frame.throughput.commits_per_s == pytest.approx(40.0)
+    assert not any("GLOBAL STATUS" in n for n in frame.notes)

@@ -10,6 +10,7 @@ where it is the classic source, status variables where they are more exact or th
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, 
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.identity_memo import IdentityMemo
-from mysqltop.core.parsed import ParsedSample, waits_of
+from mysqltop.core.parsed import ParsedSample, numeric_status, waits_of
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
@@ -95,7 +96,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.errors.update(cur.errors)
     frame.capped_reads = _capped(raw)
     for key, at in (raw.read_at or {}).items():
-        if key != "ps_waits_before" and isinstance(at, list) and at and isinstance(at[0], (int, float)):
+        if not str(key).endswith("_before") and isinstance(at, list) and at and isinstance(at[0], (int, float)):
             frame.read_at[key] = float(at[0])         # carried from an earlier read (its cost)
     if raw.error:
         frame.stale = True
@@ -115,6 +116,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.poll_s = poll_ms / 1000.0 if isinstance(poll_ms, (int, float)) else None
     frame.late_s = late_ms / 1000.0 if isinstance(late_ms, (int, float)) else None
     server_dt = dt
+    prev = _status_span(prev, cur, dt, frame)
     if prev is not None and _restarted(prev, cur):
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
@@ -135,6 +137,34 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     frame.load = wait_load.of(frame)
     return frame
+
+
+def _status_span(prev: ParsedSample | None, cur: ParsedSample, dt: float | None,
+                 frame: Frame) -> ParsedSample | None:
+    """`prev` with the status counters it would have had were they read at its moment, while the
+    sample's SHOW GLOBAL STATUS is an older read or follows one (its cost paces it): each counter
+    on the straight line between its last two reads, so every status rate over dt is the exact
+    average over the real span between those reads (never a zero between reads, never a jump)."""
+    raw = cur.raw
+    before, at = raw.global_status_before, raw.read_at or {}
+    if prev is None or not isinstance(before, dict) or not valid_dt(dt):
+        return prev
+    latest, first = at.get("global_status") or [raw.wall, raw.mono], at.get("global_status_before")
+    try:
+        span = float(latest[1]) - float(first[1])                      # type: ignore[index]
+    except (TypeError, ValueError, IndexError):
+        return prev
+    if not valid_dt(span):
+        return prev
+    try:
+        base = numeric_status(before)
+    except Exception:  # noqa: BLE001 — a recording's odd value costs the span, not the frame
+        return prev
+    scale = dt / span                                                  # type: ignore[operator]
+    status = {k: v - (v - base[k]) * scale for k, v in cur.status.items() if k in base}
+    frame.notes.append(f"status counters: SHOW GLOBAL STATUS is read every {span:.0f} s, not every poll (each "
+                       "read is costly on this server): rates over its last two reads")
+    return dataclasses.replace(prev, status=status)
 
 
 def _capped(raw: RawSample) -> list[CappedRead]:

@@ -53,7 +53,7 @@ def parse_sample(raw: RawSample) -> ParsedSample:
     waits = None
     if raw.ps_waits is not None:
         waits = _guard(errors, "ps_waits", lambda: waits_of(raw.ps_waits or []))
-    status = _guard(errors, "global_status", lambda: _numeric(raw.global_status)) or {}
+    status = _guard(errors, "global_status", lambda: numeric_status(raw.global_status)) or {}
     variables = lower_keys(raw.variables)
     return ParsedSample(raw, innodb, mutex, waits, status, variables, errors)
 
@@ -78,7 +78,8 @@ def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
         return None
 
 
-def _numeric(status: dict[str, str]) -> dict[str, int]:
+def numeric_status(status: dict[str, str]) -> dict[str, int]:
+    """The numeric values of SHOW GLOBAL STATUS rows, by lower-case name."""
     out: dict[str, int] = {}
     for name in status:
         value = status_int(status, name)
