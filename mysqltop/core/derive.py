@@ -178,7 +178,7 @@ def _capped(raw: RawSample) -> list[CappedRead]:
     return out
 
 
-def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
+def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> Number | None:
     present = [v for n in names if (v := cur.stat(n)) is not None]
     return sum(present) if present else None
 
@@ -254,7 +254,7 @@ def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
          and prev.raw.server.version != cur.raw.server.version)
 
 
-def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[int | None, int | None]:
+def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[Number | None, Number | None]:
     return (prev.stat(name) if prev else None), cur.stat(name)
 
 
@@ -303,7 +303,7 @@ def _clock(value: object) -> float | None:
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
-                      polls: int = 1) -> tuple[int | None, int | None]:
+                      polls: int = 1) -> tuple[Number | None, Number | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected. Across `polls` > 1 polls,
     each poll in between sent what `cur` sent."""
@@ -314,7 +314,7 @@ def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
     return q_prev, max(q_prev, q_cur - own)
 
 
-def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[Number | None, Number | None]:
     """Rows_read without the rows the monitor's own session read in between (its P_S, status and
     lock queries: ~370 rows a poll, all of an idle server's "rows read/s"). Its session counter
     is cumulative, so this holds across any number of polls; a reconnect (the counter starts
@@ -445,10 +445,10 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
 
 def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
     return rlt.RowLockSide(
-        time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
+        time_ms=_int(s.stat("Innodb_row_lock_time")), started=_int(s.stat("Innodb_row_lock_waits")),
         current=_int(_current_row_waits(s)),
         waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
-        longest_s=longest_s, sessions=s.stat("Threads_connected"))
+        longest_s=longest_s, sessions=_int(s.stat("Threads_connected")))
 
 
 def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None) -> None:

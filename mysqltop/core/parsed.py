@@ -27,11 +27,13 @@ class ParsedSample:
     innodb: InnodbStatus | None = None
     mutex: dict[MutexKey, MutexRow] | None = None     # summed per (name, site); None: not read
     waits: dict[str, WaitRow] | None = None           # by event name; None: P_S not read
-    status: dict[str, int] = field(default_factory=dict)      # numeric status, lower-case names
+    # numeric status, lower-case names (a counter may be fractional: on the line between two
+    # reads of a paced SHOW GLOBAL STATUS, derive._status_span)
+    status: dict[str, int | float] = field(default_factory=dict)
     variables: dict[str, str] = field(default_factory=dict)   # lower-case names
     errors: dict[str, str] = field(default_factory=dict)      # part → parse error
 
-    def stat(self, name: str) -> int | None:
+    def stat(self, name: str) -> int | float | None:
         return self.status.get(name.lower())
 
     def var_int(self, name: str) -> int | None:
@@ -78,9 +80,9 @@ def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
         return None
 
 
-def numeric_status(status: dict[str, str]) -> dict[str, int]:
+def numeric_status(status: dict[str, str]) -> dict[str, int | float]:
     """The numeric values of SHOW GLOBAL STATUS rows, by lower-case name."""
-    out: dict[str, int] = {}
+    out: dict[str, int | float] = {}
     for name in status:
         value = status_int(status, name)
         if value is not None:
