@@ -693,10 +693,12 @@ def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
     if not valid_dt(span):
         return []
     now = cur.waits or {}
-    # the samples between two reads carry the same two: their rates are worked out once
+    # the samples between two reads carry the same two: their rates are worked out once, and
+    # ranked once (a frame keeps the top MAX_HOTSPOTS of all its sources: none below the top of
+    # its own source can make it)
     made = _SPAN_HOTSPOTS.get(rows, now)
     if made is None or made[0] != span:
-        made = _SPAN_HOTSPOTS.put((span, hs.ps_hotspots(rows, now, span) or []), rows, now)
+        made = _SPAN_HOTSPOTS.put((span, hs.rank(hs.ps_hotspots(rows, now, span) or [])), rows, now)
     if not made[1]:
         return []
     hot = [copy.copy(h) for h in made[1]]
