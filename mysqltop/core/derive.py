@@ -9,7 +9,6 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 
@@ -695,15 +694,16 @@ def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
     now = cur.waits or {}
     # the samples between two reads carry the same two: their rates are worked out once, and
     # ranked once (a frame keeps the top MAX_HOTSPOTS of all its sources: none below the top of
-    # its own source can make it)
+    # its own source can make it); the frames share these hotspots, which nothing changes
     made = _SPAN_HOTSPOTS.get(rows, now)
     if made is None or made[0] != span:
-        made = _SPAN_HOTSPOTS.put((span, hs.rank(hs.ps_hotspots(rows, now, span) or [])), rows, now)
+        ranked = hs.rank(hs.ps_hotspots(rows, now, span) or [])
+        for h in ranked:
+            h.span_s = span
+        made = _SPAN_HOTSPOTS.put((span, ranked), rows, now)
     if not made[1]:
         return []
-    hot = [copy.copy(h) for h in made[1]]
-    for h in hot:
-        h.span_s = span
+    hot = list(made[1])
     frame.read_at["ps_waits"] = float(latest[0])
     if span > hs.PS_SUMMARY_EVERY_S + (frame.elapsed or 0.0) + 0.5:
         # slower than the routine cadence (a poll or two apart): its cost on this server
