@@ -40,8 +40,11 @@ from mysqltop.errors import UserError
 COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
-_KEYS = ("host", "port", "user", "password", "socket", "protocol", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin",
-         "get-server-public-key")
+_KEYS = ("host", "port", "user", "password", "socket", "protocol", "ssl-ca", "ssl-cert", "ssl-key",
+         "enable-cleartext-plugin", "get-server-public-key", "ssl-mode", "ssl-verify-server-cert")
+# --ssl-mode as the mysql client spells it: no TLS; TLS when offered; TLS or fail; TLS with the
+# certificate verified against a CA; and also naming the host connected to.
+SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 # The option groups read, in order (later wins): the mysql client's and MariaDB's shared ones, then ours.
 GROUPS = ("client", "client-server", "client-mariadb", "mysqltop")
 
@@ -69,6 +72,8 @@ class ConnectionFlags:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     enable_cleartext_plugin: bool = False
     get_server_public_key: bool = False
+    ssl_mode: str | None = None
+    ssl_verify_server_cert: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,22 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     # answer a server's mysql_clear_password/dialog request without TLS (sends the password as is)
     enable_cleartext_plugin: bool = False
-    # without TLS, encrypt the password with the RSA key the server sends (sha256/caching_sha2)
+    # to a server not verified, encrypt the password with the RSA key it sends (sha256/caching_sha2)
     get_server_public_key: bool = False
+    ssl_mode: str | None = None       # one of SSL_MODES as given or implied (resolve_connection); None: by transport
+
+    @property
+    def tls_mode(self) -> str:
+        """The --ssl-mode in effect: as given; else VERIFY_IDENTITY with --ssl-ca (a CA given is meant
+        to be checked, host name included), REQUIRED with a client certificate, DISABLED over a
+        local socket (as the mysql client), PREFERRED over TCP."""
+        if self.ssl_mode:
+            return self.ssl_mode
+        if self.ssl_ca:
+            return "VERIFY_IDENTITY"
+        if self.ssl_cert:
+            return "REQUIRED"
+        return "DISABLED" if self.socket else "PREFERRED"
 
     @property
     def address(self) -> str:
@@ -103,11 +122,12 @@ class ConnectionOptions:
             kw["unix_socket"] = self.socket
         else:
             kw["host"], kw["port"] = self.host, self.port
-        ssl = {k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert), ("key", self.ssl_key)) if v}
-        if ssl:
-            kw["ssl"] = ssl
-        elif self.socket:
-            kw["ssl_disabled"] = True      # as the mysql client: no TLS over a local socket unless asked
+        if self.tls_mode == "DISABLED":
+            kw["ssl_disabled"] = True
+        elif self.tls_mode != "PREFERRED":
+            # a mode that requires TLS: sources/wire.py builds its context from these
+            kw["ssl"] = {"mode": self.tls_mode, **{k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert),
+                                                                      ("key", self.ssl_key)) if v}}
         return kw
 
 
@@ -329,6 +349,8 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     return ConnectionOptions(
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
+        ssl_mode=ssl_mode(pick("ssl-mode", flags.ssl_mode),
+                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert")),
         connect_timeout=flags.connect_timeout,
         enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"),
         get_server_public_key=flags.get_server_public_key or _option_on(cnf, "get-server-public-key"))
@@ -360,6 +382,19 @@ def _endpoint(host: str | None, socket_path: str | None, protocol: str | None,
                             f"{', '.join(COMMON_SOCKETS)} exists", 2)
         return (None, found) if found else ("127.0.0.1", None)
     return host, None
+
+
+def ssl_mode(given: str | None, verify_server_cert: bool) -> str | None:
+    """--ssl-mode as given, raised to VERIFY_IDENTITY by --ssl-verify-server-cert (MariaDB's
+    spelling); None: implied by the other options (ConnectionOptions.tls_mode)."""
+    if given is not None:
+        mode = given.strip().upper()
+        if mode not in SSL_MODES:
+            raise UserError(f"--ssl-mode {given}: give one of {', '.join(SSL_MODES)}")
+        if verify_server_cert and mode not in ("DISABLED", "VERIFY_CA"):
+            return "VERIFY_IDENTITY"
+        return mode
+    return "VERIFY_IDENTITY" if verify_server_cert else None
 
 
 def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:

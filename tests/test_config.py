@@ -121,7 +121,7 @@ ssl_ca = {ca}
     o = resolve_connection(parse())
     assert (o.user, o.password, o.port, o.host) == ("mt_user", "from client", 3311, "dbhost")
     assert o.ssl_ca == str(home / ".my.cnf")
-    assert o.pymysql_kwargs()["ssl"] == {"ca": str(home / ".my.cnf")}
+    assert o.pymysql_kwargs()["ssl"] == {"mode": "VERIFY_IDENTITY", "ca": str(home / ".my.cnf")}
 
 
 def test_flags_beat_env_beat_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
