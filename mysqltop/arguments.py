@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
-_SERVER_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "defaults_extra_file",
+_SERVER_DESTS = ("host", "port", "user", "password", "socket", "protocol", "defaults_file", "defaults_extra_file",
                  "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key", "ssl_mode")
 
 
@@ -31,6 +31,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("-p", "--password", nargs="?", const=_PROMPT, default=None,
                    help="password; prompts when given without a value (also MYSQL_PWD)")
     g.add_argument("-S", "--socket", help="unix socket path")
+    g.add_argument("--protocol", type=str.upper, choices=("TCP", "SOCKET"),
+                   help="TCP or SOCKET (also protocol= in the option file); by default localhost is the "
+                        "socket unless -P is given on the command line (as MariaDB's client 10.6+)")
     g.add_argument("--defaults-file", help="read only this option file (and ~/.mylogin.cnf)")
     g.add_argument("--defaults-extra-file", metavar="FILE", help="read this option file before ~/.my.cnf")
     g.add_argument("--no-defaults", action="store_true",
@@ -88,7 +91,7 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
     ask = args.password is _PROMPT
     return ConnectionFlags(
         host=args.host, port=args.port, user=args.user, password=None if ask else args.password,
-        ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
+        ask_password=ask, socket=args.socket, protocol=getattr(args, "protocol", None), defaults_file=args.defaults_file,
         defaults_extra_file=args.defaults_extra_file, no_defaults=bool(args.no_defaults),
         defaults_group_suffix=args.defaults_group_suffix, login_path=args.login_path,
         ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,

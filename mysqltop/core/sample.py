@@ -41,7 +41,7 @@ class Cap(str, Enum):
 POLL_STATEMENTS: tuple[str, ...] = (
     "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
     "lock_waits", "row_locks", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks",
-    "mdl_plugin", "variables")
+    "mdl_plugin", "digests", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 
@@ -174,3 +174,12 @@ class RawSample:
     # The latch summary's read before the one in ps_waits, while it is read at a slower cadence:
     # the latch rates come from these two reads (Hotspot.span_s), whatever poll carries them.
     ps_waits_before: list[list[Any]] | None = None
+    # Every active session of this poll as [wait_class, wait_object, shape, user, host, schema,
+    # command, state, sessions] (core/active_sessions.py), identical tuples counted once: the load
+    # by statement, user, client host, schema or object over any window is a fold over them.
+    # None: not read (older recordings, imports without a processlist, a failed poll).
+    active_sessions: list[list[Any]] | None = None
+    # Statement digests that ran since the previous digest read (read every few polls; row shape:
+    # sources/digest_reads.py): their calls, time and rows over that span. None: not read in
+    # this poll (between reads, digests off, older recordings).
+    digests: list[list[Any]] | None = None

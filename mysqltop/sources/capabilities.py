@@ -17,6 +17,7 @@ from mysqltop.config import ConnectionOptions
 from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
 from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
+from mysqltop.core.stalls import OWN_PROGRAM
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import ER_UNKNOWN_TABLE
 from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
@@ -99,7 +100,9 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
               client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
-              server_key_ok=opts.get_server_public_key)
+              server_key_ok=opts.get_server_public_key,
+              program_name=OWN_PROGRAM)     # its own sessions are never a lock holder's candidates
+    # (core/stalls.py reads it back from performance_schema.session_connect_attrs)
     try:
         conn = _CONN_CLASS(**kw)
     except (pymysql.err.MySQLError, AuthRefused) as e:
@@ -122,7 +125,10 @@ def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> 
                          "not sent (TLS or not, as the mysql client); give --enable-cleartext-plugin if this "
                          "server should have it, with --ssl-ca (--ssl-mode=VERIFY_IDENTITY) so that only it can")
     if code == 1045:
-        return UserError(f"{msg}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
+        # On a host with several servers the socket may be another server than the port meant.
+        where = (f" through the socket {addr} (the server listening there; --protocol=TCP with -P for a port)"
+                 if opts.via_socket else f" at {addr}")
+        return UserError(f"{msg}{where}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
     if code == 1130:
         return UserError(f"{msg}: create the user for this client host, or connect with -h to an allowed address")
     if code == 2013 or "timed out" in msg:

@@ -8,6 +8,7 @@ from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources import poll_statements as ps
 from mysqltop.sources import read_caps
 from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.digest_reads import DIGEST_EVERY_S, K_DIGESTS
 from mysqltop.sources.wire import ANSWER_CAP_BYTES
 
 # When each statement is sent (by key).
@@ -23,6 +24,8 @@ CADENCE = {
     locks_src.K_SESSIONS: "every poll",
     locks_src.K_SESSION_STATES: "every poll",
     ps.K_VARS: f"every {ps.VARIABLES_EVERY_S:g} s",
+    K_DIGESTS: f"every {DIGEST_EVERY_S:g} s: the digests seen since the previous read (the first read of a "
+               "connection: all of them, its baseline); never again on the connection once the consumer is off",
     locks_src.K_TRANSACTIONS: f"second round trip: a row-lock wait, a session waiting on a lock, or a "
                               f"transaction ACTIVE {ps.OLD_TRANSACTION_S} s or more",
     locks_src.K_LOCK_WAITS: "second round trip: while a transaction waits for a row lock",

@@ -32,6 +32,7 @@ from mysqltop.core.sample import POLL_STATEMENTS, Cap
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.digest_reads import K_DIGESTS, DigestBook
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
 from mysqltop.sources.read_caps import CAP_ERRORS, CapBook, cut_words
 
@@ -184,6 +185,7 @@ class StatementPlan:
         self.multi = True                        # the server takes multi-statements
         self.mdl_plugin = mdl_plugin
         self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema, mdl_plugin)
+        self.digests = DigestBook()              # statement digests: a bounded delta, every DIGEST_EVERY_S
 
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
@@ -205,6 +207,8 @@ class StatementPlan:
             stmts.append((K_METRICS, self._metrics_sql + cond))
         stmts.append((K_TIME, self._clock_sql()))
         stmts += self.locks.first_trip()
+        if c.performance_schema and K_DIGESTS not in self.disabled and self.digests.due(mono):
+            stmts.append((K_DIGESTS, self.digests.sql(mono)))
         if self.variables_due(mono):
             stmts.append((K_VARS, VARIABLES_SQL))
         return self._due(stmts)

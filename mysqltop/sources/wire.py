@@ -235,3 +235,4 @@ def connection_class() -> type:
             self.bytes_out += len(data)
 
     return CountingConnection
+
