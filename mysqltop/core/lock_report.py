@@ -161,8 +161,10 @@ class LockWindow:
         """An open entry of the same kind sharing a waiter with `st`: the same incident whose
         root was learned, or missed, in between (its key changed, the sessions did not)."""
         ids = set(st.waiter_ids)
-        for ep, seen in self._open.values():
-            if now - seen <= STALL_GAP_S and _family(ep.kind) == _family(st.kind) and ids & self._waiters.get(id(ep), set()):
+        blind = st.source == NOT_RECORDED or not ids      # a moment whose lock rows were not recorded
+        for ep, seen in sorted(self._open.values(), key=lambda x: -x[1]):
+            if now - seen <= STALL_GAP_S and _family(ep.kind) == _family(st.kind) and (
+                    blind or ids & self._waiters.get(id(ep), set())):
                 return ep, seen
         return None
 
