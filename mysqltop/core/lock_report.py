@@ -204,6 +204,7 @@ class LockWindow:
             if t.age_s >= s.max_age_s:
                 s.max_age_s, s.at, s.state = t.age_s, f.time, t.state
                 s.read_view = t.read_view if t.read_view is not None else s.read_view
+            s.user, s.host = s.user or t.user, s.host or t.host     # a later sample may name the account
             s.rows_locked = _max(s.rows_locked, t.rows_locked)
             s.rows_modified = _max(s.rows_modified, t.rows_modified)
             s.statement = t.statement or s.statement

@@ -232,7 +232,9 @@ def _lock_session_order(r: list[Any]) -> tuple[Any, ...]:
 
 
 # performance_schema.threads: every foreground session, idle ones too, with its transaction and (where
-# the events_statements_current consumer is on) an idle session's last statement.
+# the events_statements_current consumer is on) an idle session's last statement. Not mysqltop's own
+# connections, this one's or another mysqltop's (the program_name it sends at connect): a monitor
+# holds no lock a stall waits for, and named among the candidates it would be one more to check.
 LOCK_SESSIONS_PS = Select(
     ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB", "p.PROCESSLIST_COMMAND",
      "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"),
@@ -242,7 +244,8 @@ LOCK_SESSIONS_PS = Select(
     "LEFT JOIN performance_schema.session_connect_attrs a ON a.PROCESSLIST_ID = p.PROCESSLIST_ID "
     "AND a.ATTR_NAME = 'program_name' "
     "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
-    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS})",
+    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS}) "
+    f"AND (a.ATTR_VALUE IS NULL OR a.ATTR_VALUE <> '{stall_states.OWN_PROGRAM}')",
     MAX_LOCK_SESSIONS, _lock_session_order)
 # MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
 # (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE
