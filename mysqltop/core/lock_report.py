@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
 from mysqltop.core.blocking import Blocker, hot_row
 from mysqltop.core.rules.stall_rules import judged
-from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty, Stall
+from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, STALL_MIN_WAIT_S, Certainty, Stall
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -230,6 +230,9 @@ class LockWindow:
         for c in out:
             # a working holder seen blocking only a moment is one of a queue passing the lock on
             if c.kill and c.last - c.first < PASSING_S and (c.command != "Sleep" or len(by_row.get(c.hot_row or "", [])) > 1):
+                c.kill = None
+            # nobody waited behind it as long as a pile takes: a queue moving along, nothing to release
+            if c.kill and (c.longest_wait_s or 0.0) < STALL_MIN_WAIT_S:
                 c.kill = None
         for row, cs in passing.items():
             cs.sort(key=lambda c: c.first)
