@@ -231,8 +231,10 @@ class LockWindow:
             # a working holder seen blocking only a moment is one of a queue passing the lock on
             if c.kill and c.last - c.first < PASSING_S and (c.command != "Sleep" or len(by_row.get(c.hot_row or "", [])) > 1):
                 c.kill = None
-            # nobody waited behind it as long as a pile takes: a queue moving along, nothing to release
-            if c.kill and (c.longest_wait_s or 0.0) < STALL_MIN_WAIT_S:
+            # nobody waited behind it as long as a pile takes although it was seen that long, or it
+            # was working: a queue moving along, nothing to release (a stuck idle holder's waits grow)
+            if c.kill and (c.longest_wait_s or 0.0) < STALL_MIN_WAIT_S and (
+                    c.command != "Sleep" or c.last - c.first >= PASSING_S):
                 c.kill = None
         for row, cs in passing.items():
             cs.sort(key=lambda c: c.first)
