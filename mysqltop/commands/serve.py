@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mysqltop.core.frame import Frame
     from mysqltop.fleet import FleetPoller
+    from mysqltop.recording.pausing import PausingWriter
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.serve.endpoint import Endpoint, serve_forever_in_thread
     from mysqltop.serve.targets import ProbeTargets
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             exposition.prepare(name, frame)        # the scrape then only joins bytes
 
     poller = FleetPoller(members, fleet.interval, record_dir=record_dir,
-                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
+                         open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=fleet.interval)),
                          on_frame=on_frame)
     exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series,
                             max_load=args.max_load_series)

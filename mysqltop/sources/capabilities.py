@@ -17,9 +17,10 @@ from mysqltop.config import ConnectionOptions
 from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
 from mysqltop.core.rules.server import version_tuple
 from mysqltop.core.sample import ServerIdentity
+from mysqltop.core.stalls import OWN_PROGRAM
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import ER_UNKNOWN_TABLE
-from mysqltop.sources.wire import PROGRAM_NAME, AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
+from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
 
 if TYPE_CHECKING:
     from mysqltop.sources.read_caps import SessionBounds
@@ -99,8 +100,9 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
               client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
-              server_key_ok=opts.get_server_public_key)
-    kw["program_name"] = PROGRAM_NAME
+              server_key_ok=opts.get_server_public_key,
+              program_name=OWN_PROGRAM)     # its own sessions are never a lock holder's candidates
+    # (core/stalls.py reads it back from performance_schema.session_connect_attrs)
     try:
         conn = _CONN_CLASS(**kw)
     except (pymysql.err.MySQLError, AuthRefused) as e:

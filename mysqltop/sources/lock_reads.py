@@ -27,7 +27,8 @@ Row shapes (recorded as-is in RawSample, read by core/blocking.py):
   sessions        [thread, user, host, db, command, state, time_s, sql]
   session_states  [command, state, sessions, longest_s]
   lock_sessions   [thread, user, host, db, command, state, time_s, sql, trx_age_s, trx_state, trx_wait_s,
-                   last_sql]   every session while one waits on a lock: the waiters and whoever may
+                   last_sql, program]   program: the client's connect attribute program_name
+                   (absent in older recordings; "mysqltop": another monitor). Every session while one waits on a lock: the waiters and whoever may
                    hold what they wait for, idle ones included (performance_schema.threads, else
                    SHOW PROCESSLIST's rows with the transactions read)
   row_locks       [lock_id, trx_id, thread, user, host, trx_state, trx_age_s, wait_s, waiting, lock_mode,
@@ -55,7 +56,6 @@ from typing import Any, Callable, Iterable
 from mysqltop.core import read_views
 from mysqltop.core import stalls as stall_states
 from mysqltop.core.blocking import LOCK_DATA_CHARS     # a locked key as the server prints it (lock_data)
-from mysqltop.sources.wire import PROGRAM_NAME
 
 K_LOCK_WAITS, K_TRANSACTIONS, K_SESSIONS, K_SESSION_STATES = (
     "lock_waits", "transactions", "sessions", "session_states")
@@ -239,13 +239,13 @@ LOCK_SESSIONS_PS = Select(
     ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB", "p.PROCESSLIST_COMMAND",
      "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"),
      "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state", "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())",
-     _sql("s.SQL_TEXT")),
+     _sql("s.SQL_TEXT"), "LEFT(a.ATTR_VALUE, 32)"),
     f"FROM {_THREADS} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID "
-    "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
     "LEFT JOIN performance_schema.session_connect_attrs a ON a.PROCESSLIST_ID = p.PROCESSLIST_ID "
-    f"AND a.ATTR_NAME = 'program_name' AND a.ATTR_VALUE = '{PROGRAM_NAME}' "
+    "AND a.ATTR_NAME = 'program_name' "
+    "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
     f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS}) "
-    "AND a.PROCESSLIST_ID IS NULL",
+    f"AND (a.ATTR_VALUE IS NULL OR a.ATTR_VALUE <> '{stall_states.OWN_PROGRAM}')",
     MAX_LOCK_SESSIONS, _lock_session_order)
 # MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
 # (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE

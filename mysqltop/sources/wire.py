@@ -236,7 +236,3 @@ def connection_class() -> type:
 
     return CountingConnection
 
-
-# The program_name connect attribute every mysqltop connection sends (performance_schema.
-# session_connect_attrs shows it): mysqltop knows its own sessions, another mysqltop's included.
-PROGRAM_NAME = "mysqltop"

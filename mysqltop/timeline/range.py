@@ -53,6 +53,10 @@ class Range:
         self._pending: int | None = None     # first index of a damaged run not yet reported
         if self.reader.notice and on_damage is not None:
             on_damage(self.reader.notice)
+        if on_damage is not None:        # times in range go by the recorder's clock: where it jumped
+            for step in self.reader.clock_steps():
+                if self.first < step.index <= self.last:
+                    on_damage(step.describe(self.reader.path))
 
     def _resolve(self, start: str | float | None, end: str | float | None, tz: tzinfo | None) -> None:
         r = self.reader

@@ -841,3 +841,19 @@ def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small()
     pipe = FramePipeline()
     small = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.3, mysqld_cores=0.2)], {})
     assert "cpu_other_process" not in ids(small)
+
+
+def test_purge_lag_whose_oldest_entry_cannot_be_read_names_the_view_the_server_shows_too() -> None:
+    """An application's long statement printed above the DBA's write transaction leaves its entry
+    unreadable (read view unknown): the DBA's is not made the answer alone — the younger
+    transaction whose read view the server's lines show is named with its KILL."""
+    from dataclasses import replace as _replace
+    from mysqltop.core.blocking import Transaction
+    dba = Transaction(trx_id="900", thread_id=77, user="dba", host="10.0.0.9", state="RUNNING", age_s=300,
+                      read_view=None, statement=None, confirmed=True)
+    real = _replace(_holder(142), thread_id=1234)
+    frames = frames_of(90, flush=lambda k: Flush(history_list_length=150_000 + 3_500 * k),
+                       throughput=lambda k: Throughput(tps=2_400.0), transactions=lambda k: [dba, real])
+    a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
+    assert "thread 77" in a.message and "KILL 77" not in a.message
+    assert "thread 1234" in a.message and "KILL 1234 or commit it" in a.message

@@ -215,6 +215,16 @@ def _trx_named(t: Transaction) -> str:
     return f"of thread {t.thread_id if t.thread_id is not None else '?'}, read-only with no transaction id"
 
 
+def _shown_view(last: Frame, holder: Transaction) -> Transaction | None:
+    """Where the oldest transaction's read view is unknown: the oldest younger one whose view the
+    server's own lines show (what holds purge back for sure, beside the one that may)."""
+    if holder.read_view is not None:
+        return None
+    shown = [t for t in last.transactions if t.read_view and t.confirmed and t is not holder
+             and t.thread_id and t.thread_id != holder.thread_id and (t.age_s or 0) >= VIEW_MIN_AGE_S]
+    return max(shown, key=lambda t: t.age_s or 0.0, default=None)
+
+
 def _kill_line(holder: Transaction) -> str:
     """The action: KILL only a session the server's rows name whose read view the server's own
     lines show; otherwise how to confirm it first."""
@@ -257,6 +267,12 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
         msg = (f"Purge is held back by an old transaction: thread {holder.thread_id or '?'}, {visible(who)}, open "
                f"{num(holder.age_s)} s{view} — {_kill_line(holder)}; undo it pins cannot be purged while it is "
                "open, and more purge threads cannot help until it ends")
+        shown = _shown_view(w.last, holder)
+        if shown is not None:
+            # the oldest one's entry could not be read; a younger one's view the server's lines show
+            # is named too, never in its place
+            msg += (f"; thread {shown.thread_id} {visible(f'{shown.user or chr(63)}@{shown.host or chr(63)}')}, open "
+                    f"{num(shown.age_s)} s, holds a read view the server's lines show — {_kill_line(shown)}")
         stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
         evidence = (f"{trend}; oldest transaction {_trx_named(holder)} ({holder.state or 'ACTIVE'}, "
                     f"{num(holder.age_s)} s{view}{stmt})")

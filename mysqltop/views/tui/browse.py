@@ -173,6 +173,25 @@ class Browser:
         was = self.cursor.index
         self.cursor.seek(t)
         self.move(was)
+        self._clock_stepped_at(t)
+
+    def _clock_stepped_at(self, t: float) -> None:
+        """`g TIME` goes by the wall times recorded: where the recorder's clock stepped over TIME
+        (the times there repeat, or no sample holds them), say so."""
+        store = self.cursor.store
+        steps = store.clock_steps() if hasattr(store, "clock_steps") else []
+        for n, step in enumerate(steps):
+            lo, hi = sorted((step.before, step.after))
+            if step.step < 0:         # repeated: up to where the samples after the step reach
+                last = steps[n + 1].index - 1 if n + 1 < len(steps) else len(store) - 1
+                hi = min(hi, store.time_or_none(last) or hi)
+            else:                     # skipped: unless a sample from elsewhere holds the time
+                near = store.time_or_none(self.cursor.index)
+                if near is not None and abs(near - t) <= abs(step.step) / 2:
+                    continue
+            if lo <= t <= hi:
+                self.post(Notice(step.describe("the recording"), "warning"))
+                return
 
     def jump(self, seconds: float) -> None:
         cur = self.cursor

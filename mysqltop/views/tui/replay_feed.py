@@ -9,6 +9,7 @@ got (DeadlocksRead) every so often and once done. No Textual here.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from mysqltop.engine import run_paced
@@ -68,6 +69,10 @@ class ReplayFeed(Feed):
         notice = getattr(self.reader, "notice", None)
         if notice:
             self._post(Notice(notice, "warning"))
+        # replay, `g TIME` and the time line go by the wall times recorded: say where they jump
+        steps = getattr(self.reader, "clock_steps", None)
+        for step in (steps() if steps is not None else [])[:3]:
+            self._post(Notice(step.describe(Path(str(self.reader.path)).name), "warning"))
         meta = getattr(self.reader, "meta", None)
         self._post(Opened(TimelineInfo(
             count=count, start=_get(meta, "start") or cur.clock_at(0),

@@ -32,6 +32,7 @@ class StatusState:
     position: Position | None = None
     recording: str | None = None
     recording_stopped: str | None = None
+    recording_paused: str | None = None   # recording waits for space (it resumes by itself)
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
@@ -97,7 +98,9 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
             out.append((8, Text(f"{poll}, late +{units.duration(s.late_s)}", style=WARM)))
         else:
             out.append((1, Text(poll, style=DIM)))
-    if s.recording:
+    if s.recording and s.recording_paused:
+        out.append((10, Text(visible(f"REC paused: {s.recording_paused}"), style=_badge(HOT))))
+    elif s.recording:
         out.append((9, Text("● REC", style=HOT)))
     elif s.recording_stopped:
         out.append((10, Text(visible(f"REC stopped: {s.recording_stopped}"), style=_badge(HOT))))
