@@ -168,7 +168,8 @@ class RawSample:
     capped: dict[str, dict[str, Any]] | None = None
     # A read made at a slower cadence than the polls (its cost: the latch summary of a server with
     # a huge table cache), carried in the samples between reads: statement key → [wall, mono] of
-    # the read a field holds ("ps_waits", "ps_waits_before"); a key absent: read in this poll.
+    # the read a field holds ("ps_waits", "ps_waits_before", "global_status", …); a key absent:
+    # read in this poll.
     # None: every field read in this poll (and in older recordings).
     read_at: dict[str, list[float]] | None = None
     # The latch summary's read before the one in ps_waits, while it is read at a slower cadence:
@@ -183,3 +184,6 @@ class RawSample:
     # sources/digest_reads.py): their calls, time and rows over that span. None: not read in
     # this poll (between reads, digests off, older recordings).
     digests: list[list[Any]] | None = None
+    # SHOW GLOBAL STATUS's read before the one in global_status, while its cost paces it (read_at
+    # "global_status", "global_status_before"): the counters' rates are over these two reads.
+    global_status_before: dict[str, str] | None = None

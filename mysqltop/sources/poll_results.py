@@ -102,6 +102,7 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         digests = plan.digests.take(locks_src.plain_rows(p.values[K_DIGESTS]), clock_row(v.get(K_TIME))["server_time"])
         if plan.digests.off:
             plan.disabled[K_DIGESTS] = DIGESTS_OFF[len("skipped: "):]     # said in every sample from now
+    paced_status = plan.status_summary(p)
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps
@@ -121,7 +122,9 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
         ps_waits=latches.get("ps_waits"), ps_waits_before=latches.get("ps_waits_before"),
-        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {})} or None,
+        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {}),
+                 **paced_status.get("read_at", {})} or None,
+        global_status_before=paced_status.get("global_status_before"),
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,
