@@ -24,7 +24,7 @@ def test_the_first_read_is_a_baseline_and_later_ones_are_changes() -> None:
                      row("c", 40, 10**9, first_seen=100.0)], 1010.0)
     # a: 50 calls, 2 ms (timers in picoseconds); b: new since the last read, whole; c: there before
     # the baseline, unknown
-    assert [(r[1], r[3], r[4], r[10]) for r in got] == [("a", 50, 2.0, 10.0), ("b", 7, 7.0, 10.0)]
+    assert [(r[1], r[3], r[4], r[10]) for r in got] == [("b", 7, 7.0, 10.0), ("a", 50, 2.0, 10.0)]   # most time first
     assert book.take([row("a", 10, 10**8)], 1020.0) == []          # truncated: no negative change
 
 
