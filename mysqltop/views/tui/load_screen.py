@@ -28,6 +28,7 @@ from mysqltop.views import load_chart as lc
 CHART_MIN_H, CHART_MAX_H = 5, 20
 MIX_W = 10                   # the wait-class mix bar's cells
 ROWS_MIN = 3                 # table rows shown however small the terminal
+DIGEST_ROWS = 5              # top SQL lines from the newest digest read
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ def _table(out: Text, frames: Sequence[Frame], slicing: Slicing, width: int, row
     got = table_rows(frames, dim)
     if not got:
         out.append("no active session in these samples\n", style="dim")
+        if dim == "sql":
+            _digests(out, frames, width)
         return
     row = min(slicing.row, len(got) - 1)
     first = max(0, min(row - rows + 1, len(got) - rows))     # the cursor's row always on screen
@@ -132,6 +135,21 @@ def _table(out: Text, frames: Sequence[Frame], slicing: Slicing, width: int, row
         out.append("\n")
     if len(got) > rows:
         out.append(f"  {row + 1}/{len(got)}\n", style="dim")
+    if dim == "sql":
+        _digests(out, frames, width)
+
+
+def _digests(out: Text, frames: Sequence[Frame], width: int) -> None:
+    """The newest statement-digest read among the samples charted: per-call figures of its top."""
+    read = next((f for f in reversed(frames) if f.digests), None)
+    if read is None:
+        return
+    out.append(f"\ntop SQL by the server's digests (over {units.num(read.digests[0].span_s)} s): "
+               "load  calls/s  avg ms  rows examined/call\n"[:width], style="bold")
+    for d in read.digests[:DIGEST_ROWS]:
+        head = (f"{units.num(d.load):>6} {units.num(d.calls_per_s):>8} {units.num(d.avg_ms):>7} "
+                f"{units.num(d.rows_examined_per_call):>7}  ")
+        out.append(head + visible(" ".join(d.sql.split()))[:max(8, width - len(head))] + "\n")
 
 
 class LoadScreen(ModalScreen[None]):
