@@ -46,3 +46,11 @@ def test_rates_rank_by_load_and_skip_hostile_rows() -> None:
     assert top_sql.rates({"x": 1}) == []
     w = top_sql.window([got, top_sql.rates(rows[:1])], 20.0)
     assert w[0]["digest"] == "b" and w[1]["calls_per_s"] == pytest.approx(10.0)
+
+
+def test_a_monitors_reads_are_not_top_sql() -> None:
+    book = DigestBook()
+    own = ["YES", None, "e", "SHOW ENGINE `INNODB` STATUS", 1, 10**9, 0, 0, 0, 0, 0, 1005.0]
+    ps = ["YES", None, "f", "SELECT `EVENT_NAME` FROM `performance_schema` . `x`", 1, 10**9, 0, 0, 0, 0, 0, 1005.0]
+    book.take([], 1000.0)
+    assert [r[1] for r in book.take([own, ps, row("a", 5, 10**9, first_seen=1005.0)], 1010.0)] == ["a"]
