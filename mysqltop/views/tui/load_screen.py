@@ -108,10 +108,10 @@ def _table(out: Text, frames: Sequence[Frame], slicing: Slicing, width: int, row
     for i, (d, _, label) in enumerate(dims):
         out.append(label, style="bold reverse" if d == dim else "dim")
         out.append(" " if i < len(dims) - 1 else "")
-    out.append("   s: next  ↑↓ Enter: filter  Esc: clear\n"[:max(0, width - 40)], style="dim")
+    out.append("   s: next  ↑↓ Enter: filter  Esc: clear"[:max(0, width - 42)] + "\n", style="dim")
     if not any(f.load.sessions_known for f in frames):
         out.append("not recorded: these samples hold no active sessions by dimension (an older recording, an "
-                   "import without a processlist)\n"[:width * 2], style="dim")
+                   "import without a processlist)\n", style="dim")
         for line in lc.top_shapes([f.load for f in frames])[:rows]:
             out.append(line[:width] + "\n")
         return
@@ -144,8 +144,8 @@ def _digests(out: Text, frames: Sequence[Frame], width: int) -> None:
     read = next((f for f in reversed(frames) if f.digests), None)
     if read is None:
         return
-    out.append(f"\ntop SQL by the server's digests (over {units.num(read.digests[0].span_s)} s): "
-               "load  calls/s  avg ms  rows examined/call\n"[:width], style="bold")
+    out.append("\n" + f"top SQL by the server's digests (over {units.num(read.digests[0].span_s)} s): "
+               "load  calls/s  avg ms  rows examined/call"[:width] + "\n", style="bold")
     for d in read.digests[:DIGEST_ROWS]:
         head = (f"{units.num(d.load):>6} {units.num(d.calls_per_s):>8} {units.num(d.avg_ms):>7} "
                 f"{units.num(d.rows_examined_per_call):>7}  ")
