@@ -504,7 +504,8 @@ class RecordingReader:
     def clock_steps(self) -> list[ClockStep]:
         """Where the recorder's wall clock stepped (recording/clock_steps.py), oldest first;
         found once, then only among the samples appended since."""
-        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last)
+        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last,
+                                            lambda t, m: valid_time(t) and valid_mono(m))
         self._steps += found
         if self._step_last is not None:
             self._step_from = self._step_last[0] + 1
