@@ -512,6 +512,18 @@ class RecordingReader:
         return list(self._steps)
 
     @_locked
+    def first_run(self, t0: float | None, t1: float | None) -> tuple[int, int] | None:
+        """The first run of consecutive samples whose times lie in [t0, t1], in recorded order:
+        where the clock stepped back, a window's times come twice, and this is the first time."""
+        lo_t, hi_t = (T_MIN if t0 is None else t0), (T_MAX if t1 is None else t1)
+        row = self._conn.execute("SELECT min(seq) FROM samples WHERE t BETWEEN ? AND ?", (lo_t, hi_t)).fetchone()
+        if row is None or not _is_seq(row[0]):
+            return None
+        out = self._conn.execute("SELECT min(seq) FROM samples WHERE seq > ? AND NOT (t BETWEEN ? AND ?)",
+                                 (row[0], lo_t, hi_t)).fetchone()
+        return int(row[0]), (int(out[0]) - 1 if out and _is_seq(out[0]) else self._len - 1)
+
+    @_locked
     def mono_shift(self, i: int) -> float:
         """What sample(i).mono adds to the monotonic time recorded (segments made continuous)."""
         return self._offset(i)
