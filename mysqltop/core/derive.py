@@ -9,6 +9,7 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from collections.abc import Sequence
@@ -19,14 +20,14 @@ from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
-from mysqltop.core import wait_load
-from mysqltop.core.waits import parse_wait_rows
+from mysqltop.core import top_sql, wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
 from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
-from mysqltop.core.parsed import ParsedSample
+from mysqltop.core.identity_memo import IdentityMemo
+from mysqltop.core.parsed import ParsedSample, numeric_status, waits_of
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
@@ -94,7 +95,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.errors.update(cur.errors)
     frame.capped_reads = _capped(raw)
     for key, at in (raw.read_at or {}).items():
-        if key != "ps_waits_before" and isinstance(at, list) and at and isinstance(at[0], (int, float)):
+        if not str(key).endswith("_before") and isinstance(at, list) and at and isinstance(at[0], (int, float)):
             frame.read_at[key] = float(at[0])         # carried from an earlier read (its cost)
     if raw.error:
         frame.stale = True
@@ -114,6 +115,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.poll_s = poll_ms / 1000.0 if isinstance(poll_ms, (int, float)) else None
     frame.late_s = late_ms / 1000.0 if isinstance(late_ms, (int, float)) else None
     server_dt = dt
+    prev = _status_span(prev, cur, dt, frame)
     if prev is not None and _restarted(prev, cur):
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
@@ -132,8 +134,37 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.counters = _counters(cur)
     frame.latch_counters = _latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
-    frame.load = wait_load.of(frame)
+    frame.load = wait_load.of(frame, raw.active_sessions)
+    frame.digests = top_sql.rates(raw.digests)
     return frame
+
+
+def _status_span(prev: ParsedSample | None, cur: ParsedSample, dt: float | None,
+                 frame: Frame) -> ParsedSample | None:
+    """`prev` with the status counters it would have had were they read at its moment, while the
+    sample's SHOW GLOBAL STATUS is an older read or follows one (its cost paces it): each counter
+    on the straight line between its last two reads, so every status rate over dt is the exact
+    average over the real span between those reads (never a zero between reads, never a jump)."""
+    raw = cur.raw
+    before, at = raw.global_status_before, raw.read_at or {}
+    if prev is None or not isinstance(before, dict) or not valid_dt(dt):
+        return prev
+    latest, first = at.get("global_status") or [raw.wall, raw.mono], at.get("global_status_before")
+    try:
+        span = float(latest[1]) - float(first[1])                      # type: ignore[index]
+    except (TypeError, ValueError, IndexError):
+        return prev
+    if not valid_dt(span):
+        return prev
+    try:
+        base = numeric_status(before)
+    except Exception:  # noqa: BLE001 — a recording's odd value costs the span, not the frame
+        return prev
+    scale = dt / span                                                  # type: ignore[operator]
+    status = {k: v - (v - base[k]) * scale for k, v in cur.status.items() if k in base}
+    frame.notes.append(f"status counters: SHOW GLOBAL STATUS is read every {span:.0f} s, not every poll (each "
+                       "read is costly on this server): rates over its last two reads")
+    return dataclasses.replace(prev, status=status)
 
 
 def _capped(raw: RawSample) -> list[CappedRead]:
@@ -147,7 +178,7 @@ def _capped(raw: RawSample) -> list[CappedRead]:
     return out
 
 
-def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
+def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> Number | None:
     present = [v for n in names if (v := cur.stat(n)) is not None]
     return sum(present) if present else None
 
@@ -183,7 +214,20 @@ def _counters(cur: ParsedSample) -> Counters:
 def _latch_counters(cur: ParsedSample) -> list[LatchCounter]:
     """Every latch that has waited since the server started (or P_S was truncated), by name within
     its source: performance_schema wait/synch instruments (not cond: a sleep, not contention) and
-    SHOW ENGINE INNODB MUTEX rows summed by name."""
+    SHOW ENGINE INNODB MUTEX rows summed by name. Worked out once for rows carried unchanged."""
+    hit = _COUNTERS.get(cur.waits, cur.mutex)
+    if hit is None:
+        hit = _COUNTERS.put(_count_latches(cur), cur.waits, cur.mutex)
+    return list(hit)
+
+
+# Values of the latch rows that later samples carry unchanged (the latch summary is read every few
+# seconds), by the identity of those rows: the frames share them and never change them.
+_COUNTERS: IdentityMemo[list[LatchCounter]] = IdentityMemo()
+_SPAN_HOTSPOTS: IdentityMemo[tuple[float, list[Hotspot]]] = IdentityMemo()
+
+
+def _count_latches(cur: ParsedSample) -> list[LatchCounter]:
     out: dict[tuple[str, str], LatchCounter] = {}
     for event, row in (cur.waits or {}).items():
         if not event.startswith(hs.SYNCH_PREFIX) or event.startswith(hs.IDLE_PREFIX) or row.count_star <= 0:
@@ -210,7 +254,7 @@ def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
          and prev.raw.server.version != cur.raw.server.version)
 
 
-def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[int | None, int | None]:
+def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[Number | None, Number | None]:
     return (prev.stat(name) if prev else None), cur.stat(name)
 
 
@@ -259,7 +303,7 @@ def _clock(value: object) -> float | None:
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
-                      polls: int = 1) -> tuple[int | None, int | None]:
+                      polls: int = 1) -> tuple[Number | None, Number | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected. Across `polls` > 1 polls,
     each poll in between sent what `cur` sent."""
@@ -270,7 +314,7 @@ def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
     return q_prev, max(q_prev, q_cur - own)
 
 
-def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[Number | None, Number | None]:
     """Rows_read without the rows the monitor's own session read in between (its P_S, status and
     lock queries: ~370 rows a poll, all of an idle server's "rows read/s"). Its session counter
     is cumulative, so this holds across any number of polls; a reconnect (the counter starts
@@ -419,10 +463,10 @@ def _lock_timeouts(s: ParsedSample) -> dict[str, float]:
 
 def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
     return rlt.RowLockSide(
-        time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
+        time_ms=_int(s.stat("Innodb_row_lock_time")), started=_int(s.stat("Innodb_row_lock_waits")),
         current=_int(_current_row_waits(s)),
         waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
-        longest_s=longest_s, sessions=s.stat("Threads_connected"))
+        longest_s=longest_s, sessions=_int(s.stat("Threads_connected")))
 
 
 def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None) -> None:
@@ -660,18 +704,30 @@ def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
     if raw.ps_waits_before is None or not before or len(before) < 2 or len(latest) < 2:
         return []
     try:
-        rows = {w.event_name: w for w in parse_wait_rows(raw.ps_waits_before)}
+        rows = waits_of(raw.ps_waits_before)
     except (ValueError, TypeError, IndexError):
         return []
     span = float(latest[1]) - float(before[1])
-    hot = hs.ps_hotspots(rows, cur.waits or {}, span) if valid_dt(span) else None
-    if hot is None:
+    if not valid_dt(span):
         return []
-    for h in hot:
-        h.span_s = span
+    now = cur.waits or {}
+    # the samples between two reads carry the same two: their rates are worked out once, and
+    # ranked once (a frame keeps the top MAX_HOTSPOTS of all its sources: none below the top of
+    # its own source can make it); the frames share these hotspots, which nothing changes
+    made = _SPAN_HOTSPOTS.get(rows, now)
+    if made is None or made[0] != span:
+        ranked = hs.rank(hs.ps_hotspots(rows, now, span) or [])
+        for h in ranked:
+            h.span_s = span
+        made = _SPAN_HOTSPOTS.put((span, ranked), rows, now)
+    if not made[1]:
+        return []
+    hot = list(made[1])
     frame.read_at["ps_waits"] = float(latest[0])
-    frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every poll "
-                       "(each read is costly on this server): rates over its last two reads")
+    if span > hs.PS_SUMMARY_EVERY_S + (frame.elapsed or 0.0) + 0.5:
+        # slower than the routine cadence (a poll or two apart): its cost on this server
+        frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every "
+                           "poll (each read is costly on this server): rates over its last two reads")
     return hot
 
 

@@ -34,7 +34,7 @@ SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
 
 
 def scalar_fields(cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls) if f.name not in ("threads", "top")]   # lists: JSON only
+    return [f.name for f in dataclasses.fields(cls) if f.name not in ("threads", "top", "sessions", "slices")]   # lists: JSON only
 
 
 def _finite(v: Any) -> Any:

@@ -308,6 +308,7 @@ class MysqltopApp(App[None]):
             recording=self.position.recording, recording_stopped=self.position.recording_stopped,
             recording_paused=self.position.recording_paused, alert=self.alert(time.monotonic()),
             poll_s=shown.poll_s if shown is not None else None, late_s=shown.late_s if shown is not None else None,
+            capped=tuple(dict.fromkeys(c.statement for c in frame.capped_reads)) if frame is not None else (),
             source=self.source_name or (replay.server if replay else None),
             clock=shown.time if shown is not None else None,
             server_clock=shown.server.time if shown is not None else None))
