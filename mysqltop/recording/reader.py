@@ -76,6 +76,10 @@ def valid_mono(m: object) -> bool:
     return isinstance(m, (int, float)) and -MONO_MAX <= m <= MONO_MAX
 
 
+class FalseClaim(UserError):
+    """The file's sample numbers claim far more samples than it holds (see _check_claim)."""
+
+
 class DamagedSample(UserError):
     def __init__(self, path: Path, index: int, reason: str) -> None:
         super().__init__(f"{path}: sample {index} is damaged ({reason})", 1)
@@ -174,6 +178,8 @@ class RecordingReader:
                 # A damaged header or schema page: the rows on every other page are still there.
                 if getattr(self, "_conn", None) is not None:
                     self._conn.close()
+                if isinstance(first, FalseClaim):
+                    raise                   # its rows read fine: rebuilding them changes no number
                 if not self.path.is_file() or not self._salvage(opening=True):
                     raise first from None
         else:
@@ -285,7 +291,7 @@ class RecordingReader:
             self._held += int(new[0])
             self._counted_to = int(new[1]) + 1 if _is_seq(new[1]) else self._counted_to
         if self._len > CLAIM_RATIO * self._held + CLAIM_SLACK:
-            raise UserError(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
+            raise FalseClaim(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
                             "claims (a damaged or forged recording), so nothing is read from it", 1)
 
     @_locked
