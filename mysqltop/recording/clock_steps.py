@@ -14,6 +14,7 @@ import bisect
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from mysqltop.core.units import duration
 from mysqltop.core.when import format_clock
@@ -37,14 +38,17 @@ class ClockStep:
 
 
 def find_steps(conn: sqlite3.Connection, segment_starts: list[int], lo: int,
-               prev: tuple[int, float, float] | None) -> tuple[list[ClockStep], tuple[int, float, float] | None]:
+               prev: tuple[int, float, float] | None,
+               valid: Callable[[object, object], bool]) -> tuple[list[ClockStep], tuple[int, float, float] | None]:
     """Steps among the samples numbered from `lo` on, given the last sample looked at before
-    (`prev`: seq, wall, mono); and the last sample looked at now."""
+    (`prev`: seq, wall, mono); and the last sample looked at now. A row whose times are not
+    `valid` (a damaged or edited one, read as a damaged sample) is passed over: the samples
+    either side of it are not consecutive, so no step is found across it."""
     out: list[ClockStep] = []
     try:
         rows = conn.execute("SELECT seq, t, mono FROM samples WHERE seq >= ? ORDER BY seq", (lo,))
         for seq, t, mono in rows:
-            if not isinstance(t, (int, float)) or not isinstance(mono, (int, float)):
+            if not valid(t, mono):
                 continue
             if prev is not None and prev[0] == seq - 1 and not _starts_segment(segment_starts, seq):
                 dm = mono - prev[2]

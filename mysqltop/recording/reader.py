@@ -76,6 +76,10 @@ def valid_mono(m: object) -> bool:
     return isinstance(m, (int, float)) and -MONO_MAX <= m <= MONO_MAX
 
 
+class FalseClaim(UserError):
+    """The file's sample numbers claim far more samples than it holds (see _check_claim)."""
+
+
 class DamagedSample(UserError):
     def __init__(self, path: Path, index: int, reason: str) -> None:
         super().__init__(f"{path}: sample {index} is damaged ({reason})", 1)
@@ -174,6 +178,8 @@ class RecordingReader:
                 # A damaged header or schema page: the rows on every other page are still there.
                 if getattr(self, "_conn", None) is not None:
                     self._conn.close()
+                if isinstance(first, FalseClaim):
+                    raise                   # its rows read fine: rebuilding them changes no number
                 if not self.path.is_file() or not self._salvage(opening=True):
                     raise first from None
         else:
@@ -285,7 +291,7 @@ class RecordingReader:
             self._held += int(new[0])
             self._counted_to = int(new[1]) + 1 if _is_seq(new[1]) else self._counted_to
         if self._len > CLAIM_RATIO * self._held + CLAIM_SLACK:
-            raise UserError(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
+            raise FalseClaim(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
                             "claims (a damaged or forged recording), so nothing is read from it", 1)
 
     @_locked
@@ -504,11 +510,24 @@ class RecordingReader:
     def clock_steps(self) -> list[ClockStep]:
         """Where the recorder's wall clock stepped (recording/clock_steps.py), oldest first;
         found once, then only among the samples appended since."""
-        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last)
+        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last,
+                                            lambda t, m: valid_time(t) and valid_mono(m))
         self._steps += found
         if self._step_last is not None:
             self._step_from = self._step_last[0] + 1
         return list(self._steps)
+
+    @_locked
+    def first_run(self, t0: float | None, t1: float | None) -> tuple[int, int] | None:
+        """The first run of consecutive samples whose times lie in [t0, t1], in recorded order:
+        where the clock stepped back, a window's times come twice, and this is the first time."""
+        lo_t, hi_t = (T_MIN if t0 is None else t0), (T_MAX if t1 is None else t1)
+        row = self._conn.execute("SELECT min(seq) FROM samples WHERE t BETWEEN ? AND ?", (lo_t, hi_t)).fetchone()
+        if row is None or not _is_seq(row[0]):
+            return None
+        out = self._conn.execute("SELECT min(seq) FROM samples WHERE seq > ? AND NOT (t BETWEEN ? AND ?)",
+                                 (row[0], lo_t, hi_t)).fetchone()
+        return int(row[0]), (int(out[0]) - 1 if out and _is_seq(out[0]) else self._len - 1)
 
     @_locked
     def mono_shift(self, i: int) -> float:

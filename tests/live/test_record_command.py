@@ -64,8 +64,15 @@ def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  
         out = _mysqltop("record", f"{d}/full.mtrec", *mariadb.cli_args(), "--interval", "0.05",
                         "--max-size", "0", timeout=300)
         assert out.returncode == 1, out.stderr
-        assert "recording stopped (disk full)" in out.stderr.strip().splitlines()[-1], out.stderr
+        last = out.stderr.strip().splitlines()[-1]
+        assert "recording stopped (disk full)" in last and "all readable" in last, out.stderr
         assert "Traceback" not in out.stderr
+        # every sample it acknowledged reads back, on the full disk itself
+        written = int(re.search(r"after (\d+) samples?", last).group(1))       # type: ignore[union-attr]
+        with RecordingReader(f"{d}/full.mtrec") as r:
+            assert len(r) == written >= 2, r.notice
+            for i in range(written):
+                r.sample(i)
     finally:
         unmount(d)
 

@@ -99,3 +99,29 @@ def test_g_to_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: 
         for i in (5, 20, 110):                             # ordinary times: nothing to say
             b.seek_time(samples[i].wall)
             assert notes() == [], i
+
+
+def test_a_report_window_by_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    samples = [dataclasses.replace(s, wall=s.wall - (30.0 if i >= 60 else 0.0)) for i, s in enumerate(series(90))]
+    path = tmp_path / "w.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        for s in samples:
+            w.append(s)
+    notes: list[str] = []
+    rng = Range(path, start=samples[40].wall - 0.5, end=samples[50].wall + 0.5, on_damage=notes.append)
+    rng.close()
+    assert any("clock stepped back 30s" in n and "(sample 60)" in n for n in notes), notes
+    notes.clear()
+    Range(path, start=samples[5].wall, end=samples[20].wall, on_damage=notes.append).close()
+    assert notes == []
+
+
+def test_a_start_alone_runs_to_the_end_across_a_step(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    samples = [dataclasses.replace(s, wall=s.wall - (30.0 if i >= 60 else 0.0)) for i, s in enumerate(series(90))]
+    path = tmp_path / "s.mtrec"
+    with RecordingWriter(path, interval=1.0) as w:
+        for s in samples:
+            w.append(s)
+    rng = Range(path, start=samples[50].wall - 0.5, on_damage=None)
+    assert (rng.first, rng.last) == (50, 89)
+    rng.close()

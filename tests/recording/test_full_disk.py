@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,17 @@ def _assert_reads_back(path: Path, acked: int, n: int) -> None:
         assert [r.sample(i) for i in range(acked)] == expected
 
 
-def test_every_acknowledged_sample_reads_back_after_the_disk_fills(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def own_tmp(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """A temporary directory of the test's own for the reader's recovered copies (other tests
+    running beside it make their own in /tmp)."""
+    d = tmp_path / "own-tmp"
+    d.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(d))
+    return d
+
+
+def test_every_acknowledged_sample_reads_back_after_the_disk_fills(tmp_path, own_tmp) -> None:  # type: ignore[no-untyped-def]
     """The checkpoint that ran out of space left FILE shorter than its header and the samples in
     FILE-wal: the reader took it for a truncated copy ('nothing in it is readable')."""
     with mounted("600k") as d:
@@ -58,7 +69,7 @@ def test_every_acknowledged_sample_reads_back_after_the_disk_fills(tmp_path) -> 
             shutil.copyfile(Path(d) / name, tmp_path / name)
     (tmp_path / "full.mtrec-shm").unlink(missing_ok=True)
     _assert_reads_back(tmp_path / "full.mtrec", acked, 2000)
-    assert not list(Path("/tmp").glob("mysqltop-recovered-*"))
+    assert not list(own_tmp.iterdir())                 # no recovered copy left behind
 
 
 def _cut_cases(tmp_path: Path) -> list[Path]:
@@ -73,7 +84,7 @@ def _cut_cases(tmp_path: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("frac", [0.6, 0.3])
-def test_a_cut_keeps_every_complete_sample_before_it(tmp_path, frac) -> None:  # type: ignore[no-untyped-def]
+def test_a_cut_keeps_every_complete_sample_before_it(tmp_path, own_tmp, frac) -> None:  # type: ignore[no-untyped-def]
     """A sample is complete before the cut when its row (cell and overflow chain) and the rows
     it is coded against, back to its keyframe, lie on pages wholly before it."""
     for whole in _cut_cases(tmp_path):
@@ -111,4 +122,4 @@ def test_a_cut_keeps_every_complete_sample_before_it(tmp_path, frac) -> None:  #
         missing = [i for i in want if got.get(i) != expected[i]]
         assert not missing, (whole.name, frac, len(want), missing[:10])
         assert all(expected[i] == s for i, s in got.items())
-    assert not list(Path("/tmp").glob("mysqltop-recovered-*"))
+    assert not list(own_tmp.iterdir())                 # no recovered copy left behind
