@@ -396,6 +396,8 @@ def episode_lines(ep: StallEpisode) -> list[str]:
                    f"{_t(ep.root_command, 16)} ({_t(ep.source, 24)}): {_t(ep.action, 240)}")
         if ep.root_statement:
             out.append(f"  its statement: {_t(ep.root_statement, SQL_SHOWN)}")
+    elif ep.certainty == Certainty.CYCLE.value:
+        out.append(f"  a wait cycle, no single root: {_t(ep.action, 300)}")
     elif ep.source == HOLDER_NOT_RECORDED:
         out.append(f"  {NOT_RECORDED_WORDS}: {_t(ep.action, 160)}")
     elif ep.candidate_ids:

@@ -103,3 +103,22 @@ def test_the_plugin_joins_a_decoy_to_nothing() -> None:
     assert {(e.waiter, e.holder) for e in edges} == {(9, 8), (10, 9), (8, 6)}
     (inc,) = incidents(edges, {8, 9, 10})
     assert inc.root == 6
+
+
+def test_a_cycle_stall_says_its_members_and_the_timeout_in_the_report() -> None:
+    from mysqltop.core.report_builder import build_report
+    from mysqltop.views.locks_text import episode_lines
+    from tests.core.test_stalls import MDL, frame_of, judged, mdl, sess
+
+    sessions = [sess(5, "Query", "Updating", 30, trx_age=40, trx_state="LOCK WAIT"),
+                sess(6, "Query", MDL, 30, sql="UPDATE t SET v = 2 WHERE id = 2", trx_age=35),
+                sess(7, "Query", MDL, 31, sql="ALTER TABLE t ADD COLUMN c INT")]
+    locks = [mdl(5, "TABLE", "shop", "t", "SHARED_WRITE"), mdl(7, "TABLE", "shop", "t", "SHARED_UPGRADABLE"),
+             mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING"), mdl(6, "TABLE", "shop", "t", "SHARED_WRITE", "PENDING")]
+    row = [["w5", 5, "app", "h", 30, "UPDATE t3 SET v = 1 WHERE id = 2", "T6", 6, "app", "h", 35, "RUNNING", "Query",
+            None, "`shop`.`t3`", "PRIMARY", "X", "RECORD", "2"]]
+    frames = judged([frame_of(sessions, locks, lock_waits=row, wall=1_790_000_100.0 + i) for i in range(3)])
+    st = frames[-1].stalls[0]
+    assert st.cycle == [5, 6, 7] and st.root is None and "KILL" not in frames[-1].advice[0].message
+    ep = build_report(frames).stalls[0]
+    assert any("a wait cycle, no single root" in line for line in episode_lines(ep))
