@@ -79,3 +79,10 @@ def test_an_older_recording_says_not_recorded(capsys: pytest.CaptureFixture[str]
     text = run(capsys, str(GALLERY))
     assert "not recorded: this window holds no active-session samples" in text
     assert json.loads(run(capsys, str(GALLERY), "--format", "json"))["load"]["slices"] == {}
+
+
+def test_the_row_lock_finding_names_who_carries_the_load(recording: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rep = json.loads(run(capsys, str(recording), "--format", "json"))
+    ev = [e["evidence"] for e in rep["advice"] if e["id"] == "row_lock_waits"]
+    assert ev and any("% of the row-lock load is `UPDATE sbtest1 SET k=k+? WHERE id=?` from root@" in x
+                      and "in schema mysqltop_test" in x for x in ev), ev

@@ -9,7 +9,6 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from collections.abc import Sequence
@@ -22,12 +21,12 @@ from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
 from mysqltop.core import top_sql, wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
+from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
-from mysqltop.core.identity_memo import IdentityMemo
-from mysqltop.core.parsed import ParsedSample, numeric_status, waits_of
+from mysqltop.core.carried_reads import latch_counters, latch_reads, status_span
+from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.rules.server import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
@@ -115,7 +114,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.poll_s = poll_ms / 1000.0 if isinstance(poll_ms, (int, float)) else None
     frame.late_s = late_ms / 1000.0 if isinstance(late_ms, (int, float)) else None
     server_dt = dt
-    prev = _status_span(prev, cur, dt, frame)
+    prev = status_span(prev, cur, dt, frame)
     if prev is not None and _restarted(prev, cur):
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
@@ -132,39 +131,11 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
-    frame.latch_counters = _latch_counters(cur)
+    frame.latch_counters = latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     frame.load = wait_load.of(frame, raw.active_sessions)
     frame.digests = top_sql.rates(raw.digests)
     return frame
-
-
-def _status_span(prev: ParsedSample | None, cur: ParsedSample, dt: float | None,
-                 frame: Frame) -> ParsedSample | None:
-    """`prev` with the status counters it would have had were they read at its moment, while the
-    sample's SHOW GLOBAL STATUS is an older read or follows one (its cost paces it): each counter
-    on the straight line between its last two reads, so every status rate over dt is the exact
-    average over the real span between those reads (never a zero between reads, never a jump)."""
-    raw = cur.raw
-    before, at = raw.global_status_before, raw.read_at or {}
-    if prev is None or not isinstance(before, dict) or not valid_dt(dt):
-        return prev
-    latest, first = at.get("global_status") or [raw.wall, raw.mono], at.get("global_status_before")
-    try:
-        span = float(latest[1]) - float(first[1])                      # type: ignore[index]
-    except (TypeError, ValueError, IndexError):
-        return prev
-    if not valid_dt(span):
-        return prev
-    try:
-        base = numeric_status(before)
-    except Exception:  # noqa: BLE001 — a recording's odd value costs the span, not the frame
-        return prev
-    scale = dt / span                                                  # type: ignore[operator]
-    status = {k: v - (v - base[k]) * scale for k, v in cur.status.items() if k in base}
-    frame.notes.append(f"status counters: SHOW GLOBAL STATUS is read every {span:.0f} s, not every poll (each "
-                       "read is costly on this server): rates over its last two reads")
-    return dataclasses.replace(prev, status=status)
 
 
 def _capped(raw: RawSample) -> list[CappedRead]:
@@ -209,42 +180,6 @@ def _counters(cur: ParsedSample) -> Counters:
     c.semaphore_os_waits = sum(sem) if sem else None
     pressure_signals.fill_counters(c, cur)
     return c
-
-
-def _latch_counters(cur: ParsedSample) -> list[LatchCounter]:
-    """Every latch that has waited since the server started (or P_S was truncated), by name within
-    its source: performance_schema wait/synch instruments (not cond: a sleep, not contention) and
-    SHOW ENGINE INNODB MUTEX rows summed by name. Worked out once for rows carried unchanged."""
-    hit = _COUNTERS.get(cur.waits, cur.mutex)
-    if hit is None:
-        hit = _COUNTERS.put(_count_latches(cur), cur.waits, cur.mutex)
-    return list(hit)
-
-
-# Values of the latch rows that later samples carry unchanged (the latch summary is read every few
-# seconds), by the identity of those rows: the frames share them and never change them.
-_COUNTERS: IdentityMemo[list[LatchCounter]] = IdentityMemo()
-_SPAN_HOTSPOTS: IdentityMemo[tuple[float, list[Hotspot]]] = IdentityMemo()
-
-
-def _count_latches(cur: ParsedSample) -> list[LatchCounter]:
-    out: dict[tuple[str, str], LatchCounter] = {}
-    for event, row in (cur.waits or {}).items():
-        if not event.startswith(hs.SYNCH_PREFIX) or event.startswith(hs.IDLE_PREFIX) or row.count_star <= 0:
-            continue
-        key = (hs.ps_short_name(event), "performance_schema")
-        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
-        lc.waits = (lc.waits or 0) + row.count_star
-        if row.sum_timer_wait > 0:
-            lc.wait_ms = (lc.wait_ms or 0.0) + row.sum_timer_wait / hs.PS_PICO_PER_MS
-    for mrow in (cur.mutex or {}).values():
-        n = mrow.os_waits if mrow.os_waits is not None else mrow.waits
-        if n is None or n <= 0:
-            continue
-        key = (hs.mutex_short_name(mrow.name, mrow.site), "innodb_mutex")
-        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
-        lc.waits = (lc.waits or 0) + n
-    return sorted(out.values(), key=lambda x: (x.source, x.name))
 
 
 def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
@@ -691,46 +626,6 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
-def _latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
-    """The latch summary read at a slower cadence than the polls (its cost): the rates over its
-    last two reads, which the sample carries, marked as a span (Hotspot.span_s) and said with when
-    they were read; [] when only one read is carried yet. None: read every poll (the usual path)."""
-    raw = cur.raw
-    at = raw.read_at or {}
-    if raw.ps_waits_before is None and "ps_waits" not in at:
-        return None
-    latest = at.get("ps_waits") or [raw.wall, raw.mono]
-    before = at.get("ps_waits_before")
-    if raw.ps_waits_before is None or not before or len(before) < 2 or len(latest) < 2:
-        return []
-    try:
-        rows = waits_of(raw.ps_waits_before)
-    except (ValueError, TypeError, IndexError):
-        return []
-    span = float(latest[1]) - float(before[1])
-    if not valid_dt(span):
-        return []
-    now = cur.waits or {}
-    # the samples between two reads carry the same two: their rates are worked out once, and
-    # ranked once (a frame keeps the top MAX_HOTSPOTS of all its sources: none below the top of
-    # its own source can make it); the frames share these hotspots, which nothing changes
-    made = _SPAN_HOTSPOTS.get(rows, now)
-    if made is None or made[0] != span:
-        ranked = hs.rank(hs.ps_hotspots(rows, now, span) or [])
-        for h in ranked:
-            h.span_s = span
-        made = _SPAN_HOTSPOTS.put((span, ranked), rows, now)
-    if not made[1]:
-        return []
-    hot = list(made[1])
-    frame.read_at["ps_waits"] = float(latest[0])
-    if span > hs.PS_SUMMARY_EVERY_S + (frame.elapsed or 0.0) + 0.5:
-        # slower than the routine cadence (a poll or two apart): its cost on this server
-        frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every "
-                           "poll (each read is costly on this server): rates over its last two reads")
-    return hot
-
-
 def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[Hotspot]:
     """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
     (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
@@ -779,7 +674,7 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
         frame.sources.append("semaphores")
 
-    spaced = _latch_reads(cur, frame) if has_ps else None
+    spaced = latch_reads(cur, frame) if has_ps else None
     if spaced is not None:
         groups.append(spaced)
     if prev is None:

@@ -78,6 +78,7 @@ MAX_SESSION_ROWS = 256   # active session rows read of one sample (a source keep
 WINDOW_TOP = 10          # a report window's values per dimension
 SPAN_TOP = 5             # a finding's span's values per dimension
 MAX_SPANS = 20           # findings whose span the report slices
+MAX_SPAN_ROWS = 400_000  # active session rows a report keeps for the findings' spans (~40 MB)
 
 
 def state_class(command: str | None, state: str | None) -> str | None:
@@ -234,7 +235,11 @@ class LoadAccumulator:
         # frames' active sessions by dimension (core/load_slices.py): the window's, and each
         # frame's kept for the spans of the findings, known once the window is read
         self.by_dimension = LoadFold()
-        self.session_points: list[tuple[float, float, list[LoadSession]]] = []   # (time, dt, sessions)
+        # (time, dt, sessions as tuples of interned strings): a window of 3,600 frames of 20
+        # sessions each holds a few MB; past MAX_SPAN_ROWS rows the spans fold what was kept
+        self.session_points: list[tuple[float, float, list[tuple[Any, ...]]]] = []
+        self._rows_kept = 0
+        self._strings: dict[str, str] = {}
 
     def add(self, frame: Frame) -> None:
         ld, dt = frame.load, frame.elapsed
@@ -253,7 +258,13 @@ class LoadAccumulator:
         self.points.append((frame.time, dt, values))
         if ld.sessions_known and not frame.stale:
             self.by_dimension.add(frame)
-            self.session_points.append((frame.time, dt, ld.sessions))
+            if self._rows_kept + len(ld.sessions) <= MAX_SPAN_ROWS:
+                self._rows_kept += len(ld.sessions)
+                one = self._strings.setdefault
+                self.session_points.append((frame.time, dt, [
+                    (one(x.wait_class, x.wait_class), one(x.object, x.object), one(x.sql, x.sql), one(x.user, x.user),
+                     one(x.host, x.host), one(x.schema, x.schema), one(x.state, x.state), x.sessions)
+                    for x in ld.sessions]))
 
     def span_slices(self, spans: Iterable[tuple[str, float, float]], top: int = SPAN_TOP,
                     most: int = MAX_SPANS) -> list[dict[str, Any]]:
@@ -265,8 +276,8 @@ class LoadAccumulator:
                 break
             lo, hi = bisect.bisect_left(times, first), bisect.bisect_right(times, last)
             acc = LoadFold()
-            for _, dt, sessions in self.session_points[lo:hi]:
-                acc.add_sessions(dt, sessions)
+            for _, dt, rows in self.session_points[lo:hi]:
+                acc.add_sessions(dt, [LoadSession(*r) for r in rows])
             got = acc.slices(top)
             if got:
                 out.append({"id": ident, "first": first, "last": last, "slices": _plain_slices(got)})

@@ -13,7 +13,9 @@ The consumer is joined in (setup_consumers `statements_digest`): with it off, on
 says so, and the read stops for the connection — the sample then says, once per poll like every
 read not sent, that statement shapes come from the processlist only.
 
-Row shape (RawSample.digests, recorded as-is): one per digest that ran since the previous read
+Row shape (RawSample.digests, recorded as-is): one per digest that ran since the previous read,
+the KEPT that took the most time; a monitor's reads (SHOW, performance_schema, information_schema:
+mysqltop's own polls among them) are left out
   [schema, digest, digest_text, calls, total_ms, max_ms, rows_examined, rows_sent,
    tmp_disk_tables, no_index_used, span_s]
 the counts are changes over span_s seconds of the server's clock (max_ms: the largest since the
@@ -32,6 +34,14 @@ ROWS_READ = 2000
 MAX_KNOWN = 20_000
 TEXT_CHARS = 300
 OVERLAP_S = 1.0
+KEPT = 25                        # digests a sample keeps, by time spent (the recording's bytes stay bounded)
+
+
+def monitoring(text: str) -> bool:
+    """A monitor's read, not the application's work: SHOW statements and reads of
+    performance_schema / information_schema (mysqltop's own polls among them)."""
+    t = text.lstrip().lower().replace("`", "")
+    return t.startswith("show ") or "performance_schema" in t or "information_schema" in t
 PS_PER_MS = 1e9                  # timers are in picoseconds
 
 OFF = ("skipped: statement digests are off (performance_schema consumer statements_digest): statement "
@@ -110,6 +120,9 @@ class DigestBook:
                 continue                     # nothing ran, or the table was truncated
             max_ms = (_num(r[5]) or 0.0) / PS_PER_MS
             text = r[2] if isinstance(r[2], str) else ""
+            if monitoring(text):
+                continue
             out.append([key[0] or None, key[1], text[:TEXT_CHARS], int(d[0]), d[1] / PS_PER_MS, max_ms, int(d[2]),
                         int(d[3]), int(d[4]), int(d[5]), round(span, 3)])
-        return out
+        out.sort(key=lambda r: (-r[4], -r[3], r[1]))
+        return out[:KEPT]

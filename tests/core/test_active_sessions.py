@@ -127,3 +127,34 @@ def test_frame_json_carries_sessions_and_slices() -> None:
     d = json.loads(json.dumps(f.to_dict()))
     assert d["load"]["slices"]["user"] == [{"value": "u", "sessions": 2.0, "classes": {"cpu": 2.0}}]
     assert d["load"]["sessions"][0]["sql"] == "SELECT ?"
+
+
+def test_csv_has_a_fixed_set_of_user_and_schema_columns() -> None:
+    from mysqltop.views.headless import CSV_LOAD, csv_columns, csv_row
+    f = _frame(1, [["cpu", "CPU", "SELECT ?", "u1", "h", "s1", "Query", "x", 2],
+                   ["cpu", "CPU", "SELECT ?", "u2", "h", "s1", "Query", "x", 1]])
+    f.load.slices = load_slices.of_sessions(f.load.sessions)
+    cols, row = csv_columns(), csv_row(f)
+    assert cols[-len(CSV_LOAD):] == CSV_LOAD and len(CSV_LOAD) == 12 and len(row) == len(cols)
+    got = dict(zip(cols, row))
+    assert (got["load.user.1"], got["load.user.1.sessions"], got["load.user.2"], got["load.user.3"]) == ("u1", "2", "u2", "")
+    assert (got["load.schema.1"], got["load.schema.1.sessions"]) == ("s1", "3")
+
+
+def test_redaction_marks_shapes_and_names_pseudonyms() -> None:
+    import dataclasses
+
+    from mysqltop.core.blocking import SQL_COLUMNS, without_statements
+    from mysqltop.recording.redaction import SQL_MARK, Pseudonyms, redact_sample, survivors
+
+    rows = active_sessions.rows(BUSY, WAITS, None, MDL, with_port=True)
+    raw = RawSample(wall=1.0, mono=1.0, sessions=[r[:] for r in BUSY], lock_waits=WAITS, metadata_locks=MDL,
+                    active_sessions=rows)
+    marked = without_statements({k: getattr(raw, k) for k in SQL_COLUMNS}, SQL_MARK)["active_sessions"]
+    assert {r[2] for r in marked} == {SQL_MARK}                       # record --redact
+    names = Pseudonyms()
+    out = redact_sample(raw, names)
+    text = json.dumps(out.active_sessions)
+    for name in ("app_orders", "reporting", "inventory", "10.0.3.4"):
+        assert name not in text, text
+    assert survivors(dataclasses.replace(out), names) == []

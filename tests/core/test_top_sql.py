@@ -24,7 +24,7 @@ def test_the_first_read_is_a_baseline_and_later_ones_are_changes() -> None:
                      row("c", 40, 10**9, first_seen=100.0)], 1010.0)
     # a: 50 calls, 2 ms (timers in picoseconds); b: new since the last read, whole; c: there before
     # the baseline, unknown
-    assert [(r[1], r[3], r[4], r[10]) for r in got] == [("a", 50, 2.0, 10.0), ("b", 7, 7.0, 10.0)]
+    assert [(r[1], r[3], r[4], r[10]) for r in got] == [("b", 7, 7.0, 10.0), ("a", 50, 2.0, 10.0)]   # most time first
     assert book.take([row("a", 10, 10**8)], 1020.0) == []          # truncated: no negative change
 
 
@@ -46,3 +46,11 @@ def test_rates_rank_by_load_and_skip_hostile_rows() -> None:
     assert top_sql.rates({"x": 1}) == []
     w = top_sql.window([got, top_sql.rates(rows[:1])], 20.0)
     assert w[0]["digest"] == "b" and w[1]["calls_per_s"] == pytest.approx(10.0)
+
+
+def test_a_monitors_reads_are_not_top_sql() -> None:
+    book = DigestBook()
+    own = ["YES", None, "e", "SHOW ENGINE `INNODB` STATUS", 1, 10**9, 0, 0, 0, 0, 0, 1005.0]
+    ps = ["YES", None, "f", "SELECT `EVENT_NAME` FROM `performance_schema` . `x`", 1, 10**9, 0, 0, 0, 0, 0, 1005.0]
+    book.take([], 1000.0)
+    assert [r[1] for r in book.take([own, ps, row("a", 5, 10**9, first_seen=1005.0)], 1010.0)] == ["a"]

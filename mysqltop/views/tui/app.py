@@ -234,10 +234,11 @@ class MysqltopApp(App[None]):
             if isinstance(pane, AdvicePane):
                 pane.judging = self.position.judging
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
-        if isinstance(self.screen, DeadlockScreen):
-            self.screen.show(frame, *self._deadlocks())
-        elif isinstance(self.screen, LoadScreen):
-            self.screen.show(frame, self.trend)
+        top = self._top
+        if isinstance(top, DeadlockScreen):
+            top.show(frame, *self._deadlocks())
+        elif isinstance(top, LoadScreen):
+            top.show(frame, self.trend)
         self.update_status()
 
     def _deadlocks(self) -> tuple[Position, DeadlocksAt | None, DeadlocksRead | None]:
@@ -249,8 +250,16 @@ class MysqltopApp(App[None]):
         self.deadlocks_read = event
         if event.deadlocks is not None and event.deadlocks.index == self.position.index:
             self.deadlocks = event.deadlocks
-        if isinstance(self.screen, DeadlockScreen):
-            self.screen.show(self.good_frame or self.frame, *self._deadlocks())
+        top = self._top
+        if isinstance(top, DeadlockScreen):
+            top.show(self.good_frame or self.frame, *self._deadlocks())
+
+    @property
+    def _top(self) -> Screen[Any] | None:
+        """The screen on top, None once the app is closing: the feed's last messages may still
+        arrive then, and `self.screen` would raise on the empty stack."""
+        stack = self.screen_stack
+        return stack[-1] if stack else None
 
     def on_feed_opened(self, message: FeedOpened) -> None:
         self.replay = message.event.info

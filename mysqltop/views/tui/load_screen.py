@@ -28,6 +28,7 @@ from mysqltop.views import load_chart as lc
 CHART_MIN_H, CHART_MAX_H = 5, 20
 MIX_W = 10                   # the wait-class mix bar's cells
 ROWS_MIN = 3                 # table rows shown however small the terminal
+DIGEST_ROWS = 5              # top SQL lines from the newest digest read
 
 
 @dataclass(frozen=True)
@@ -107,16 +108,18 @@ def _table(out: Text, frames: Sequence[Frame], slicing: Slicing, width: int, row
     for i, (d, _, label) in enumerate(dims):
         out.append(label, style="bold reverse" if d == dim else "dim")
         out.append(" " if i < len(dims) - 1 else "")
-    out.append("   s: next  ↑↓ Enter: filter  Esc: clear\n"[:max(0, width - 40)], style="dim")
+    out.append("   s: next  ↑↓ Enter: filter  Esc: clear"[:max(0, width - 42)] + "\n", style="dim")
     if not any(f.load.sessions_known for f in frames):
         out.append("not recorded: these samples hold no active sessions by dimension (an older recording, an "
-                   "import without a processlist)\n"[:width * 2], style="dim")
+                   "import without a processlist)\n", style="dim")
         for line in lc.top_shapes([f.load for f in frames])[:rows]:
             out.append(line[:width] + "\n")
         return
     got = table_rows(frames, dim)
     if not got:
         out.append("no active session in these samples\n", style="dim")
+        if dim == "sql":
+            _digests(out, frames, width)
         return
     row = min(slicing.row, len(got) - 1)
     first = max(0, min(row - rows + 1, len(got) - rows))     # the cursor's row always on screen
@@ -132,6 +135,21 @@ def _table(out: Text, frames: Sequence[Frame], slicing: Slicing, width: int, row
         out.append("\n")
     if len(got) > rows:
         out.append(f"  {row + 1}/{len(got)}\n", style="dim")
+    if dim == "sql":
+        _digests(out, frames, width)
+
+
+def _digests(out: Text, frames: Sequence[Frame], width: int) -> None:
+    """The newest statement-digest read among the samples charted: per-call figures of its top."""
+    read = next((f for f in reversed(frames) if f.digests), None)
+    if read is None:
+        return
+    out.append("\n" + f"top SQL by the server's digests (over {units.num(read.digests[0].span_s)} s): "
+               "load  calls/s  avg ms  rows examined/call"[:width] + "\n", style="bold")
+    for d in read.digests[:DIGEST_ROWS]:
+        head = (f"{units.num(d.load):>6} {units.num(d.calls_per_s):>8} {units.num(d.avg_ms):>7} "
+                f"{units.num(d.rows_examined_per_call):>7}  ")
+        out.append(head + visible(" ".join(d.sql.split()))[:max(8, width - len(head))] + "\n")
 
 
 class LoadScreen(ModalScreen[None]):
