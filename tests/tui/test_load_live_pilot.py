@@ -4,7 +4,7 @@ sessions, CPU-bound statements; three users from their own loopback addresses), 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 import pytest
 
