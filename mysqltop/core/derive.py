@@ -27,7 +27,7 @@ from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, 
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.parsed import ParsedSample
-from mysqltop.core.rules.server import predates_performance_schema
+from mysqltop.core.server_version import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.

@@ -1,6 +1,6 @@
 """Diagnosis rules: each fires on a window where its condition holds and stays silent on calm ones.
 
-Latch windows come from real captures pushed through the FramePipeline: the MariaDB lab P_S
+Latch windows come from real captures pushed through the PolledTimeline: the MariaDB lab P_S
 capture (taken 18 s after start, so count/18 is the real per-second rate) and the MySQL 8.0
 SHOW ENGINE INNODB MUTEX capture (replayed as growing over 10 s). Gauge windows (pending aio,
 checkpoint age) repeat a real SHOW ENGINE INNODB STATUS. Host/spin/purge/fsync windows use
@@ -19,7 +19,7 @@ from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import (ClassShape, Flush, Frame, Host, Hotspot, Io, Pressure, Semaphores, ServerInfo,
                                   Throughput, WaitLoad)
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
@@ -57,7 +57,7 @@ def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(),
                status_override: dict[str, int] | None = None) -> list[Frame]:
     """The lab capture replayed second by second: counters grow by capture/18 each second;
     seconds in `calm_at` grow `calm_factor` times slower (a quiet moment)."""
-    pipe, frames, progress = FramePipeline(), [], 0.0
+    pipe, frames, progress = PolledTimeline(), [], 0.0
     for k in range(seconds + 1):
         progress += 0 if k == 0 else (1 / calm_factor if k in calm_at else 1)
         num, den = int(progress * 1000), LAB_UPTIME * 1000
@@ -73,7 +73,7 @@ def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(),
 
 def mutex_window(seconds: int = 10, variables: dict[str, str] | None = None) -> list[Frame]:
     """The 8.0 mutex capture replayed as accumulating evenly over `seconds`."""
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k in range(seconds + 1):
         rows = [[t, n, re.sub(r"\d+", lambda m: str(int(m.group()) * k // seconds), s)] for t, n, s in MUTEX_ROWS]
         frames.append(pipe.push(RawSample(wall=T0 + k, mono=float(k), server=MYSQL80, innodb_mutex=rows,
@@ -84,7 +84,7 @@ def mutex_window(seconds: int = 10, variables: dict[str, str] | None = None) -> 
 def status_window(name: str, n: int = 10, interval: float = 1.0) -> list[Frame]:
     """One real InnoDB status text polled n times: its gauges (pending IO, checkpoint age) hold."""
     text = (CORPUS / "innodb-status" / name).read_text()
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k in range(n):
         status = {"Uptime": str(1000 + k), "Com_commit": str(500 * k), "Com_rollback": "0"}
         frames.append(pipe.push(RawSample(wall=T0 + k * interval, mono=k * interval, innodb_status=text,
@@ -404,7 +404,7 @@ def test_checkpoint_age_silent_at_73_percent() -> None:
 def test_calm_percona_series_gives_no_warning() -> None:
     # Five real captures of one quiet Percona 5.5 server, 30 s apart.
     names = sorted(p.name for p in (CORPUS / "innodb-status").glob("percona-5.5__percona-toolkit__2018*"))
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k, name in enumerate(names):
         raw = RawSample(wall=T0 + 30 * k, mono=30.0 * k, innodb_status=(CORPUS / "innodb-status" / name).read_text(),
                         global_status={"Uptime": str(10_000 + 30 * k)}, ps_waits=[])
@@ -720,7 +720,7 @@ def test_a_server_without_performance_schema_gets_no_advice_to_enable_it() -> No
     frames = []
     for server, want_advice in ((ServerIdentity("5.1.73-log", "mysql", "db0"), False),
                                 (ServerIdentity("5.5.62-log", "mysql", "db0"), True)):
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         for k in range(10):
             frames.append(pipe.push(RawSample(wall=T0 + k, mono=k, server=server, innodb_status=text,
                                               global_status={"Uptime": str(1000 + k)})))
@@ -767,7 +767,7 @@ def _hogged(n: int, hog_cores: float, mysqld_cores: float, hog: tuple[int, str] 
 
 
 def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(raw, advise=False) for raw in _hogged(60, hog_cores=1.6, mysqld_cores=0.3)]
     host = frames[-1].host
     assert host is not None and host.top_process == "stress-ng-cpu" and host.top_process_pid == 4242
@@ -784,7 +784,7 @@ def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> N
 def test_another_database_server_on_the_host_is_named_as_one_and_the_monitored_one_is_not_told_to_stop() -> None:
     """A second mariadbd on the host (another instance, not the monitored one) saturates the CPUs:
     the finding says it is another database server and never reads as "stop your database"."""
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(raw, advise=False) for raw in _hogged(60, 1.6, 0.3, hog=(5151, "mariadbd"))]
     a = one(advise(frames, {}), "cpu_other_process")
     assert a.message.startswith("CPU saturated by another database server on this host, mariadbd (pid 5151) — not "
@@ -795,9 +795,9 @@ def test_another_database_server_on_the_host_is_named_as_one_and_the_monitored_o
 
 
 def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small() -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     busy_mysqld = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.2, mysqld_cores=1.7)], {})
     assert "cpu_other_process" not in ids(busy_mysqld)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     small = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.3, mysqld_cores=0.2)], {})
     assert "cpu_other_process" not in ids(small)

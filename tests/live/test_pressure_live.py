@@ -14,7 +14,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.rules import finding_metrics
 from mysqltop.core.rules.rule_kit import RECENT_S
 from mysqltop.sources.mysql import MySQLSource
@@ -39,7 +39,7 @@ class Watch:
         self.db, self.counter = db, counter
         self.src = MySQLSource(db.options(), interval=1.0)
         self.src.open()
-        self.pipe = FramePipeline()
+        self.pipe = PolledTimeline()
         self.frames: list[Frame] = []
         self.counts: list[tuple[float, int]] = []     # (monotonic time, server counter) after each frame
 

@@ -15,7 +15,7 @@ from mysqltop.core.rules.rule_kit import (
     time_severity, span,
 )
 from mysqltop.core.rules.pressure import LOG_WAITS_MIN_PER_S, WAIT_FREE_MIN_PER_S, steady
-from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
+from mysqltop.core.server_version import is_mariadb, is_mariadb_at_least
 
 # One family holding a fifth of all wait is "the" hot spot: below that, waits are spread over
 # several structures and no single knob helps (a busy sysbench run spreads ~10 % per latch).

@@ -1,5 +1,5 @@
 """The `w` key: database load by wait class, a stacked chart of the samples on screen (the last
-browse.TREND up to the moment shown) against the core count, the classes' averages, and the top
+navigator.TREND up to the moment shown) against the core count, the classes' averages, and the top
 statement shapes of each class (the drill-down). Cells come from views/load_chart; text is put in
 a Text, never read as markup.
 """
