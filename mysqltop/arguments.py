@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from mysqltop.config import DEFAULT_CONNECT_TIMEOUT, ConnectionFlags, FleetFlags, LiveFlags
+from mysqltop.config import DEFAULT_CONNECT_TIMEOUT, SSL_MODES, ConnectionFlags, FleetFlags, LiveFlags
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
-_SERVER_DESTS = ("host", "port", "user", "password", "socket", "defaults_file", "defaults_extra_file",
-                 "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key")
+_SERVER_DESTS = ("host", "port", "user", "password", "socket", "protocol", "defaults_file", "defaults_extra_file",
+                 "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key", "ssl_mode")
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +31,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("-p", "--password", nargs="?", const=_PROMPT, default=None,
                    help="password; prompts when given without a value (also MYSQL_PWD)")
     g.add_argument("-S", "--socket", help="unix socket path")
+    g.add_argument("--protocol", type=str.upper, choices=("TCP", "SOCKET"),
+                   help="TCP or SOCKET (also protocol= in the option file); by default localhost is the "
+                        "socket unless -P is given on the command line (as MariaDB's client 10.6+)")
     g.add_argument("--defaults-file", help="read only this option file (and ~/.mylogin.cnf)")
     g.add_argument("--defaults-extra-file", metavar="FILE", help="read this option file before ~/.my.cnf")
     g.add_argument("--no-defaults", action="store_true",
@@ -39,15 +42,23 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also read the groups [client SUFFIX] [mysqltop SUFFIX] … (also MYSQL_GROUP_SUFFIX)")
     g.add_argument("--login-path", metavar="NAME",
                    help="read the [NAME] group of ~/.mylogin.cnf (mysql_config_editor) and the option files")
-    g.add_argument("--ssl-ca", help="CA certificate file")
+    g.add_argument("--ssl-mode", metavar="MODE", type=str.upper, choices=SSL_MODES,
+                   help="DISABLED, PREFERRED (TCP default: TLS when offered, nothing verified), REQUIRED, "
+                        "VERIFY_CA (the certificate against --ssl-ca), VERIFY_IDENTITY (and the host name; "
+                        "the default with --ssl-ca); only the VERIFY modes stop a server in the middle")
+    g.add_argument("--ssl-ca", help="CA certificate file (implies --ssl-mode=VERIFY_IDENTITY)")
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
+    g.add_argument("--ssl-verify-server-cert", action="store_true",
+                   help="verify the server's certificate and host name (MariaDB's spelling of "
+                        "--ssl-mode=VERIFY_IDENTITY)")
     g.add_argument("--enable-cleartext-plugin", action="store_true",
                    help="answer a server that asks for the password in clear text (mysql_clear_password, "
-                        "e.g. PAM or LDAP) over a connection without TLS; refused by default")
+                        "dialog: e.g. PAM or LDAP), TLS or not; refused by default")
     g.add_argument("--get-server-public-key", action="store_true",
-                   help="without TLS, encrypt the password with the RSA key the server sends "
-                        "(sha256_password, caching_sha2_password); refused by default")
+                   help="to a server not verified (no TLS, or TLS without a VERIFY mode), encrypt the "
+                        "password with the RSA key it sends (sha256_password, caching_sha2_password); "
+                        "refused by default")
     g.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
                    help=f"seconds (default {DEFAULT_CONNECT_TIMEOUT:g})")
     g.add_argument("--enable-instruments", action="store_true",
@@ -80,13 +91,15 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
     ask = args.password is _PROMPT
     return ConnectionFlags(
         host=args.host, port=args.port, user=args.user, password=None if ask else args.password,
-        ask_password=ask, socket=args.socket, defaults_file=args.defaults_file,
+        ask_password=ask, socket=args.socket, protocol=getattr(args, "protocol", None), defaults_file=args.defaults_file,
         defaults_extra_file=args.defaults_extra_file, no_defaults=bool(args.no_defaults),
         defaults_group_suffix=args.defaults_group_suffix, login_path=args.login_path,
         ssl_ca=args.ssl_ca, ssl_cert=args.ssl_cert, ssl_key=args.ssl_key,
         connect_timeout=float(args.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
         enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)),
-        get_server_public_key=bool(getattr(args, "get_server_public_key", False)))
+        get_server_public_key=bool(getattr(args, "get_server_public_key", False)),
+        ssl_mode=getattr(args, "ssl_mode", None),
+        ssl_verify_server_cert=bool(getattr(args, "ssl_verify_server_cert", False)))
 
 
 def live_flags(args: argparse.Namespace) -> LiveFlags:

@@ -14,7 +14,11 @@ later groups winning; `!include`/`!includedir` followed. Unlike the mysql client
 them first on its command line, mysqltop takes these flags anywhere.
 `-p` without a value (or `password` without a value in the file) prompts without echo.
 Host localhost (the default) means the unix socket, as in the mysql client: the named socket or
-the first of COMMON_SOCKETS that exists, else TCP 127.0.0.1.
+the first of COMMON_SOCKETS that exists, else TCP 127.0.0.1 — except that a port given on the
+command line (-P) without a socket (-S) means TCP, as in MariaDB's client since 10.6 (MySQL's
+client would still take the socket, and reach whatever server listens there: on a host with
+several instances, not the one the port names). `--protocol=TCP|SOCKET` (or `protocol=` in an
+option file) decides outright.
 """
 
 from __future__ import annotations
@@ -36,8 +40,11 @@ from mysqltop.errors import UserError
 COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
-_KEYS = ("host", "port", "user", "password", "socket", "ssl-ca", "ssl-cert", "ssl-key", "enable-cleartext-plugin",
-         "get-server-public-key")
+_KEYS = ("host", "port", "user", "password", "socket", "protocol", "ssl-ca", "ssl-cert", "ssl-key",
+         "enable-cleartext-plugin", "get-server-public-key", "ssl-mode", "ssl-verify-server-cert")
+# --ssl-mode as the mysql client spells it: no TLS; TLS when offered; TLS or fail; TLS with the
+# certificate verified against a CA; and also naming the host connected to.
+SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 # The option groups read, in order (later wins): the mysql client's and MariaDB's shared ones, then ours.
 GROUPS = ("client", "client-server", "client-mariadb", "mysqltop")
 
@@ -53,6 +60,7 @@ class ConnectionFlags:
     password: str | None = field(default=None, repr=False)   # never printed, never recorded
     ask_password: bool = False          # -p without a value: prompt without echo
     socket: str | None = None
+    protocol: str | None = None         # --protocol: "TCP" or "SOCKET" (any case), None: by host and port
     defaults_file: str | None = None
     defaults_extra_file: str | None = None
     no_defaults: bool = False
@@ -64,6 +72,8 @@ class ConnectionFlags:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     enable_cleartext_plugin: bool = False
     get_server_public_key: bool = False
+    ssl_mode: str | None = None
+    ssl_verify_server_cert: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,8 +89,22 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     # answer a server's mysql_clear_password/dialog request without TLS (sends the password as is)
     enable_cleartext_plugin: bool = False
-    # without TLS, encrypt the password with the RSA key the server sends (sha256/caching_sha2)
+    # to a server not verified, encrypt the password with the RSA key it sends (sha256/caching_sha2)
     get_server_public_key: bool = False
+    ssl_mode: str | None = None       # one of SSL_MODES as given or implied (resolve_connection); None: by transport
+
+    @property
+    def tls_mode(self) -> str:
+        """The --ssl-mode in effect: as given; else VERIFY_IDENTITY with --ssl-ca (a CA given is meant
+        to be checked, host name included), REQUIRED with a client certificate, DISABLED over a
+        local socket (as the mysql client), PREFERRED over TCP."""
+        if self.ssl_mode:
+            return self.ssl_mode
+        if self.ssl_ca:
+            return "VERIFY_IDENTITY"
+        if self.ssl_cert:
+            return "REQUIRED"
+        return "DISABLED" if self.socket else "PREFERRED"
 
     @property
     def address(self) -> str:
@@ -98,11 +122,12 @@ class ConnectionOptions:
             kw["unix_socket"] = self.socket
         else:
             kw["host"], kw["port"] = self.host, self.port
-        ssl = {k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert), ("key", self.ssl_key)) if v}
-        if ssl:
-            kw["ssl"] = ssl
-        elif self.socket:
-            kw["ssl_disabled"] = True      # as the mysql client: no TLS over a local socket unless asked
+        if self.tls_mode == "DISABLED":
+            kw["ssl_disabled"] = True
+        elif self.tls_mode != "PREFERRED":
+            # a mode that requires TLS: sources/wire.py builds its context from these
+            kw["ssl"] = {"mode": self.tls_mode, **{k: v for k, v in (("ca", self.ssl_ca), ("cert", self.ssl_cert),
+                                                                      ("key", self.ssl_key)) if v}}
         return kw
 
 
@@ -313,13 +338,8 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     else:
         password = None
 
-    socket_path = pick("socket", flags.socket)
-    if host in (None, "", "localhost"):
-        # localhost means the unix socket in the mysql client, even when a port is given.
-        socket_path = socket_path or next((s for s in COMMON_SOCKETS if os.path.exists(s)), None)
-        host = None if socket_path else "127.0.0.1"
-    else:
-        socket_path = None
+    host, socket_path = _endpoint(host, pick("socket", flags.socket), _protocol(pick("protocol", flags.protocol)),
+                                  tcp_port_given=flags.port is not None and flags.socket is None)
 
     ssl = {"ssl-ca": pick("ssl-ca", flags.ssl_ca), "ssl-cert": pick("ssl-cert", flags.ssl_cert),
            "ssl-key": pick("ssl-key", flags.ssl_key)}
@@ -329,9 +349,52 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
     return ConnectionOptions(
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
+        ssl_mode=ssl_mode(pick("ssl-mode", flags.ssl_mode),
+                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert")),
         connect_timeout=flags.connect_timeout,
         enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"),
         get_server_public_key=flags.get_server_public_key or _option_on(cnf, "get-server-public-key"))
+
+
+PROTOCOLS = ("TCP", "SOCKET")
+
+
+def _protocol(raw: str | None) -> str | None:
+    if raw in (None, ""):
+        return None
+    value = raw.strip().upper()
+    if value not in PROTOCOLS:
+        # PIPE and MEMORY are Windows transports; anything else is a typo to name, not to guess.
+        raise UserError(f"--protocol {raw}: mysqltop connects by TCP or SOCKET (a unix socket)", 2)
+    return value
+
+
+def _endpoint(host: str | None, socket_path: str | None, protocol: str | None,
+              tcp_port_given: bool) -> tuple[str | None, str | None]:
+    """(host, socket): which of the two the connection takes (the other None)."""
+    local = host in (None, "", "localhost")
+    if protocol == "TCP" or (protocol is None and local and tcp_port_given):
+        return ("127.0.0.1" if local else host), None
+    if protocol == "SOCKET" or local:
+        found = socket_path or next((s for s in COMMON_SOCKETS if os.path.exists(s)), None)
+        if found is None and protocol == "SOCKET":
+            raise UserError("--protocol=SOCKET: no socket given (-S/--socket) and none of "
+                            f"{', '.join(COMMON_SOCKETS)} exists", 2)
+        return (None, found) if found else ("127.0.0.1", None)
+    return host, None
+
+
+def ssl_mode(given: str | None, verify_server_cert: bool) -> str | None:
+    """--ssl-mode as given, raised to VERIFY_IDENTITY by --ssl-verify-server-cert (MariaDB's
+    spelling); None: implied by the other options (ConnectionOptions.tls_mode)."""
+    if given is not None:
+        mode = given.strip().upper()
+        if mode not in SSL_MODES:
+            raise UserError(f"--ssl-mode {given}: give one of {', '.join(SSL_MODES)}")
+        if verify_server_cert and mode not in ("DISABLED", "VERIFY_CA"):
+            return "VERIFY_IDENTITY"
+        return mode
+    return "VERIFY_IDENTITY" if verify_server_cert else None
 
 
 def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:

@@ -37,10 +37,50 @@ def test_localhost_prefers_existing_common_socket(home: Path, monkeypatch: pytes
     sock = home / "mysqld.sock"
     sock.write_text("")
     monkeypatch.setattr(config, "COMMON_SOCKETS", (str(home / "missing.sock"), str(sock)))
-    o = resolve_connection(parse("-h", "localhost", "-P", "3307"))
+    o = resolve_connection(parse("-h", "localhost"))
     assert o.socket == str(sock) and o.host is None and o.address == str(sock)
     assert o.pymysql_kwargs()["unix_socket"] == str(sock) and "host" not in o.pymysql_kwargs()
     assert o.pymysql_kwargs()["ssl_disabled"] is True          # as the mysql client: no TLS on a socket
+
+
+def test_a_port_on_the_command_line_means_tcp_even_for_localhost(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As MariaDB's client 10.6+: `-h localhost -P 3321` is the server on 3321, not the default socket
+    (another instance on a multi-instance host); a port from the option file leaves the socket."""
+    sock = home / "mysqld.sock"
+    sock.write_text("")
+    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(sock),))
+    o = resolve_connection(parse("-h", "localhost", "-P", "3321"))
+    assert (o.host, o.port, o.socket, o.address) == ("127.0.0.1", 3321, None, "127.0.0.1:3321")
+    assert resolve_connection(parse("-P", "3321")).address == "127.0.0.1:3321"
+    # -S beside -P: the socket named wins, as in the client
+    assert resolve_connection(parse("-h", "localhost", "-P", "3321", "-S", str(sock))).socket == str(sock)
+    cnf = write_cnf(home / "port.cnf", "[client]\nport=3321\n")
+    o = resolve_connection(parse("-h", "localhost", f"--defaults-file={cnf}"))
+    assert o.socket == str(sock)
+
+
+@pytest.mark.parametrize("argv, cnf, address", [
+    (["--protocol=TCP"], "", "127.0.0.1:3306"),
+    (["--protocol=tcp", "-P", "3321"], "", "127.0.0.1:3321"),
+    (["-P", "3321", "--protocol=SOCKET"], "", "SOCK"),
+    ([], "protocol=TCP\nport=3321\n", "127.0.0.1:3321"),
+    ([], "protocol=socket\n", "SOCK"),
+    (["-h", "db1", "--protocol=TCP"], "", "db1:3306"),
+])
+def test_protocol_flag_and_option_decide_the_endpoint(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       argv: list[str], cnf: str, address: str) -> None:
+    sock = home / "mysqld.sock"
+    sock.write_text("")
+    monkeypatch.setattr(config, "COMMON_SOCKETS", (str(sock),))
+    path = write_cnf(home / "p.cnf", "[client]\n" + cnf)
+    o = resolve_connection(parse(*argv, f"--defaults-file={path}"))
+    assert o.address == (str(sock) if address == "SOCK" else address)
+
+
+def test_an_unknown_protocol_in_the_option_file_is_a_usage_error(home: Path) -> None:
+    path = write_cnf(home / "p.cnf", "[client]\nprotocol=PIPE\n")
+    with pytest.raises(UserError, match="TCP or SOCKET"):
+        resolve_connection(parse(f"--defaults-file={path}"))
 
 
 def test_preferred_tls_context_is_built_once_and_verifies_nothing() -> None:
@@ -81,7 +121,7 @@ ssl_ca = {ca}
     o = resolve_connection(parse())
     assert (o.user, o.password, o.port, o.host) == ("mt_user", "from client", 3311, "dbhost")
     assert o.ssl_ca == str(home / ".my.cnf")
-    assert o.pymysql_kwargs()["ssl"] == {"ca": str(home / ".my.cnf")}
+    assert o.pymysql_kwargs()["ssl"] == {"mode": "VERIFY_IDENTITY", "ca": str(home / ".my.cnf")}
 
 
 def test_flags_beat_env_beat_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -204,36 +204,51 @@ def test_blocks_hold_the_lines_the_line_reader_gives(tmp_path: Path, size: int,
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
-def test_a_hard_link_to_another_users_file_is_refused_without_protected_hardlinks(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import mysqltop.sources.collection_files as files
-
-    setting = tmp_path / "protected_hardlinks"
-    monkeypatch.setattr(files, "PROTECTED_HARDLINKS", setting)
+def test_a_hard_link_to_another_users_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = _collection(tmp_path)
     status = d / f"{PREFIX}-innodbstatus2"
     os.chown(status, 65534, 65534)                   # another user's file …
     os.link(status, tmp_path / "elsewhere")          # … with a second name
     out = tmp_path / "out.mtrec"
-    setting.write_text("0\n")
     code, err = _import(capsys, str(d), "-o", str(out))
     assert code == 1 and err.count("\n") == 1, err
-    assert "a hard link (it has 2 names) owned by uid 65534" in err and "protected_hardlinks is off" in err
+    assert "a hard link (it has 2 names) to a file of uid 65534" in err and "--follow-hardlinks" in err
     assert "--partial" in err and _leftovers(tmp_path) == []
     code, err = _import(capsys, str(d), "-o", str(out), "--partial")
     assert code == 0, err
     assert f"{PREFIX}-innodbstatus2: a hard link" in err and "left out" in err
     with RecordingReader(out) as r:
         assert sum(1 for i in range(len(r)) if r.sample(i).innodb_status) == 1
-    # the kernel guards links (or the file is the importing user's own): read as any file
     out.unlink()
-    setting.write_text("1\n")
-    code, err = _import(capsys, str(d), "-o", str(out))
+    code, err = _import(capsys, str(d), "-o", str(out), "--follow-hardlinks")     # asked for: read
     assert code == 0 and "hard link" not in err, err
+    # the collection's owner's own file (the directory's owner, no one else may write it): read
     out.unlink()
-    setting.write_text("0\n")
     os.chown(status, os.geteuid(), os.getegid())
     code, err = _import(capsys, str(d), "-o", str(out))
     assert code == 0 and "hard link" not in err, err
     with RecordingReader(out) as r:
         assert sum(1 for i in range(len(r)) if r.sample(i).innodb_status) == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a collection of another user's, imported by root")
+def test_root_refuses_a_hard_link_to_its_own_file_in_someone_elses_collection(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Where fs.protected_hardlinks is 0, the owner of a collection can link in /etc/shadow; root
+    importing it owns that file too, so ownership by the importing user proves nothing."""
+    d = _collection(tmp_path)
+    for f in [d, *d.iterdir()]:
+        os.chown(f, 65534, 65534)                    # a collection another user made
+    shadow = tmp_path / "shadow"
+    shadow.write_text(SECRET + "\n")
+    os.chmod(shadow, 0o600)                          # root's file only root can read
+    status = d / f"{PREFIX}-innodbstatus2"
+    status.unlink()
+    os.link(shadow, status)                          # as that user could, without protected_hardlinks
+    out = tmp_path / "out.mtrec"
+    code, err = _import(capsys, str(d), "-o", str(out))
+    assert code == 1 and err.count("\n") == 1, err
+    assert "a hard link (it has 2 names) to a file of uid 0, not the collection's owner (uid 65534)" in err
+    code, err = _import(capsys, str(d), "-o", str(out), "--partial")
+    assert code == 0 and "left out" in err, err
+    assert SECRET not in _everything(out) and "s3cr3t" not in err

@@ -16,12 +16,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partial", action="store_true",
                    help="leave out a file that cannot be used (cut short, too large, binary, not what its name says) "
                         "and import the rest")
+    p.add_argument("--follow-hardlinks", action="store_true",
+                   help="read a file that has other names (a hard link) even when it is not the collection's "
+                        "owner's own file (refused by default: it may be any file on this host)")
     p.add_argument("--at", metavar="ISO",
                    help="time of the first sample of a plain mysqladmin series (it carries none), "
                         "e.g. 2024-05-01T10:00:00Z")
 
 
 def run(args: argparse.Namespace) -> int:
+    from mysqltop.sources.collection_files import FOLLOW_HARDLINKS
+
+    token = FOLLOW_HARDLINKS.set(bool(args.follow_hardlinks))
+    try:
+        return _run(args)
+    finally:
+        FOLLOW_HARDLINKS.reset(token)
+
+
+def _run(args: argparse.Namespace) -> int:
     import datetime
     import os
     import signal

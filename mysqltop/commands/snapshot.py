@@ -21,7 +21,7 @@ import threading
 from mysqltop.arguments import add_answer_timeout, add_connection_arguments, open_live, server_flag_given
 from mysqltop.core.frame import Frame
 
-HELP = "print frames headless (text, json, csv, openmetrics) from a server or a recording"
+HELP = "print frames headless (text, json, csv, openmetrics, prometheus) from a server or a recording"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,9 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--interval", type=float, help="seconds between polls (default 1; live only: a "
                    "recording keeps the interval it was recorded at)")
     add_answer_timeout(p)
-    p.add_argument("--format", choices=("text", "json", "csv", "openmetrics"), default="text",
+    p.add_argument("--format", choices=("text", "json", "csv", "openmetrics", "prometheus"), default="text",
                    help="text (one screen per frame), json (one object per line), csv (header + one row "
-                        "per frame), openmetrics (gauges; each frame ends in `# EOF`)")
+                        "per frame), openmetrics (each frame ends in `# EOF`), prometheus (the text format "
+                        "promtool and node_exporter's textfile collector read)")
 
 
 def _check(args: argparse.Namespace) -> None:

@@ -394,9 +394,27 @@ def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, d
     frame.stalls = stall_tree.find(
         frame.blocking, raw.lock_sessions, raw.metadata_locks, raw.server.flavor, frame.time,
         row_waiting=lk.row_lock_current_waits if row_unseen else None,
-        row_longest=lk.longest_lock_wait_s if row_unseen else None, unrecorded=frozenset(frame.unrecorded))
+        row_longest=lk.longest_lock_wait_s if row_unseen else None, unrecorded=frozenset(frame.unrecorded),
+        lock_waits=raw.lock_waits, row_locks=raw.row_locks, timeouts=_lock_timeouts(cur))
     frame.metadata_blocking = stall_tree.metadata_trees(frame.stalls, raw.lock_sessions)
+    if raw.lock_sessions is not None:
+        # every kind of lock: a session waiting on a metadata, user or backup lock is blocked too
+        server_level = sum(1 for s in stall_rows.lock_sessions(raw.lock_sessions)
+                           if s.kind not in (None, "row_lock", "innodb_queue"))
+        if server_level or lk.blocked_sessions is not None:
+            lk.blocked_sessions = (lk.blocked_sessions or 0) + server_level
     _waits_in_progress(prev, cur, frame, dt)
+
+
+def _lock_timeouts(s: ParsedSample) -> dict[str, float]:
+    """lock_wait_timeout and innodb_lock_wait_timeout, where the variables were read."""
+    out: dict[str, float] = {}
+    for name in ("lock_wait_timeout", "innodb_lock_wait_timeout"):
+        try:
+            out[name] = float(s.variables[name])
+        except (KeyError, ValueError):
+            continue
+    return out
 
 
 def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:

@@ -271,6 +271,7 @@ class Pressure:
     binlog_cache_use_per_s: Num = None       # Binlog_cache_use: transactions through the binlog cache
     binlog_cache_disk_use_per_s: Num = None  # Binlog_cache_disk_use: … that spilled to a temporary file
     binlog_stmt_cache_disk_use_per_s: Num = None  # Binlog_stmt_cache_disk_use: non-transactional spills
+    binlog_bytes_per_s: Num = None           # Binlog_bytes_written (MariaDB): bytes written to the binary log
     connections_per_s: Num = None            # Connections: connection attempts
     threads_created_per_s: Num = None        # Threads_created: a connection found no cached thread
     threads_cached: Num = None               # Threads_cached now

@@ -106,6 +106,7 @@ class LockWindow:
         # the same root's first wait, across frames it was seen in within STALL_GAP_S (retries)
         self._chains: dict[tuple[str, int | None, str | None], tuple[float, float]] = {}
         self._open: dict[tuple[str, int | None, str | None], tuple[StallEpisode, float]] = {}
+        self._waiters: dict[int, set[int]] = {}      # id(episode) → the waiters seen in it
         self._last_time: float | None = None
 
     def _stalls(self, f: Frame) -> None:
@@ -123,6 +124,8 @@ class LockWindow:
             if len(self._chains) > _KEEP:          # bounded: forget roots not seen for a while
                 self._chains = {k: v for k, v in self._chains.items() if f.time - v[1] <= STALL_GAP_S}
             held = self._open.get(key)
+            if held is None or f.time - held[1] > STALL_GAP_S:
+                held = self._same_incident(st, f.time) or held
             going = held is not None and f.time - held[1] <= STALL_GAP_S
             if not going and not judged(st, start, f.time):
                 continue
@@ -145,7 +148,23 @@ class LockWindow:
             ep.longest_wait_s = _max(ep.longest_wait_s, st.longest_wait_s)
             if r is not None:
                 ep.root_statement = r.statement or ep.root_statement
+                if ep.root_thread_id is None or (r.kill and not ep.kill):
+                    # learned along the way: the incident keeps one entry, now with its root
+                    ep.root_thread_id, ep.root_user, ep.root_host, ep.root_command = (r.thread_id, r.user, r.host,
+                                                                                      r.command)
+                    ep.kill, ep.source, ep.action, ep.kind, ep.on = r.kill, st.source, st.action, st.kind, st.on
+                    ep.certainty, ep.candidate_ids = st.certainty.value, []
+            self._waiters.setdefault(id(ep), set()).update(st.waiter_ids)
             self._open[key] = (ep, f.time)
+
+    def _same_incident(self, st: Stall, now: float) -> tuple[StallEpisode, float] | None:
+        """An open entry of the same kind sharing a waiter with `st`: the same incident whose
+        root was learned, or missed, in between (its key changed, the sessions did not)."""
+        ids = set(st.waiter_ids)
+        for ep, seen in self._open.values():
+            if now - seen <= STALL_GAP_S and _family(ep.kind) == _family(st.kind) and ids & self._waiters.get(id(ep), set()):
+                return ep, seen
+        return None
 
     def stall_episodes(self) -> list[StallEpisode]:
         """Biggest first (most sessions waiting, then longest); a pile whose holder was not
@@ -168,6 +187,7 @@ class LockWindow:
                 c.longest_wait_s = b.longest_wait_s
             c.statement = b.statement or c.statement
             c.command = b.command or c.command
+            c.kill = b.kill              # the newest word: a holder found passing the lock on has none
             if b.hot_key is not None:      # a row (its key known), not only a table and index
                 c.hot_row = hot_row(b)
         for t in f.transactions:
@@ -182,6 +202,7 @@ class LockWindow:
             if t.age_s >= s.max_age_s:
                 s.max_age_s, s.at, s.state = t.age_s, f.time, t.state
                 s.read_view = t.read_view if t.read_view is not None else s.read_view
+            s.user, s.host = s.user or t.user, s.host or t.host     # a later sample may name the account
             s.rows_locked = _max(s.rows_locked, t.rows_locked)
             s.rows_modified = _max(s.rows_modified, t.rows_modified)
             s.statement = t.statement or s.statement
@@ -204,6 +225,10 @@ class LockWindow:
                 passing[row] = brief
         gone = {id(c) for cs in passing.values() for c in cs}
         out = [c for c in self.chains.values() if id(c) not in gone]
+        for c in out:
+            # a working holder seen blocking only a moment is one of a queue passing the lock on
+            if c.kill and c.last - c.first < PASSING_S and (c.command != "Sleep" or len(by_row.get(c.hot_row or "", [])) > 1):
+                c.kill = None
         for row, cs in passing.items():
             cs.sort(key=lambda c: c.first)
             out.append(ChainSummary(
@@ -215,6 +240,10 @@ class LockWindow:
 
     def longest_transactions(self) -> list[TransactionSummary]:
         return sorted(self.trx.values(), key=lambda s: (-s.max_age_s, s.trx_id))[:self.top]
+
+
+def _family(kind: str) -> str:
+    return "metadata_lock" if kind in ("table_lock", "running_ddl") else kind
 
 
 def _chain_rank(c: ChainSummary) -> tuple[float, ...]:

@@ -126,7 +126,8 @@ SCALARS: tuple[Metric, ...] = (
     _g("row_lock_current_waits", "transactions waiting for a row lock now", "locks.row_lock_current_waits"),
     _g("longest_lock_wait_seconds", "the longest current row lock wait", "locks.longest_lock_wait_s",
        unit="seconds"),
-    _g("blocked_sessions", "sessions waiting behind a blocking transaction now", "locks.blocked_sessions"),
+    _g("blocked_sessions", "sessions waiting on a lock of any kind now (row, metadata, user, backup)",
+       "locks.blocked_sessions"),
     _g("longest_transaction_seconds", "age of the oldest open transaction", "locks.longest_transaction_s",
        unit="seconds"),
     _g("semaphore_waiting_threads", "threads in the InnoDB semaphore wait array now",
@@ -153,8 +154,9 @@ LATCH_WAITING = Metric("latch_waiting_threads", GAUGE, "threads waiting on the l
                        "wait array)", labels=("latch", "source"), frame_field="hotspots[].waiting_threads")
 FINDING = Metric("finding", GAUGE, "a finding raised on the newest frame; the value is its severity "
                  "(1 info, 2 warning, 3 critical)", labels=("id",), frame_field="advice[]")
-BLOCKING_ROOT = Metric("blocking_root_waiters", GAUGE, "sessions waiting behind this blocking session (the root "
-                       "of a lock wait tree; `session` is its thread id, what KILL takes)",
+BLOCKING_ROOT = Metric("blocking_root_waiters", GAUGE, "sessions waiting behind this blocking session (the end "
+                       "of a wait-for chain the server's rows confirm, any lock kind; `session` is its thread id, "
+                       "what KILL takes)",
                        labels=("session",), frame_field="blocking[].blocked")
 STALL_WAITING = Metric("stall_waiting_sessions", GAUGE, "sessions piled up on one lock (a stall); `root` is the "
                        "holder's thread id only where the server's rows name it, else `inferred` (the server lists "
@@ -251,8 +253,18 @@ def finding_values(frame: Frame) -> Iterable[tuple[str, float]]:
 
 
 def blocking_values(frame: Frame) -> Iterable[tuple[str, float]]:
-    roots = sorted((b for b in frame.blocking if b.thread_id is not None), key=lambda b: -b.blocked)
-    return [(str(b.thread_id), float(b.blocked)) for b in roots[:MAX_BLOCKING_ROOTS]]
+    """(session, sessions behind it) for every root of any lock kind with a KILL line: a
+    row-lock tree's root, and the end of every stall's chain the server's rows confirm (a
+    holder that waits itself, or one of a hot row's passing holders, is none)."""
+    out: dict[str, float] = {}
+    for b in frame.blocking:
+        if b.thread_id is not None and b.kill:
+            out[str(b.thread_id)] = max(out.get(str(b.thread_id), 0.0), float(b.blocked))
+    for st in frame.stalls:
+        if st.root is not None and st.root.thread_id is not None and st.root.kill:
+            key = str(st.root.thread_id)
+            out[key] = max(out.get(key, 0.0), float(st.waiting))
+    return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_BLOCKING_ROOTS]
 
 
 def stall_values(frame: Frame) -> Iterable[tuple[tuple[str, str], float]]:

@@ -15,7 +15,7 @@ PRESSURE_RATES: tuple[tuple[str, str], ...] = (
     ("Innodb_buffer_pool_read_requests", "buffer_pool_read_requests_per_s"),
     ("Innodb_buffer_pool_reads", "buffer_pool_disk_reads_per_s"),
     ("Binlog_cache_use", "binlog_cache_use_per_s"), ("Binlog_cache_disk_use", "binlog_cache_disk_use_per_s"),
-    ("Binlog_stmt_cache_disk_use", "binlog_stmt_cache_disk_use_per_s"),
+    ("Binlog_stmt_cache_disk_use", "binlog_stmt_cache_disk_use_per_s"), ("Binlog_bytes_written", "binlog_bytes_per_s"),
     ("Connections", "connections_per_s"), ("Threads_created", "threads_created_per_s"),
     ("Created_tmp_tables", "tmp_tables_per_s"), ("Created_tmp_disk_tables", "tmp_disk_tables_per_s"),
     ("Table_locks_waited", "table_locks_waited_per_s"), ("Select_full_join", "select_full_join_per_s"),

@@ -467,7 +467,7 @@ def headline(stalls: Sequence[StallEpisode], first: Frame | None) -> str | None:
             f"{'still stalled at ' + clock(ep.end) if ep.open else clock(ep.end)} UTC")
     if ep.root_thread_id is not None:
         who = (f"root thread {ep.root_thread_id} {ep.root_user or '?'}@{(ep.root_host or '?').rsplit(':', 1)[0]}"
-               f" ({ep.root_command or '?'}) — {ep.kill};")
+               f" ({ep.root_command or '?'}) — " + (f"{ep.kill};" if ep.kill else "no single KILL releases it;"))
     elif ep.source == NOT_RECORDED:
         who = f"{NOT_RECORDED_WORDS};"
     elif ep.candidate_ids:

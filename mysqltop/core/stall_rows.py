@@ -44,6 +44,7 @@ class LockSession(Session):
     trx_state: str | None = None
     trx_wait_s: float | None = None
     last_statement: str | None = None
+    program: str | None = None        # connect attribute program_name ("mysqltop": a monitor's own session)
 
     @property
     def kind(self) -> str | None:
@@ -102,13 +103,14 @@ def lock_sessions(rows: list[list[Any]] | None) -> list[LockSession]:
     for r in rows or []:
         if not isinstance(r, list):
             continue
-        r = list(r) + [None] * (12 - len(r))
+        r = list(r) + [None] * (13 - len(r))
         tid = _id(r[0])
         if tid is None or tid in seen:          # a second row of a thread (a join repeated it)
             continue
         seen.add(tid)
         out.append(LockSession(tid, _s(r[1]), _s(r[2]), _s(r[3]), _s(r[4], 64), _s(r[5], 64), _n(r[6]),
-                               _s(r[7], SQL_CHARS), _n(r[8]), _s(r[9], 32), _n(r[10]), _s(r[11], SQL_CHARS)))
+                               _s(r[7], SQL_CHARS), _n(r[8]), _s(r[9], 32), _n(r[10]), _s(r[11], SQL_CHARS),
+                               _s(r[12], 32)))
     return out
 
 

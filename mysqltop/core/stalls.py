@@ -31,12 +31,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from mysqltop.core import graph_edges, wait_graph
 from mysqltop.core.instrumentation import MDL_COST, MDL_ENABLE_SQL, MDL_INSTRUMENT, MDL_PLUGIN_SQL
-from mysqltop.core.blocking import Blocker, LockWaiter, hot_row
+from mysqltop.core.blocking import MAX_TREE_DEPTH, Blocker, LockWaiter, hot_row
 from mysqltop.core.stall_rows import LockSession, MetadataLock, lock_sessions, metadata_locks
 # what sources/lock_reads.py asks about a processlist state, named here too
 from mysqltop.core.stall_rows import wait_kind as wait_kind
 
+# The connect attribute program_name mysqltop's own connections carry (sources/capabilities.py):
+# another mysqltop's session holds nothing an application waits for.
+OWN_PROGRAM = "mysqltop"
 # A pile-up: this many sessions waiting this long, or one session waiting LONE_WAIT_S.
 STALL_MIN_WAITERS = 2
 STALL_MIN_WAIT_S = 5.0
@@ -69,6 +73,7 @@ class Certainty(str, Enum):
 
     CONFIRMED = "confirmed"     # the server's rows name the holder: one KILL line
     INFERRED = "inferred"       # the server lists no holder: candidates, no single KILL
+    CYCLE = "cycle"             # the sessions wait for each other: the lock-wait timeout ends it
     UNKNOWN = "unknown"         # no holder and no candidate visible (or none is held: a queue)
 
 
@@ -87,6 +92,30 @@ class StallRoot:
     lock_mode: str | None = None      # the lock it holds that the waiters need, where listed
     kill: str | None = None           # "KILL 42": ready to copy, only for a confirmed root; mysqltop never kills
     trx_id: str | None = None         # a row-lock root's transaction (the same root across polls)
+
+
+@dataclass
+class ChainStep:
+    """One step of a chain: `waiters` sessions wait on `kind` `object` held by `holder`."""
+
+    waiters: int
+    kind: str                          # a wait_graph edge kind: row | mdl | user | global_read | backup | …
+    object: str
+    holder: int
+    queued: bool = False               # the holder's own request is pending, ahead of theirs
+    source: str = ""
+
+
+@dataclass
+class WaitEdge:
+    """`waiter` waits for `holder` (JSON: stalls[].edges)."""
+
+    waiter: int
+    holder: int
+    kind: str
+    object: str
+    source: str
+    inferred: bool = False
 
 
 # Stall.source when the sample does not hold the rows that name a holder (an import whose
@@ -113,6 +142,16 @@ class Stall:
     certainty: Certainty = Certainty.CONFIRMED
     # INFERRED: every session that could hold it, oldest first (no kill line on any of them)
     candidates: list[StallRoot] = field(default_factory=list)
+    # the chain from the top of the pile to where it ends (core/wait_graph.py): the pile's holder
+    # first; each later step is a wait of the holder before it
+    chain: list[ChainStep] = field(default_factory=list)
+    edges: list[WaitEdge] = field(default_factory=list)    # every wait-for edge of the incident (bounded)
+    cycle: list[int] = field(default_factory=list)        # sessions waiting for each other (certainty "cycle")
+    cycle_timeout_s: float | None = None                  # the lock-wait timeout that will end the cycle
+    unlinked: int = 0                  # waiters of its kind no server row joins to the chain
+    passing: bool = False              # a hot row passed from holder to holder: no single session to release
+    unresolved: list[int] = field(default_factory=list)   # sessions in it that wait with no server row saying for whom
+    unresolved_kinds: dict[int, str] = field(default_factory=dict)   # … and on what kind of lock
 
     @property
     def key(self) -> tuple[str, int | None, str | None]:
@@ -145,41 +184,6 @@ def _object_words(lock: MetadataLock | None, kind: str) -> str:
     return "a table lock (LOCK TABLES)" if kind == "table_lock" else "a metadata lock"
 
 
-def _is_global(lock: MetadataLock) -> bool:
-    if lock.object_type in ("GLOBAL", "COMMIT", "BACKUP LOCK") and lock.mode == "SHARED":
-        return True       # MySQL: FLUSH TABLES WITH READ LOCK (GLOBAL, COMMIT), LOCK INSTANCE FOR BACKUP
-    return lock.object_type in _GLOBAL_OBJECTS and lock.mode in _GLOBAL_MODES     # MariaDB's backup lock
-
-
-def _holders(kind: str, waiting: set[int], waiters: list[LockSession], locks: list[MetadataLock],
-             complete: bool) -> tuple[bool, list[tuple[int, MetadataLock]]]:
-    """(confirmed, [(thread, lock)]): the granted locks of sessions that wait for nothing
-    themselves, on what the waiters of `kind` need. Confirmed when the rows say it: the object a
-    waiter asks for (a pending row) or already holds a lock on (an ALTER waiting to upgrade), the
-    global backup lock, or — in a `complete` list of granted locks (MariaDB's metadata_lock_info) —
-    the one session holding a lock of that class. Otherwise the holders of any such lock: they
-    are candidates, not the answer (an older transaction that read another table is one)."""
-    granted = [m for m in locks if m.granted and m.thread_id is not None and m.thread_id not in waiting]
-    wait_ids = {w.thread_id for w in waiters}
-    if kind == "global_read_lock":
-        return True, [(m.thread_id, m) for m in granted if _is_global(m) and m.thread_id is not None]
-    if kind == "user_lock":
-        pool = [m for m in granted if m.object_type in _USER_OBJECTS]
-    else:
-        pool = [m for m in granted if m.object_type in ("TABLE", "SCHEMA", "FUNCTION", "PROCEDURE", "TRIGGER",
-                                                          "EVENT", "TABLESPACE")]
-    wanted = {m.key for m in locks if not m.granted and m.thread_id in wait_ids}
-    if not wanted and kind != "user_lock":
-        wanted = {m.key for m in locks if m.granted and m.thread_id in wait_ids and m.object_type == "TABLE"}
-    exact = [(m.thread_id, m) for m in pool if m.key in wanted and m.thread_id is not None]
-    if exact:
-        return True, exact
-    if kind != "user_lock":
-        pool = [m for m in pool if m.object_type == "TABLE"]
-    some = [(m.thread_id, m) for m in pool if m.thread_id is not None]
-    return complete and len({t for t, _ in some}) == 1, some
-
-
 def _age(c: LockSession) -> float:
     return max(c.trx_age_s or 0.0, c.time_s or 0.0)
 
@@ -190,7 +194,7 @@ def _candidates(longest: float, sessions: list[LockSession]) -> list[LockSession
     the rest (a lock taken earlier survives later statements: GET_LOCK, LOCK TABLES, FTWRL, a
     transaction on tables InnoDB does not list). Timing orders them; it never picks one."""
     since = longest - CLOCK_SLACK_S
-    free = [c for c in sessions if c.kind is None and c.thread_id is not None]
+    free = [c for c in sessions if c.kind is None and c.thread_id is not None and c.program != OWN_PROGRAM]
 
     def tier(c: LockSession) -> int:
         if c.trx_age_s is not None and c.trx_age_s >= since:
@@ -241,6 +245,9 @@ def _action(kind: str, root: StallRoot | None, certainty: Certainty = Certainty.
     return f"let it finish or commit; {root.kill} if it must stop now (its work is rolled back)"
 
 
+action_for = _action      # what to do with a pile's root (core/rules/stall_rules.py says it again)
+
+
 def _hint(flavor: str | None, source: str | None) -> str:
     if flavor == "mariadb":
         return (f"MariaDB lists metadata-lock holders, the ones held now included, once you run {MDL_PLUGIN_SQL} "
@@ -273,7 +280,10 @@ def _row_lock_stall(b: Blocker, by_id: dict[int, LockSession], now: float | None
             walk(w.waiters)
     walk(b.waiters)
     st = Stall("row_lock", b.blocked, b.longest_wait_s, on, root, "lock tables", waiter_ids=ids)
-    st.action = _action("row_lock", root)
+    if _passing(root, b.longest_wait_s):
+        root.kill = b.kill = None
+        st.passing = True
+    st.action = PASSING_ACTION if st.passing else _action("row_lock", root)
     st.started = now - b.longest_wait_s if now is not None and b.longest_wait_s is not None else None
     return st
 
@@ -300,24 +310,196 @@ def _shared_row_stall(group: list[Blocker], by_id: dict[int, LockSession], now: 
     return st
 
 
+_EDGE_STALL_KIND = {"row": "row_lock", "mdl": "metadata_lock", "table": "table_lock", "user": "user_lock",
+                    "global_read": "global_read_lock", "backup": "global_read_lock", "lock_tables": "table_lock"}
+_EDGE_WORDS = {"row": "a row lock on", "mdl": "the metadata lock on", "table": "a table lock on",
+               "user": "user lock", "global_read": "", "backup": "", "lock_tables": "a LOCK TABLES lock on"}
+EDGES_KEPT = 200
+
+
+def step_words(kind: str, obj: str) -> str:
+    """"the metadata lock on `db`.`t`", "user lock 'x'", "a row lock on `db`.`t` PRIMARY key 5"."""
+    lead = _EDGE_WORDS.get(kind, "")
+    return f"{lead} {obj}".strip()
+
+
+_KIND_WAIT = {"row_lock": "on a row lock", "metadata_lock": "on a metadata lock", "table_lock": "on a table lock",
+              "user_lock": "on a user lock", "global_read_lock": "on the global read / backup lock"}
+
+
+def chain_words(st: Stall, limit: int = 6) -> str:
+    """"3 wait on the metadata lock on `d`.`t` held by 93, which waits on user lock 'x' held by
+    94": the chain from the pile's holder to where it ends (untrusted object names: views escape)."""
+    if not st.chain:
+        return ""
+    parts = []
+    for i, step in enumerate(st.chain[:limit]):
+        held = f"queued behind {step.holder}'s pending request" if step.queued else f"held by {step.holder}"
+        lead = f"{step.waiters} wait on" if i == 0 else "which waits on"
+        parts.append(f"{lead} {step_words(step.kind, step.object)} {held}")
+    out = ", ".join(parts) + (" …" if len(st.chain) > limit else "")
+    last = st.chain[-1].holder
+    if last in st.unresolved:
+        out += f", which waits itself ({_KIND_WAIT.get(st.unresolved_kinds.get(last, ''), 'on a lock')}) for a " \
+               "holder the server does not list"
+    return out
+
+
+def _wait_s(s: LockSession | None) -> float | None:
+    if s is None:
+        return None
+    return s.trx_wait_s if s.kind == "row_lock" and s.trx_wait_s is not None else s.time_s
+
+
+def _passing(root: StallRoot, longest: float | None) -> bool:
+    """A holder whose transaction began after the first waiter started waiting: the lock passes
+    along a queue (a hot row), it is not this session's to release. A holder stuck since it took
+    the lock becomes the root once its transaction is older than the waits behind it (each
+    waiter gives up at innodb_lock_wait_timeout and waits anew)."""
+    if root.trx_age_s is None or longest is None:
+        return False
+    return root.trx_age_s + CLOCK_SLACK_S < longest
+
+
+PASSING_ACTION = ("the lock passes from holder to holder (each holds it a moment, then the next one queued "
+                  "takes it): no single KILL releases it; it is the workload's — fewer writers on the row, "
+                  "shorter transactions, or another key design")
+
+
+def _incident_stall(inc: wait_graph.Incident, by_id: dict[int, LockSession], free: list[LockSession],
+                    now: float | None, flavor: str | None, source: str | None, unrecorded: frozenset[str],
+                    row_waits: dict[int, float], timeouts: dict[str, float]) -> Stall:
+    waits = {w: x for w in inc.waiters if (x := _wait_s(by_id.get(w)) if w in by_id else row_waits.get(w)) is not None}
+    order = sorted(inc.waiters, key=lambda w: (-waits.get(w, 0.0), w))
+    longest = max(waits.values(), default=None)
+    head = inc.head()
+    chain: list[ChainStep] = []
+    if head is not None:
+        into = inc.direct(head)
+        kinds: dict[tuple[str, str], int] = {}
+        for e in into:
+            kinds[(e.kind, e.object)] = kinds.get((e.kind, e.object), 0) + 1
+        ekind, obj = min(kinds, key=lambda k: (-kinds[k], k))
+        chain.append(ChainStep(len({e.waiter for e in into}), ekind, obj, head, all(e.queued for e in into),
+                               into[0].source))
+        chain += [ChainStep(1, e.kind, e.object, e.holder, e.queued, e.source) for e in inc.path(head)]
+        kind = _EDGE_STALL_KIND.get(ekind, "metadata_lock")
+        on = step_words(ekind, obj)
+    else:
+        s0 = by_id.get(order[0])
+        kind = (s0.kind if s0 is not None and s0.kind else "row_lock")
+        on = _object_words(None, kind)
+    st = Stall(kind, len(inc.waiters), longest, on, waiter_ids=order[:20], chain=chain,
+               edges=[WaitEdge(e.waiter, e.holder, e.kind, e.object, e.source, e.inferred)
+                      for e in inc.edges[:EDGES_KEPT]])
+    st.started = now - longest if now is not None and longest is not None else None
+    st.unresolved = list(inc.unresolved)
+    st.unresolved_kinds = {t: k for t in inc.unresolved if (k := (by_id[t].kind if t in by_id else None))}
+    rid = inc.root
+    if rid is not None:
+        s = by_id.get(rid)
+        mode = next((e.mode for e in inc.edges if e.holder == rid and e.mode), None)
+        st.root = _root(s, rid, mode)
+        st.source = next((e.source for e in inc.edges if e.holder == rid), "lock tables")
+        if st.source in ("row_locks", "lock_waits"):
+            st.source = "lock tables"
+        last = chain[-1] if chain else None
+        if last is not None and last.kind == "row" and s is not None:
+            st.root.trx_age_s = s.trx_age_s
+        if last is not None and last.kind == "row" and _passing(st.root, longest):
+            st.root.kill, st.passing = None, True
+        if kind == "metadata_lock" and len(chain) == 1 and st.root.lock_mode in _LOCK_TABLES_MODES \
+                and (st.root.command or "") == "Sleep":
+            st.kind, st.on = "table_lock", step_words("lock_tables", chain[0].object)
+        if st.kind in ("metadata_lock", "table_lock") and len(chain) == 1 and (st.root.command or "") != "Sleep" \
+                and (st.root.lock_mode in _DDL_MODES or running_ddl(st.root.state)):
+            st.kind = "running_ddl"
+        st.action = PASSING_ACTION if st.passing else _action(st.kind, st.root)
+        return st
+    if inc.cycle:
+        st.cycle, st.certainty, st.source = list(inc.cycle), Certainty.CYCLE, "lock tables"
+        row = any(e.kind == "row" for e in inc.edges if e.waiter in inc.cycle and e.holder in inc.cycle)
+        mdl = any(e.kind != "row" for e in inc.edges if e.waiter in inc.cycle and e.holder in inc.cycle)
+        name = "innodb_lock_wait_timeout" if row and not mdl else "lock_wait_timeout"
+        if row and mdl:
+            t = [x for x in (timeouts.get("lock_wait_timeout"), timeouts.get("innodb_lock_wait_timeout")) if x is not None]
+            st.cycle_timeout_s = min(t) if t else None
+            name = "lock_wait_timeout / innodb_lock_wait_timeout, whichever ends first"
+        else:
+            st.cycle_timeout_s = timeouts.get(name)
+        secs = f" = {st.cycle_timeout_s:g} s" if st.cycle_timeout_s is not None else ""
+        st.action = (f"a wait cycle across lock kinds the server's deadlock detection does not break: it ends when "
+                     f"{name}{secs} ends one session's wait; ending any one of threads "
+                     f"{', '.join(str(t) for t in st.cycle[:8])} (its work is rolled back) ends it now")
+        st.candidates = [_root(by_id.get(t), t, confirmed=False) for t in st.cycle]
+        return st
+    # ends the server names, then every other session that could be it: no single KILL
+    ends = [t for t in inc.ends]
+    shared_row = (len(ends) > 1 and not inc.unresolved and not inc.inferred
+                  and all(e.kind == "row" for e in inc.edges if e.holder in ends))
+    ordered = [by_id[t] for t in ends if t in by_id] + _candidates(longest or 0.0, [c for c in free if c.thread_id not in ends])
+    held = {e.holder: e.mode for e in inc.edges if e.mode}
+    st.candidates = [_root(c, None, held.get(c.thread_id or -1), confirmed=False) for c in ordered]
+    if shared_row:
+        shown = ", ".join(str(t) for t in ends[:8]) + (" …" if len(ends) > 8 else "")
+        st.source, st.certainty = "lock tables", Certainty.INFERRED
+        st.action = (f"it is held in share mode by {len(ends)} sessions (threads {shown}); no single KILL releases it: "
+                     "every holder must end its transaction (their application takes shared locks, e.g. SELECT … "
+                     "LOCK IN SHARE MODE, and keeps them)")
+        return st
+    st.certainty = Certainty.INFERRED if st.candidates else Certainty.UNKNOWN
+    if "metadata_locks" in unrecorded:
+        st.source = "inferred" if st.candidates else NOT_RECORDED
+    else:
+        st.source = "inferred" if st.candidates else "none"
+        st.hint = _hint(flavor, source)
+    st.action = _action(st.kind, None, st.certainty)
+    return st
+
+
 def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows: list[list[Any]] | None,
          flavor: str | None = None, now: float | None = None,
          row_waiting: float | None = None, row_longest: float | None = None,
-         unrecorded: frozenset[str] = frozenset()) -> list[Stall]:
-    """The piles of one sample, most sessions first. `row_waiting`/`row_longest`: sessions in a
+         unrecorded: frozenset[str] = frozenset(), lock_waits: list[list[Any]] | None = None,
+         row_locks: list[list[Any]] | None = None, timeouts: dict[str, float] | None = None) -> list[Stall]:
+    """The piles of one sample, most sessions first: one per incident of the wait-for graph
+    (core/wait_graph.py), every lock kind in one graph. `row_waiting`/`row_longest`: sessions in a
     row-lock wait and the longest, where the blocking trees were not read (a refused lock-table
     statement): the pile is still reported, with the holder not visible. `unrecorded`: the row
     sources the sample does not hold at all (Frame.unrecorded): a holder missing there was not
-    recorded — nothing to grant or enable."""
+    recorded — nothing to grant or enable. `timeouts`: lock_wait_timeout and
+    innodb_lock_wait_timeout, the ends of a wait cycle.
+
+    A row-lock holder in `blocking` that waits itself (on a metadata or user lock) loses its
+    KILL line: the blame passes along its own wait."""
     sessions = lock_sessions(session_rows)
     by_id = {s.thread_id: s for s in sessions if s.thread_id is not None}
+    source, locks = metadata_locks(mdl_rows)
+    r_edges, row_waiters = graph_edges.row_edges(lock_waits, row_locks)
+    m_edges = graph_edges.metadata_edges(source, locks, sessions)
+    server_waiting = {s.thread_id for s in sessions if s.thread_id is not None and s.kind not in (None, "innodb_queue")}
+    waiting = server_waiting | row_waiters
+    incs = wait_graph.incidents(r_edges + m_edges, waiting)
+    row_kinds = {t for t in server_waiting if by_id[t].kind == "row_lock"} | row_waiters
     out: list[Stall] = []
-    # row locks: the server's lock tables name the holder exactly
+    mixed: list[wait_graph.Incident] = []
+    covered: set[int] = set()
+    for inc in incs:
+        pure_row = all(e.kind == "row" for e in inc.edges) and all(w in row_kinds for w in inc.waiters)
+        if not pure_row:
+            mixed.append(inc)
+            covered |= set(inc.waiters) | set(inc.holders)
+    for b in blocking:          # a holder that waits on another kind of lock is not the end of its chain
+        if b.thread_id is not None and b.thread_id in server_waiting - row_kinds:
+            b.kill = None
+    # row locks: the blocking trees (each root's pile), unless the pile goes on into another lock kind
     shared: dict[str, list[Blocker]] = {}
     for b in blocking:
-        if b.blocked and b.hot_holders > 1 and (row := hot_row(b)) is not None:
+        if not b.blocked or (b.thread_id is not None and b.thread_id in covered):
+            continue
+        if b.hot_holders > 1 and (row := hot_row(b)) is not None:
             shared.setdefault(row, []).append(b)
-        elif b.blocked:
+        else:
             out.append(_row_lock_stall(b, by_id, now))
     out += [_shared_row_stall(group, by_id, now) for group in shared.values()]
     if not blocking and row_waiting and row_longest is not None and "lock_waits" in unrecorded:
@@ -332,83 +514,114 @@ def find(blocking: list[Blocker], session_rows: list[list[Any]] | None, mdl_rows
                         "performance_schema (data_lock_waits)")
         st.started = now - row_longest if now is not None else None
         out.append(st)
-    # server-level locks: group the waiters by kind
-    waiting_ids = {s.thread_id for s in sessions if s.kind is not None and s.thread_id is not None}
-    by_kind: dict[str, list[LockSession]] = {}
-    for s in sessions:
-        k = s.kind
-        if k is not None and k != "row_lock":
-            by_kind.setdefault(k, []).append(s)
-    source, locks = metadata_locks(mdl_rows)
-    for kind, waiters in by_kind.items():
-        waiters.sort(key=lambda w: -(w.time_s or 0.0))
-        longest = waiters[0].time_s or 0.0
-        st = Stall(kind, len(waiters), longest, _object_words(None, kind),
-                   waiter_ids=[w.thread_id for w in waiters[:20] if w.thread_id is not None])
-        st.started = now - longest if now is not None else None
-        if kind == "innodb_queue":
-            st.source, st.certainty, st.action = "none", Certainty.UNKNOWN, _action(kind, None)
-            out.append(st)
+    # every other incident: one stall each; lone waiters no row joins to anything are grouped by
+    # kind, into the one incident of their kind where there is one
+    row_waits = graph_row_waits(lock_waits, row_locks)
+    free = [s for s in sessions if s.thread_id not in waiting]
+    lone: dict[str, list[int]] = {}
+    queue = [s.thread_id for s in sessions if s.kind == "innodb_queue" and s.thread_id is not None]
+    if queue:
+        lone["innodb_queue"] = queue
+    linked: list[tuple[wait_graph.Incident, Stall]] = []
+    for inc in mixed:
+        if not inc.edges and len(inc.waiters) == 1 and (s := by_id.get(inc.waiters[0])) is not None and s.kind:
+            lone.setdefault(s.kind, []).append(inc.waiters[0])
             continue
-        listed = source in ("performance_schema", "metadata_lock_info")
-        confirmed, holders = _holders(kind, waiting_ids, waiters, locks, source == "metadata_lock_info") \
-            if listed else (False, [])
-        free = [s for s in sessions if s.thread_id not in waiting_ids]
-        if holders and confirmed:
-            # the longest-held first: idle holders, then the oldest transaction / statement
-            def rank(h: tuple[int, MetadataLock]) -> tuple[bool, float]:
-                s = by_id.get(h[0])
-                if s is None:
-                    return (True, 0.0)
-                return (not s.idle, -_age(s))
-            holders.sort(key=rank)
-            thread, lock = holders[0]
-            st.root = _root(by_id.get(thread), thread, lock.mode)
-            st.source = source or "lock tables"
-            st.on = _object_words(lock, kind)
-            if kind == "metadata_lock" and lock.mode in _LOCK_TABLES_MODES and (st.root and st.root.command == "Sleep"):
-                st.kind, st.on = "table_lock", _object_words(lock, "table_lock")
-        else:
-            # listed holders of some such lock first (they hold one, maybe not this one), then
-            # every other session that could
-            held = {t: m.mode for t, m in holders}
-            order = sorted((s for s in free if s.thread_id in held), key=lambda c: (-_age(c), c.thread_id or 0))
-            order += [c for c in _candidates(longest, free) if c.thread_id not in held]
-            st.candidates = [_root(c, None, held.get(c.thread_id or -1), confirmed=False) for c in order
-                             if c.kind is None]
-            st.certainty = Certainty.INFERRED if st.candidates else Certainty.UNKNOWN
-            if "metadata_locks" in unrecorded:      # an import without lock rows here: nothing to enable
-                st.source = "inferred" if st.candidates else NOT_RECORDED
-            else:
-                st.source = "inferred" if st.candidates else "none"
-                st.hint = _hint(flavor, source)
-        if st.root is not None and st.kind in ("metadata_lock", "table_lock") and (st.root.command or "") != "Sleep":
-            if st.root.lock_mode in _DDL_MODES or running_ddl(st.root.state):
-                st.kind = "running_ddl"
-        st.action = _action(st.kind, st.root, st.certainty)
+        st = _incident_stall(inc, by_id, free, now, flavor, source, unrecorded, row_waits, timeouts or {})
+        linked.append((inc, st))
         out.append(st)
+    for kind, ids in lone.items():
+        same = [st for _, st in linked if _family(st.kind) == _family(kind)]
+        if len(same) == 1 and kind != "innodb_queue":
+            st = same[0]
+            st.unlinked += len(ids)
+            st.waiting += len(ids)
+            st.waiter_ids = (st.waiter_ids + sorted(ids))[:20]
+            more = max((_wait_s(by_id.get(i)) or 0.0 for i in ids), default=0.0)
+            if st.longest_wait_s is None or more > st.longest_wait_s:
+                st.longest_wait_s = more
+                st.started = now - more if now is not None else None
+            continue
+        out.append(_lone_stall(kind, ids, by_id, free, now, flavor, source, unrecorded))
     out.sort(key=lambda s: (not s.is_stall, -s.waiting, -(s.longest_wait_s or 0.0)))
     return out
 
 
+def _family(kind: str) -> str:
+    return "metadata_lock" if kind in ("table_lock", "running_ddl") else kind
+
+
+def graph_row_waits(lock_waits: list[list[Any]] | None, row_locks: list[list[Any]] | None) -> dict[int, float]:
+    """Waiting thread → seconds, from the row-lock rows (where lock_sessions does not list it)."""
+    out: dict[int, float] = {}
+    for r in lock_waits or []:
+        if isinstance(r, list) and len(r) > 4 and isinstance(r[1], int) and isinstance(r[4], (int, float)):
+            out[r[1]] = max(out.get(r[1], 0.0), float(r[4]))
+    for r in row_locks or []:
+        if isinstance(r, list) and len(r) > 8 and isinstance(r[2], int) and isinstance(r[7], (int, float)) \
+                and r[8] in (1, True, "1"):
+            out[r[2]] = max(out.get(r[2], 0.0), float(r[7]))
+    return out
+
+
+def _lone_stall(kind: str, ids: list[int], by_id: dict[int, LockSession], free: list[LockSession],
+                now: float | None, flavor: str | None, source: str | None, unrecorded: frozenset[str]) -> Stall:
+    """Waiters of one kind whose wait no server row joins to a holder: candidates, never a KILL."""
+    waiters = sorted((by_id[i] for i in ids), key=lambda w: (-(_wait_s(w) or 0.0), w.thread_id or 0))
+    longest = _wait_s(waiters[0]) or 0.0
+    st = Stall(kind, len(waiters), longest, _object_words(None, kind),
+               waiter_ids=[w.thread_id for w in waiters[:20] if w.thread_id is not None])
+    st.started = now - longest if now is not None else None
+    if kind == "innodb_queue":
+        st.source, st.certainty, st.action = "none", Certainty.UNKNOWN, _action(kind, None)
+        return st
+    st.candidates = [_root(c, None, confirmed=False) for c in _candidates(longest, free)]
+    st.certainty = Certainty.INFERRED if st.candidates else Certainty.UNKNOWN
+    if "metadata_locks" in unrecorded:      # an import without lock rows here: nothing to enable
+        st.source = "inferred" if st.candidates else NOT_RECORDED
+    else:
+        st.source = "inferred" if st.candidates else "none"
+        st.hint = _hint(flavor, source)
+    st.action = _action(kind, None, st.certainty)
+    return st
+
+
 def metadata_trees(stalls: list[Stall], session_rows: list[list[Any]] | None) -> list[Blocker]:
-    """The server-level piles as blocking trees (root, then its waiters), for the locks pane and
-    JSON: the same shape as the row-lock trees."""
+    """The piles whose chain ends at a named root, other than plain row-lock piles (those are
+    Frame.blocking), as blocking trees: the root, then whoever waits for it, then whoever waits
+    for those — the wait-for graph's edges reversed — for the locks pane and JSON."""
     by_id = {s.thread_id: s for s in lock_sessions(session_rows)}
     out: list[Blocker] = []
     for st in stalls:
-        if st.kind == "row_lock" or st.root is None:
+        if st.root is None or st.root.thread_id is None or (st.kind == "row_lock" and not st.edges):
             continue
         r = st.root
-        b = Blocker(thread_id=r.thread_id, trx_id="", user=r.user, host=r.host, trx_age_s=r.trx_age_s,
-                    command=r.command, statement=r.statement, blocked=st.waiting, depth=1,
-                    longest_wait_s=st.longest_wait_s, kill=r.kill)
-        for tid in st.waiter_ids:
-            w = by_id.get(tid)
-            if w is None:
-                continue
-            b.waiters.append(LockWaiter(thread_id=tid, trx_id="", user=w.user, host=w.host, waiting_s=w.time_s,
-                                        statement=w.statement, lock_table=st.on, lock_mode=w.state,
-                                        lock_type=st.kind))
+        rid: int = st.root.thread_id
+        b = Blocker(thread_id=r.thread_id, trx_id=r.trx_id or "", user=r.user, host=r.host, trx_age_s=r.trx_age_s,
+                    command=r.command, statement=r.statement, blocked=st.waiting, longest_wait_s=st.longest_wait_s,
+                    kill=r.kill)
+        behind: dict[int, list[WaitEdge]] = {}
+        for e in st.edges:
+            behind.setdefault(e.holder, []).append(e)
+        placed = {r.thread_id}
+        depth = 0
+        level: list[tuple[int, list[LockWaiter]]] = [(rid, b.waiters)]
+        while level and depth < MAX_TREE_DEPTH:
+            nxt: list[tuple[int, list[LockWaiter]]] = []
+            for holder, into in level:
+                for e in sorted(behind.get(holder, []), key=lambda e: e.waiter):
+                    if e.waiter in placed:
+                        continue
+                    placed.add(e.waiter)
+                    w = by_id.get(e.waiter)
+                    node = LockWaiter(thread_id=e.waiter, trx_id="", user=w.user if w else None,
+                                      host=w.host if w else None, waiting_s=_wait_s(w),
+                                      statement=w.statement if w else None, lock_table=e.object,
+                                      lock_mode=(w.state if w and w.state else None) or e.kind, lock_type=e.kind)
+                    into.append(node)
+                    nxt.append((e.waiter, node.waiters))
+            depth += 1 if nxt else 0
+            level = nxt
+        b.depth = max(depth, 1)
         out.append(b)
     return out

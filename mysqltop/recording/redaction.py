@@ -104,7 +104,19 @@ PATH_MARK = "(path)"
 KEEP_INDEXES = frozenset({"PRIMARY", "GEN_CLUST_INDEX"})
 # the server's own schemas name nobody (and `mysql` stands in mysql_native_password, version_comment …)
 KEEP_SCHEMAS = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
-MIN_CHECKED = 3          # shorter names are replaced where they stand as a name, not inside words
+# A name this long is replaced (and checked) wherever it stands, inside words too; a shorter one
+# (host `db`) wherever no letter touches it: `db_err.log`, `db-2`, `db.corp`, not `innodb`,
+# `mariadb`, whose letters go on.
+MIN_CHECKED = 3
+
+
+def _short(names: list[str]) -> str:
+    return r"(?<![^\W\d_])(?:" + "|".join(re.escape(n) for n in names) + r")(?![^\W\d_])"
+
+
+def _holds(text: str, name: str) -> bool:
+    """Does `text` hold `name` where redaction replaces it (MIN_CHECKED)?"""
+    return name in text if len(name) >= MIN_CHECKED else re.search(_short([name]), text) is not None
 NAMED_VARIABLES = frozenset({"hostname", "report_host", "wsrep_node_name", "wsrep_node_address",
                              "wsrep_cluster_address", "wsrep_sst_receive_address", "server_uuid", "wsrep_cluster_name"})
 
@@ -186,12 +198,12 @@ class Pseudonyms:
 
     def pattern(self) -> re.Pattern[str] | None:
         """Every known name: a long one wherever it stands (`db1` in `/srv/db1_data`), a short
-        one only as a name of its own."""
+        one where no letter touches it (MIN_CHECKED)."""
         if self._pattern is None and self.originals:
             names = sorted(self.originals, key=len, reverse=True)
             long = [re.escape(n) for n in names if len(n) >= MIN_CHECKED]
-            short = [re.escape(n) for n in names if len(n) < MIN_CHECKED]
-            alts = long + ([r"(?<![\w$])(?:" + "|".join(short) + r")(?![\w$])"] if short else [])
+            short = [n for n in names if len(n) < MIN_CHECKED]
+            alts = long + ([_short(short)] if short else [])
             self._pattern = re.compile("|".join(alts))
         return self._pattern
 
@@ -224,11 +236,11 @@ class Pseudonyms:
         key = (len(self.words), len(self.originals))
         if self._shelters[0] != key:
             checked = self.checked()
-            self._shelters = (key, frozenset(w for w in self.words if any(n in w for n in checked)))
+            self._shelters = (key, frozenset(w for w in self.words if any(_holds(w, n) for n in checked)))
         return self._shelters[1]
 
     def checked(self) -> list[str]:
-        return [n for n in self.originals if len(n) >= MIN_CHECKED]
+        return list(self.originals)
 
 
 def _rows(rows: list[list[object]] | None, cols: dict[int, Callable[[object], object]]) -> list[list[object]] | None:
@@ -363,4 +375,4 @@ def found_in(text: str, names: Pseudonyms, server: bool = False) -> list[str]:
         checked_set = set(checked)
         text = _WORD.sub(lambda m: "\0" if m.group(0) in shelters and (server or m.group(0) not in checked_set)
                          else m.group(0), text)
-    return sorted(n for n in checked if n in text)
+    return sorted(n for n in checked if _holds(text, n))

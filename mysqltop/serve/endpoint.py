@@ -3,10 +3,11 @@ server, the mysqld_exporter / blackbox_exporter multi-target pattern), TLS and b
 (web_config.py).
 
 Built to be left running on a network: a listen backlog of 1024 (the kernel caps it at
-net.core.somaxconn); a deadline of HEADER_TIMEOUT_S from accept for the TLS handshake (each of
-its reads within TLS_HANDSHAKE_S), the request line and headers; at most MAX_CONNECTIONS handled
-at once, a connection still waiting for its headers giving its slot up to a newcomer and no client
-keeping many waiting (slots.py); a per-socket time-out for everything after; password checks
+net.core.somaxconn); a connection waits in the lobby (lobby.py: no thread, no slot) until its TLS
+handshake is done or, without TLS, its first bytes are in, at most HEADER_TIMEOUT_S from accept;
+then at most MAX_CONNECTIONS are handled at once, each with HEADER_TIMEOUT_S for its request
+line and headers, a connection still waiting for its headers giving its slot up to a newcomer and
+no client keeping many waiting (slots.py); a per-socket time-out for everything after; password checks
 rate-limited per client and in all (auth_gate.py: 429 without hashing when over); GET and HEAD
 only. Scrapes never wait on a poll (they read the pollers' copies), and the exposition of one
 path is rendered at most once per CACHE_S, so many concurrent scrapes cost about one: polling keeps
@@ -29,13 +30,13 @@ from urllib.parse import parse_qs, urlsplit
 
 from mysqltop.core.safe_text import visible
 from mysqltop.serve.auth_gate import AuthGate
+from mysqltop.serve.lobby import Lobby
 from mysqltop.serve.slots import Slots
 from mysqltop.serve.targets import ProbeError, Render
 from mysqltop.serve.web_config import WebConfig
 
 BACKLOG = 1024
-HEADER_TIMEOUT_S = 5.0        # accept → TLS handshake → request headers in
-TLS_HANDSHAKE_S = 3.0         # any one read of the TLS handshake
+HEADER_TIMEOUT_S = 5.0        # accept → TLS handshake done (the lobby); then → request headers in
 IO_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 256
 CACHE_S = 0.5
@@ -83,17 +84,21 @@ class Endpoint(ThreadingHTTPServer):
         self.cache = _Cache()
         self.slots = Slots(MAX_CONNECTIONS)
         self.gate = AuthGate()
+        self.lobby = Lobby(self.web.tls, self._admit, HEADER_TIMEOUT_S)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
-    # -- connections: bounded, TLS handshake in the connection's own thread --------------------------
+    # -- connections: the lobby until TLS is done, then bounded, each in its own thread -----------
     def process_request(self, request: Any, client_address: Any) -> None:
-        client = str(client_address[0])
-        if not self.gate.take_connection(client):
+        if not self.gate.take_connection(str(client_address[0])):
             self.slots.hold(request)             # a password flood: no TLS handshake, no thread
             return
-        if not self.slots.admit(request, client, HEADER_TIMEOUT_S):
+        self.lobby.add(request, client_address)
+
+    def _admit(self, request: Any, client_address: Any) -> None:
+        """A client out of the lobby (its TLS handshake done): a slot and a thread, or a 503."""
+        if not self.slots.admit(request, str(client_address[0]), HEADER_TIMEOUT_S):
             try:
                 request.setblocking(False)
                 request.send(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -106,23 +111,9 @@ class Endpoint(ThreadingHTTPServer):
     def finish_request(self, request: Any, client_address: Any) -> None:
         fd = request.fileno()
         try:
-            if self.web.tls is not None:
-                request.settimeout(TLS_HANDSHAKE_S)
-                # the handshake apart from the wrap: a failed one inside wrap_socket would close
-                # the fd before its slot is released (slots.py)
-                request = self.web.tls.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
-                try:
-                    request.do_handshake()
-                except (OSError, ssl.SSLError):
-                    return                       # not TLS, a bad certificate, or too slow: closed
             self.RequestHandlerClass(request, client_address, self)  # type: ignore[arg-type]
         finally:
             self.slots.release(fd)               # before the socket is closed (slots.py)
-            if isinstance(request, ssl.SSLSocket):
-                try:
-                    request.close()
-                except OSError:
-                    pass
 
     def handle_error_text(self, client_address: Any, exc: BaseException) -> None:
         print(f"mysqltop serve: a request from {client_address[0]} failed: "
@@ -143,6 +134,7 @@ class Endpoint(ThreadingHTTPServer):
             pass
 
     def server_close(self) -> None:
+        self.lobby.stop()
         self.slots.stop()
         super().server_close()
 

@@ -35,9 +35,9 @@ class ProbeError(Exception):
 def check_probe_flags(shared: ConnectionOptions, probe_any: bool, probe_password: bool) -> None:
     if probe_password and not probe_any:
         raise UserError("--probe-any-password goes with --probe-any")
-    if probe_password and not shared.ssl_ca:
-        raise UserError("--probe-any-password needs --ssl-ca: the password goes to a probed server only "
-                        "over TLS with a certificate that CA signed")
+    if probe_password and not (shared.ssl_ca and shared.tls_mode in ("VERIFY_CA", "VERIFY_IDENTITY")):
+        raise UserError("--probe-any-password needs --ssl-ca (and no --ssl-mode below VERIFY_CA): the password "
+                        "goes to a probed server only over TLS with a certificate that CA signed")
 
 
 class ProbeTargets:

@@ -17,6 +17,7 @@ from mysqltop.config import ConnectionOptions
 from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
 from mysqltop.core.server_version import version_tuple
 from mysqltop.core.sample import ServerIdentity
+from mysqltop.core.stalls import OWN_PROGRAM
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import ER_UNKNOWN_TABLE
 from mysqltop.sources.wire import AuthRefused, CleartextRefused, ServerKeyRefused, connection_class
@@ -99,7 +100,9 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
     wait = max(connect_timeout, read_timeout)
     kw.update(connect_timeout=connect_timeout, read_timeout=wait, write_timeout=wait,
               client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
-              server_key_ok=opts.get_server_public_key)
+              server_key_ok=opts.get_server_public_key,
+              program_name=OWN_PROGRAM)     # its own sessions are never a lock holder's candidates
+    # (core/stalls.py reads it back from performance_schema.session_connect_attrs)
     try:
         conn = _CONN_CLASS(**kw)
     except (pymysql.err.MySQLError, AuthRefused) as e:
@@ -113,16 +116,19 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
 def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> UserError:
     code, msg, addr = error_code(e), one_line(e), opts.address
     if isinstance(e, ServerKeyRefused):
-        return UserError(f"{addr} asks to encrypt the password with a key it sends itself, over a connection "
-                         "without TLS (sha256_password or caching_sha2_password): refused, the password was not "
-                         "sent; connect with TLS (--ssl-ca), or give --get-server-public-key if this network "
-                         "is trusted")
+        return UserError(f"{addr} asks for the password encrypted with a key it sends itself, or as is over TLS, "
+                         f"and {_unproven(opts)} (sha256_password or caching_sha2_password): refused, the "
+                         "password was not sent; verify the server (--ssl-ca, --ssl-mode=VERIFY_IDENTITY), "
+                         "or give --get-server-public-key if this network is trusted")
     if isinstance(e, CleartextRefused):
-        return UserError(f"{addr} asks for the password in clear text ({msg} plugin) over a connection "
-                         "without TLS: refused, the password was not sent; connect with TLS (--ssl-ca), "
-                         "or give --enable-cleartext-plugin if this network is trusted")
+        return UserError(f"{addr} asks for the password in clear text ({msg} plugin): refused, the password was "
+                         "not sent (TLS or not, as the mysql client); give --enable-cleartext-plugin if this "
+                         "server should have it, with --ssl-ca (--ssl-mode=VERIFY_IDENTITY) so that only it can")
     if code == 1045:
-        return UserError(f"{msg}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
+        # On a host with several servers the socket may be another server than the port meant.
+        where = (f" through the socket {addr} (the server listening there; --protocol=TCP with -P for a port)"
+                 if opts.via_socket else f" at {addr}")
+        return UserError(f"{msg}{where}: check the user and password (-u, -p, MYSQL_PWD or ~/.my.cnf [client])")
     if code == 1130:
         return UserError(f"{msg}: create the user for this client host, or connect with -h to an allowed address")
     if code == 2013 or "timed out" in msg:
@@ -134,6 +140,14 @@ def connect_error(e: BaseException, opts: ConnectionOptions, timeout: float) -> 
         return UserError(f"cannot connect to {addr} {reason.strip()}: is the server running "
                          f"there? check {how}".replace("  ", " "))
     return UserError(f"cannot connect to {addr}: {msg}")
+
+
+def _unproven(opts: ConnectionOptions) -> str:
+    """Why the server answering may not be the one meant, for a refusal line."""
+    if opts.tls_mode in ("PREFERRED", "REQUIRED"):
+        return (f"--ssl-mode={opts.tls_mode} verifies no certificate (whoever answers may be a server in "
+                "the middle)")
+    return "the connection has no TLS (whoever answers may be a server in the middle)"
 
 
 def _flavor(version: str, comment: str) -> str:

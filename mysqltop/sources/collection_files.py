@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -21,8 +22,9 @@ from mysqltop.errors import UserError
 MAX_LINE = 1 << 20                  # bytes of one line kept (a longer one is cut)
 MAX_SMALL_FILE = 64 << 20           # innodbstatus, mutex-status, variables, trigger: read whole
 SNIFF = 64 << 10                    # bytes looked at to tell text from binary junk
-PROTECTED_HARDLINKS = Path("/proc/sys/fs/protected_hardlinks")
-
+# `import --follow-hardlinks`: read a file with several names whoever owns it (the command sets it
+# around its reads; _foreign_link says why it is off by default)
+FOLLOW_HARDLINKS: ContextVar[bool] = ContextVar("follow_hardlinks", default=False)
 
 
 class Unusable(UserError):
@@ -54,23 +56,24 @@ def _kind(mode: int) -> str | None:
     return "not a regular file (a device, FIFO or socket)"
 
 
-def hardlinks_protected() -> bool:
-    """Does the kernel stop a user hard-linking a file they could not read or write (Linux
-    fs.protected_hardlinks = 1)? False when it does not, or cannot be told."""
-    try:
-        return PROTECTED_HARDLINKS.read_text().strip() == "1"
-    except OSError:
-        return False
-
-
-def _foreign_link(st: os.stat_result) -> str | None:
-    """Why a file with more than one name, owned by someone else, is not read: without
-    protected_hardlinks anyone who can write the collection could have linked in a file only the
-    importing user (root, say) may read."""
-    if st.st_nlink <= 1 or st.st_uid == os.geteuid() or hardlinks_protected():
+def _foreign_link(path: Path, st: os.stat_result) -> str | None:
+    """Why a file with more than one name is not read: unless it is the collection's owner's own
+    data (owned by whoever owns its directory, a directory no one else may write), its other name
+    may be a file only the importing user can read (root: /etc/shadow), linked in by whoever could
+    write the collection; where fs.protected_hardlinks is off anyone can make such a link. The
+    importing user's own files are no exception: as root, every file is root's."""
+    if st.st_nlink <= 1 or FOLLOW_HARDLINKS.get():
         return None
-    return (f"a hard link (it has {st.st_nlink} names) owned by uid {st.st_uid}, not the importing "
-            "user, and fs.protected_hardlinks is off: not read")
+    try:
+        d = os.stat(path.parent)
+    except OSError:
+        d = None
+    if d is not None and st.st_uid == d.st_uid and not d.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    whose = "a directory others may write" if d is not None and st.st_uid == d.st_uid else \
+        f"not the collection's owner{f' (uid {d.st_uid})' if d is not None else ''}"
+    return (f"a hard link (it has {st.st_nlink} names) to a file of uid {st.st_uid}, {whose}: not read, it "
+            "may be any file on this host (--follow-hardlinks reads it)")
 
 
 def open_regular(path: Path) -> BinaryIO:
@@ -90,7 +93,7 @@ def open_regular(path: Path) -> BinaryIO:
         what = _kind(st.st_mode)
         if what is not None:             # swapped between lstat and open
             raise Unusable(path, what)
-        linked = _foreign_link(st)
+        linked = _foreign_link(path, st)
         if linked is not None:
             raise Unusable(path, linked)
         return os.fdopen(fd, "rb")

@@ -27,7 +27,8 @@ Row shapes (recorded as-is in RawSample, read by core/blocking.py):
   sessions        [thread, user, host, db, command, state, time_s, sql]
   session_states  [command, state, sessions, longest_s]
   lock_sessions   [thread, user, host, db, command, state, time_s, sql, trx_age_s, trx_state, trx_wait_s,
-                   last_sql]   every session while one waits on a lock: the waiters and whoever may
+                   last_sql, program]   program: the client's connect attribute program_name
+                   (absent in older recordings; "mysqltop": another monitor). Every session while one waits on a lock: the waiters and whoever may
                    hold what they wait for, idle ones included (performance_schema.threads, else
                    SHOW PROCESSLIST's rows with the transactions read)
   row_locks       [lock_id, trx_id, thread, user, host, trx_state, trx_age_s, wait_s, waiting, lock_mode,
@@ -231,15 +232,20 @@ def _lock_session_order(r: list[Any]) -> tuple[Any, ...]:
 
 
 # performance_schema.threads: every foreground session, idle ones too, with its transaction and (where
-# the events_statements_current consumer is on) an idle session's last statement.
+# the events_statements_current consumer is on) an idle session's last statement. Not mysqltop's own
+# connections, this one's or another mysqltop's (the program_name it sends at connect): a monitor
+# holds no lock a stall waits for, and named among the candidates it would be one more to check.
 LOCK_SESSIONS_PS = Select(
     ("p.PROCESSLIST_ID", "p.PROCESSLIST_USER", "p.PROCESSLIST_HOST", "p.PROCESSLIST_DB", "p.PROCESSLIST_COMMAND",
      "p.PROCESSLIST_STATE", "p.PROCESSLIST_TIME", _sql("p.PROCESSLIST_INFO"),
      "TIMESTAMPDIFF(SECOND, t.trx_started, NOW())", "t.trx_state", "TIMESTAMPDIFF(SECOND, t.trx_wait_started, NOW())",
-     _sql("s.SQL_TEXT")),
+     _sql("s.SQL_TEXT"), "LEFT(a.ATTR_VALUE, 32)"),
     f"FROM {_THREADS} p LEFT JOIN {_TRX} t ON t.trx_mysql_thread_id = p.PROCESSLIST_ID "
+    "LEFT JOIN performance_schema.session_connect_attrs a ON a.PROCESSLIST_ID = p.PROCESSLIST_ID "
+    "AND a.ATTR_NAME = 'program_name' "
     "LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = p.THREAD_ID AND s.NESTING_EVENT_ID IS NULL "
-    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS})",
+    f"WHERE p.TYPE = 'FOREGROUND' AND p.PROCESSLIST_ID <> CONNECTION_ID() AND p.PROCESSLIST_COMMAND NOT IN ({_SERVER_THREADS}) "
+    f"AND (a.ATTR_VALUE IS NULL OR a.ATTR_VALUE <> '{stall_states.OWN_PROGRAM}')",
     MAX_LOCK_SESSIONS, _lock_session_order)
 # MySQL 5.7+/8.0, MariaDB 10.5+: the granted and pending metadata locks, where the instrument is on
 # (MySQL 8 default; MariaDB: UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE

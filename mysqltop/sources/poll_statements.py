@@ -74,8 +74,10 @@ PS_SLOWEST_S = 60.0
 PACED_DUTY = 0.02
 PACED_SLOWEST_S = 60.0
 # Below this a read is never paced (nor the latch summary): a loaded box's run queue stretches
-# the wall time of cheap reads to tens of milliseconds, which says nothing of their cost.
-COSTLY_S = 0.05
+# the wall time of cheap reads to tens of milliseconds, which says nothing of their cost. A read's
+# cost is the lesser of its last two wall times: a scheduler's delay comes and goes, a table cache
+# of 100,000 tables stays.
+COSTLY_S = 0.1
 
 # A transaction ACTIVE this long in the InnoDB status text makes the poll read INNODB_TRX (who runs
 # it, rows locked): younger ones come and go with normal work and the status text lists them.
@@ -163,6 +165,7 @@ class StatementPlan:
         self.mono = 0.0                          # the time of the poll being planned
         self.paced_due: dict[str, float] = {}     # PACED reads: when each is sent next,
         self.last_read: dict[str, tuple[Any, float, float]] = {}   # its last read (rows, wall, mono),
+        self.last_took: dict[str, float] = {}     # every read's last wall time (K_PS too): its cost
         self.carried: dict[str, tuple[Any, float, float]] = {}     # and what this poll carries instead
         self.ps_due_at = float("-inf")           # the latch summary: when it is read next,
         self.ps_reads: list[tuple[Any, float, float]] = []   # its last two reads (rows, wall, mono),
@@ -223,8 +226,15 @@ class StatementPlan:
         """The poll's rows by statement: read now, else carried from an earlier read."""
         return {**{k: c[0] for k, c in self.carried.items()}, **poll.values}
 
+    def _cost(self, key: str, took: float) -> float:
+        """The read's cost: the lesser of its last two wall times (see COSTLY_S)."""
+        before = self.last_took.get(key, took)
+        self.last_took[key] = took
+        return min(before, took)
+
     def _paced(self, key: str, rows: Any, took: float) -> None:
         if key in PACED:
+            took = self._cost(key, took)
             self.last_read[key] = (rows, time.time(), self.mono)
             self.paced_due[key] = self.mono + (min(PACED_SLOWEST_S, took / PACED_DUTY) if took >= COSTLY_S else 0.0)
 
@@ -234,7 +244,7 @@ class StatementPlan:
         was_every_poll = self.ps_every_poll
         if rows is not None:
             self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
-            took = took_s or 0.0
+            took = self._cost(K_PS, took_s or 0.0)
             self.ps_due_at = self.mono + (min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0)
             self.ps_every_poll = True
             if was_every_poll or len(self.ps_reads) < 2:

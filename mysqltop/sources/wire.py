@@ -1,13 +1,16 @@
 """The PyMySQL connection mysqltop connects with: wire bytes counted per poll (bench/poll reports
-them), one TLS context for the whole process, and no password to a server that has not proven
+them), the TLS context --ssl-mode asks for, and no password to a server that has not proven
 itself.
 
 Some authentication plugins send the password itself (mysql_clear_password, MariaDB's dialog for
-PAM), others encrypt it with an RSA key the server sends (sha256_password, caching_sha2_password's
-full authentication): without TLS, whoever answers as the server gets it or can decrypt it. As the
-mysql client does, mysqltop refuses both unless TLS is on or the user allowed it
-(--enable-cleartext-plugin, --get-server-public-key); the refusals are typed so connect can say
-what to do.
+PAM), others send it over TLS as is or encrypt it with an RSA key the server sends
+(sha256_password, caching_sha2_password's full authentication). Whoever answers as the server gets
+it or can decrypt it unless the server proved who it is: a certificate verified against a CA
+(--ssl-mode=VERIFY_CA / VERIFY_IDENTITY), or a local socket. TLS that verifies nothing (PREFERRED,
+REQUIRED) hides the password from a listener, not from a server in the middle, which presents any
+certificate. So, as the mysql client does, mysqltop sends a password in clear text only with
+--enable-cleartext-plugin (TLS or not), and the RSA or TLS-plain forms only to a verified server or
+with --get-server-public-key; the refusals are typed so connect can say what to do.
 """
 
 from __future__ import annotations
@@ -29,6 +32,34 @@ def preferred_tls() -> ssl.SSLContext:
     return ctx
 
 
+# --ssl-mode, as the mysql client spells it: the modes that verify the server's certificate.
+VERIFYING_MODES = ("VERIFY_CA", "VERIFY_IDENTITY")
+
+
+def tls_context(sslp: dict[str, Any]) -> ssl.SSLContext:
+    """The context of one connection for a mode that requires TLS (ConnectionOptions.pymysql_kwargs'
+    `ssl`): REQUIRED verifies nothing; VERIFY_CA the chain against --ssl-ca (the system's CAs
+    without one); VERIFY_IDENTITY that and the host name. Built per connection, so a renewed
+    certificate or CA file is read at the next reconnect."""
+    mode, ca = sslp.get("mode", "REQUIRED"), sslp.get("ca")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if mode in VERIFYING_MODES:
+        if ca:
+            ctx.load_verify_locations(cafile=ca)
+        else:
+            ctx.load_default_certs()
+        # certificates the server made for itself (mysql_ssl_rsa_setup) fail X509_STRICT
+        ctx.verify_flags &= ~ssl.VERIFY_X509_STRICT
+        ctx.check_hostname = mode == "VERIFY_IDENTITY"
+        ctx.verify_mode = ssl.CERT_REQUIRED
+    else:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if sslp.get("cert"):
+        ctx.load_cert_chain(sslp["cert"], keyfile=sslp.get("key"))
+    return ctx
+
+
 # Authentication plugins that send the password itself: to a server that has not proven itself
 # (no TLS), only with --enable-cleartext-plugin, as the mysql client does. The password encrypted
 # with an RSA key the server sends (sha256_password, caching_sha2_password's full auth) goes to
@@ -42,15 +73,16 @@ class AuthRefused(Exception):
 
 
 class CleartextRefused(AuthRefused):
-    """The server asked for the password in clear text over a connection without TLS."""
+    """The server asked for the password in clear text (TLS or not) without --enable-cleartext-plugin."""
 
 
 CR_AUTH_PLUGIN_ERR = 2061       # "Authentication requires secure connection", as the mysql client
 
 
 class ServerKeyRefused(AuthRefused):
-    """Without TLS, the server sent the RSA key to encrypt the password with: whoever answers
-    as the server can decrypt it."""
+    """Over a connection to a server not verified (no TLS, or TLS without VERIFY_CA), the server
+    asked for the password encrypted with an RSA key it sends, or as is: whoever answers as the
+    server can decrypt it."""
 
 
 # The mysql client's own codes for an answer it will not take whole and for a packet it cannot
@@ -95,7 +127,8 @@ def connection_class() -> type:
     class CountingConnection(pymysql.connections.Connection):
         """Counts wire bytes per poll (bench/poll reports them); one shared context for TLS
         when the server offers it and no --ssl-* option asked for more; never answers a
-        cleartext-password plugin over plain TCP unless allowed."""
+        cleartext-password plugin unless allowed, nor sends the password as is or RSA-encrypted
+        to a server that has not proven itself."""
 
         bytes_in = 0
         bytes_out = 0
@@ -110,6 +143,36 @@ def connection_class() -> type:
             if codecs.lookup(self.encoding).name == "utf-8":
                 self.encoding = LENIENT_UTF8    # every text column of every result decodes with it
 
+        _transport_up = False             # the socket, or TLS, is up (PyMySQL's own `_secure`)
+
+        def _verified(self) -> bool:
+            """The server proved who it is: a local socket, or TLS whose certificate was verified."""
+            if self.unix_socket:
+                return True
+            ctx = getattr(self, "ctx", None)
+            return bool(self.ssl) and ctx is not None and ctx.verify_mode == ssl.CERT_REQUIRED
+
+        # PyMySQL's auth plugins send the password as is when `_secure` (sha256_password,
+        # caching_sha2_password's full auth): true only when the server is verified, so over TLS
+        # that verifies nothing they take the RSA path, which server_public_key refuses unless allowed.
+        @property
+        def _secure(self) -> bool:
+            return self._transport_up and self._verified()
+
+        @_secure.setter
+        def _secure(self, up: bool) -> None:
+            self._transport_up = up
+
+        def _request_authentication(self) -> None:
+            # A greeting naming sha256_password makes PyMySQL put the password as is in the
+            # handshake response when TLS is on: to a server not verified, answer as
+            # mysql_native_password instead (a scramble), and a real server switches us to its
+            # plugin, whose answer goes through the checks here.
+            greeting_plugin: Any = getattr(self, "_auth_plugin_name", "")
+            if greeting_plugin == "sha256_password" and not self._server_key_ok and not self._verified():
+                self._auth_plugin_name = "mysql_native_password"
+            super()._request_authentication()  # type: ignore[misc]
+
         @property
         def server_public_key(self) -> bytes | None:
             return self._server_key
@@ -118,20 +181,19 @@ def connection_class() -> type:
         def server_public_key(self, key: bytes | None) -> None:
             # PyMySQL sets it once from the options, then from the server when the password is to
             # be RSA-encrypted (sha256_password, caching_sha2_password's full auth) without TLS
-            if key and "_server_key" in self.__dict__ and not self._server_key_ok \
-                    and not getattr(self, "_secure", False):
+            if key and "_server_key" in self.__dict__ and not self._server_key_ok and not self._secure:
                 raise ServerKeyRefused(CR_AUTH_PLUGIN_ERR, "server public key")
             self._server_key = key
 
         def _process_auth(self, plugin_name: bytes, auth_packet: Any, handler: Any = None) -> Any:
-            if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok and not getattr(self, "_secure", False):
+            if plugin_name in CLEARTEXT_PLUGINS and not self._cleartext_ok:
                 raise CleartextRefused(CR_AUTH_PLUGIN_CANNOT_LOAD, plugin_name.decode("ascii"))
             return super()._process_auth(plugin_name, auth_packet, handler)  # type: ignore[misc]
 
         def _create_ssl_ctx(self, sslp: Any) -> ssl.SSLContext:
             if not sslp:
                 return preferred_tls()
-            return super()._create_ssl_ctx(sslp)  # type: ignore[misc]  # private, not in the stubs
+            return tls_context(sslp)
 
         def connect(self, sock: Any = None) -> None:
             try:
@@ -173,3 +235,4 @@ def connection_class() -> type:
             self.bytes_out += len(data)
 
     return CountingConnection
+

@@ -21,11 +21,15 @@ def clock(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
 
 
+# A statement holding lines shaped as the section's own (core/innodb/deadlock_spans.py).
+DOUBTFUL = "a statement holds text shaped like the server's deadlock lines (a forged story?)"
+
+
 def one_line(d: Deadlock | None) -> str:
     """The locks pane's line about the latest deadlock ("" when the server shows none)."""
     if d is None:
         return ""
-    return visible(f"latest deadlock {d.time or '?'}: {summary(d)}")
+    return visible(f"latest deadlock {d.time or '?'}: {summary(d)}" + (f" ({DOUBTFUL})" if d.doubtful else ""))
 
 
 def _lock_text(lk: DeadlockLock) -> str:
@@ -49,6 +53,9 @@ def story(d: Deadlock) -> list[str]:
     """Who held what and who waited for what, transaction by transaction, then the victim."""
     out = [f"deadlock at {d.time or '?'} (server time): {len(d.transactions)} transactions"
            + (" — the section is truncated: the server did not print the whole cycle" if d.truncated else "")]
+    if d.doubtful:
+        out.append(f"in doubt: {DOUBTFUL}; the transactions below are read from the server's lines, "
+                   "what a statement holds is shown as its text")
     owner = {t.trx_id: t for t in d.transactions}
     for t in d.transactions:
         victim = "  ✗ ROLLED BACK" if t.number == d.victim else ""

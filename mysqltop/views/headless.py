@@ -23,7 +23,7 @@ from mysqltop.core.frame import (COMMITTED_LABEL, Flush, Frame, Host, Io, IoThre
 from mysqltop.core.fleet_rank import latch_totals
 from mysqltop.core.hotspots import OWN_LABEL, SOURCE_SHORT, TOP_HOTSPOTS
 
-FORMATS = ("text", "json", "csv", "openmetrics")
+FORMATS = ("text", "json", "csv", "openmetrics", "prometheus")
 
 # Scalar groups of a Frame, flattened as `<group>.<field>` in CSV and `mysqltop_<group>_<field>`
 # in OpenMetrics. Lists (io.threads, hotspots, advice) are not scalars.
@@ -289,6 +289,18 @@ def openmetrics_frame(f: Frame) -> str:
     Missing values are left out rather than written as NaN, the Prometheus convention. No sample
     timestamps: node_exporter's textfile collector rejects them.
     """
+    return _exposition(f, openmetrics=True)
+
+
+def prometheus_frame(f: Frame) -> str:
+    """The same exposition in the Prometheus text format (0.0.4), which `promtool check metrics`
+    and node_exporter's textfile collector read: a counter's HELP and TYPE name its `_total`
+    samples (OpenMetrics names the family without it, and a text parser then finds samples
+    without help or type), no UNIT, no `# EOF`."""
+    return _exposition(f, openmetrics=False)
+
+
+def _exposition(f: Frame, openmetrics: bool) -> str:
     lines: list[str] = []
     server = visible(f.server.address or "")[:200]
 
@@ -296,10 +308,11 @@ def openmetrics_frame(f: Frame) -> str:
         rows = [(labels, v) for labels, v in samples if math.isfinite(v)]
         if not rows:
             return
-        lines.append(f"# TYPE {m.full} {m.kind}")
-        if m.unit:
-            lines.append(f"# UNIT {m.full} {m.unit}")
-        lines.append(f"# HELP {m.full} {m.help}")
+        name = m.full if openmetrics else m.sample
+        lines.append(f"# TYPE {name} {m.kind}")
+        if m.unit and openmetrics:
+            lines.append(f"# UNIT {name} {m.unit}")
+        lines.append(f"# HELP {name} {m.help}")
         names = ("server", *m.labels)
         for labels, v in rows:
             text = ",".join(f'{k}="{_om_label(x)}"' for k, x in zip(names, (server, *labels)))
@@ -323,7 +336,8 @@ def openmetrics_frame(f: Frame) -> str:
         family(metrics.FINDING, [((i,), v) for i, v in metrics.finding_values(f)])
         family(metrics.BLOCKING_ROOT, [((i,), v) for i, v in metrics.blocking_values(f)])
         family(metrics.STALL_WAITING, list(metrics.stall_values(f)))
-    lines.append("# EOF")
+    if openmetrics:
+        lines.append("# EOF")
     return "\n".join(lines) + "\n"
 
 
@@ -354,4 +368,6 @@ def writer_for(fmt: str, width: int | None = None) -> FrameWriter:
         return FrameWriter(lambda: _csv_line(csv_columns()), lambda f: _csv_line(csv_row(f)), _nothing)
     if fmt == "openmetrics":
         return FrameWriter(_nothing, openmetrics_frame, _nothing)
+    if fmt == "prometheus":
+        return FrameWriter(_nothing, prometheus_frame, _nothing)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -16,7 +16,7 @@ from mysqltop.core.incident_report import Report
 from mysqltop.core.lock_report import StallEpisode
 from mysqltop.core.safe_text import visible
 from mysqltop.core.stalls import NOT_RECORDED as HOLDER_NOT_RECORDED
-from mysqltop.core.stalls import NOT_RECORDED_WORDS, Certainty, Stall, StallRoot
+from mysqltop.core.stalls import STALL_MIN_WAIT_S, NOT_RECORDED_WORDS, Certainty, Stall, StallRoot, chain_words
 
 TOP_BLOCKERS = 5
 TOP_WAITERS = 6
@@ -61,7 +61,10 @@ def kill_line(frame: Frame) -> str | None:
     named = next((s.root.kill for s in piles if s.root is not None and s.root.kill), None)
     if named is not None or piles:
         return f"{named};" if named is not None else None
-    top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill), None)
+    # no pile yet: a blocker whose waiters have waited a moment may be one of a queue passing a
+    # hot row along; it is offered once they have waited as long as a pile's threshold
+    top = next((b for b in (*frame.blocking, *frame.metadata_blocking)
+                if b.kill and (b.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S), None)
     return f"{top.kill};" if top is not None else None
 
 
@@ -81,6 +84,11 @@ def release_first(frame: Frame) -> str | None:
         return None
     if worst.certainty is Certainty.INFERRED:
         return f"holder inferred, no single KILL — candidates (oldest first): threads {candidate_ids(worst)}"
+    if worst.certainty is Certainty.CYCLE:
+        return (f"a wait cycle (threads {', '.join(str(t) for t in worst.cycle[:8])}), no single root: "
+                "ending any one of them ends it")
+    if worst.passing:
+        return "a hot row passed from holder to holder: no single KILL"
     return "holder not visible"
 
 
@@ -92,6 +100,10 @@ def stall_brief(frame: Frame | None) -> str:
         return ""
     if worst.root is not None and worst.root.kill:
         return worst.root.kill
+    if worst.certainty is Certainty.CYCLE:
+        return "wait cycle"
+    if worst.passing:
+        return "hot row, no single holder"
     return "holder inferred" if worst.certainty is Certainty.INFERRED else "holder not visible"
 
 
@@ -175,15 +187,24 @@ def stall_lines(frame: Frame, candidates: int = TOP_CANDIDATES) -> list[str]:
     out: list[str] = []
     for st in frame.stalls:
         n = f"{st.waiting} waiting on {_t(st.on, 80)} for up to {secs(st.longest_wait_s)}"
+        chain = f"  chain: {_t(chain_words(st), 400)}" if len(st.chain) > 1 or (st.chain and st.unresolved) else None
+        if st.certainty is Certainty.CYCLE:
+            out.append(f"{st.waiting} in a wait cycle across lock kinds (threads "
+                       f"{', '.join(str(t) for t in st.cycle[:8])}): {_t(st.action, 300)}")
+            continue
         if st.root is not None:
             r = st.root
             idle = f"idle {secs(r.time_s)}" if (r.command or "") == "Sleep" else \
                 f"{_t(r.command, 16)} {secs(r.time_s)}"
             out.append(f"{n}: root thread {r.thread_id if r.thread_id is not None else '?'} "
                        f"{who(r.user, r.host)} {idle} ({_t(st.source, 24)}) — {_t(st.action, 240)}")
+            if chain:
+                out.append(chain)
         elif st.certainty is Certainty.INFERRED:
             out.append(f"{n}: holder inferred (the server lists no holder), no single KILL; "
                        f"candidates, oldest first:")
+            if chain:
+                out.append(chain)
             out += ["  " + candidate_line(c) for c in st.candidates[:candidates]]
             if len(st.candidates) > candidates:
                 out.append(f"  … {len(st.candidates) - candidates} more")

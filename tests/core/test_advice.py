@@ -381,8 +381,22 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     frames = _checkpoint_frames(65.0)
     for f in frames:
         f.host = Host(cpu_iowait_pct=60.0)
+        f.io.pending_writes, f.io.pending_fsyncs = 12, 1
     c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert c.message.startswith("Checkpoint age near its maximum")
+
+
+@needs_innodb_parser
+def test_iowait_of_other_processes_does_not_hide_a_capped_io_capacity() -> None:
+    """Host iowait 35 % (another process's IO on a shared box) while the server queues no write:
+    flushing is still paced by innodb_io_capacity, which is named first, not the redo log."""
+    frames = _checkpoint_frames(65.0)
+    for f in frames:
+        f.host = Host(cpu_iowait_pct=35.0)
+        f.io.pending_writes, f.io.pending_fsyncs = 0, 0
+    a = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100", "innodb_io_capacity_max": "200"}),
+            "checkpoint_age")
+    assert a.message.startswith("Flushing is held to the configured IO capacity: innodb_io_capacity = 100"), a
 
 
 @needs_innodb_parser
@@ -484,6 +498,16 @@ def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> Non
                                 "read view — KILL 1234 or commit it")
     assert "innodb_purge_threads" not in a.message
     assert "trend +3,500/s" in a.evidence and "oldest transaction 421 (RUNNING, 142 s, read view" in a.evidence
+
+
+def test_purge_evidence_for_a_read_only_transaction_names_its_thread_not_id_0() -> None:
+    """INNODB_TRX gives a read-only transaction the id 0: no "oldest transaction 0"."""
+    from dataclasses import replace
+
+    frames = _purge_frames(3_500, (), holder=replace(_holder(142), trx_id="0"))
+    a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
+    assert "oldest transaction 0" not in a.evidence
+    assert "oldest transaction of thread 1234, read-only with no transaction id (RUNNING, 142 s, read view" in a.evidence
 
 
 def test_purge_early_hint_names_the_holder_long_before_ten_thousand() -> None:
@@ -691,11 +715,27 @@ def test_row_lock_queue_on_a_hot_row() -> None:
     frames = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=140, row_lock_wait_ms_per_s=2_600,
                                                  row_lock_current_waits=4 + k % 3, deadlocks_per_s=0))
     a = one(advise(frames, {"innodb_lock_wait_timeout": "5"}), "row_lock_waits")
-    assert a.severity == "warning" and "innodb_lock_wait_timeout = 5 s" in a.message
+    assert a.severity == "warning" and "innodb_lock_wait_timeout = 5 s" in a.message, a.message
     assert a.evidence.startswith("2,600 ms/s waited on row locks (≈ 2.6 sessions always blocked), "
                                  "140 lock waits/s, up to 6 waiting at once")
     calm = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=3, row_lock_wait_ms_per_s=40))
     assert advise(calm, {}) == []
+
+
+def test_row_lock_waits_longer_than_the_global_timeout_say_so() -> None:
+    """Waits of 117 s against a global innodb_lock_wait_timeout of 50 s: the sessions set their own,
+    so the advice must not say the global caps each wait."""
+    from mysqltop.core.frame import Locks
+
+    frames = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=2, row_lock_wait_ms_per_s=3_000,
+                                                 row_lock_current_waits=3, longest_lock_wait_s=90 + k))
+    a = one(advise(frames, {"innodb_lock_wait_timeout": "50"}), "row_lock_waits")
+    assert "caps each wait" not in a.message
+    assert "the global innodb_lock_wait_timeout is 50 s, yet waits here reached 119 s" in a.message
+    short = frames_of(30, locks=lambda k: Locks(row_lock_waits_per_s=2, row_lock_wait_ms_per_s=3_000,
+                                                row_lock_current_waits=3, longest_lock_wait_s=12))
+    b = one(advise(short, {"innodb_lock_wait_timeout": "50"}), "row_lock_waits")
+    assert "the global innodb_lock_wait_timeout = 50 s caps each wait" in b.message
 
 
 def test_instruments_note_when_ps_shows_only_sql_latches() -> None:
@@ -801,3 +841,19 @@ def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small()
     pipe = PolledTimeline()
     small = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.3, mysqld_cores=0.2)], {})
     assert "cpu_other_process" not in ids(small)
+
+
+def test_purge_lag_whose_oldest_entry_cannot_be_read_names_the_view_the_server_shows_too() -> None:
+    """An application's long statement printed above the DBA's write transaction leaves its entry
+    unreadable (read view unknown): the DBA's is not made the answer alone — the younger
+    transaction whose read view the server's lines show is named with its KILL."""
+    from dataclasses import replace as _replace
+    from mysqltop.core.blocking import Transaction
+    dba = Transaction(trx_id="900", thread_id=77, user="dba", host="10.0.0.9", state="RUNNING", age_s=300,
+                      read_view=None, statement=None, confirmed=True)
+    real = _replace(_holder(142), thread_id=1234)
+    frames = frames_of(90, flush=lambda k: Flush(history_list_length=150_000 + 3_500 * k),
+                       throughput=lambda k: Throughput(tps=2_400.0), transactions=lambda k: [dba, real])
+    a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
+    assert "thread 77" in a.message and "KILL 77" not in a.message
+    assert "thread 1234" in a.message and "KILL 1234 or commit it" in a.message

@@ -201,3 +201,20 @@ def test_report_keeps_the_longest_chains_and_transactions_of_the_window() -> Non
     assert "thread 10 batch@10.0.0.9: blocked 2 at once" in text and "KILL 10;" in text and "\x1b" not in text
     assert "\x1b" not in render(rep, "md")
     assert json.loads(render(rep, "json"))["blocking_chains"][0]["kill"] == "KILL 10"
+
+
+def test_longest_transactions_name_the_account_a_later_sample_read() -> None:
+    """The first sample of a transaction may lack its account (the session list not read yet, a
+    capped read): the report's LONGEST TRANSACTIONS line takes it from a later sample."""
+    from mysqltop.core.report_builder import build_report
+    from mysqltop.views.report_text import render
+
+    frames = []
+    for i, (user, host) in enumerate([(None, None), ("batch", "10.0.0.7"), ("batch", "10.0.0.7")]):
+        raw = RawSample(wall=1000.0 + i, mono=10.0 + i, global_status={"Uptime": str(100 + i), "Com_commit": str(i)},
+                        transactions=[[300, 10, user, host, "RUNNING", 30 + i, 1, 4, 2, "RR", "Sleep", None, None]])
+        prev = parse_sample(frames[-1][0]) if frames else None
+        frames.append((raw, derive(prev, parse_sample(raw))))
+    rep = build_report([f for _, f in frames])
+    assert (rep.long_transactions[0].user, rep.long_transactions[0].host) == ("batch", "10.0.0.7")
+    assert "thread 10  batch@10.0.0.7" in render(rep, "text")

@@ -189,3 +189,33 @@ def test_the_evidence_names_the_counter_the_refusals_came_from() -> None:
     by_aborted = found_max(refusing(connection_errors_max_connections_per_s=0.0))
     assert "(Aborted_connects at the limit: MariaDB counts a refusal after the login only there)" in \
         by_aborted.evidence
+
+
+@pytest.mark.parametrize("step", [0.25, 1.0, 10.0])
+def test_every_transaction_spilling_is_critical_and_found_in_seconds(step: float) -> None:
+    """Binlog_cache_disk_use ≈ Binlog_cache_use with ~40 KiB transactions against a 4 KiB cache:
+    critical, the cache named far below the transaction size, found within 6 s (or the five polls
+    any finding needs, at a 10 s interval)."""
+    from mysqltop.core.rules.rule_kit import MIN_FRAMES
+    full = {"binlog_cache_disk_use_per_s": 50.0, "binlog_cache_use_per_s": 50.0, "binlog_bytes_per_s": 50 * 40960.0}
+    vars_ = {**VARS, "binlog_cache_size": "4096"}
+    fs = frames(max(6.0, MIN_FRAMES * step), step, **full)
+    a = next((a for a in advise(fs, vars_) if a.id == "binlog_cache_disk"), None)
+    assert a is not None and a.severity == "critical", a
+    assert a.message.startswith("Every transaction spills its binary log to disk: binlog_cache_size = 4096 is far "
+                                "below the ~40 KiB a transaction writes"), a.message
+    assert "(100 %)" in a.evidence and "Binlog_bytes_written" in a.evidence
+
+
+def test_a_full_spill_comes_before_the_commit_path_it_slows() -> None:
+    """Same severity: the cache too small (the cause) before the commit path (the effect)."""
+    from mysqltop.core.frame import Throughput
+    fs = frames(60, 1.0, binlog_cache_disk_use_per_s=50.0, binlog_cache_use_per_s=50.0)
+    for f in fs:
+        f.throughput = Throughput(binlog_commits_per_s=50.0, binlog_group_commits_per_s=50.0, threads_running=4)
+        f.io.fsyncs_per_s = 100.0
+        f.io.pending_fsyncs = 2
+    vars_ = {**VARS, "binlog_cache_size": "4096", "log_bin": "ON", "sync_binlog": "1",
+             "innodb_flush_log_at_trx_commit": "1"}
+    ids = [a.id for a in advise(fs, vars_)]
+    assert ids[0] == "binlog_cache_disk", ids

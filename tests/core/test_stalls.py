@@ -112,7 +112,10 @@ def test_mysql8_metadata_lock_root_is_the_idle_transaction_not_the_alter() -> No
     assert "thread 57 batch@10.0.0.5" in a.message and "KILL 57" in a.message and "idle 45 s" in a.message
     assert "KILL 58" not in a.message and "thread 61" not in a.message
     assert kill_line(f) == "KILL 57;"
-    assert f.metadata_blocking[0].thread_id == 57 and [w.thread_id for w in f.metadata_blocking[0].waiters] == [58, 59, 60]
+    # the tree is the wait-for graph reversed: the readers queue behind the ALTER's pending EXCLUSIVE
+    tree = f.metadata_blocking[0]
+    assert tree.thread_id == 57 and [w.thread_id for w in tree.waiters] == [58]
+    assert [w.thread_id for w in tree.waiters[0].waiters] == [59, 60] and tree.depth == 2
     assert f.locks.waiting_sessions == 3 and f.locks.longest_wait_s == 40 and f.locks.waiting_ms_per_s == 3000.0
 
 
@@ -234,7 +237,8 @@ def test_hostile_names_and_statements_stay_data() -> None:
     evil = "x\x1b[2J\x1b]0;owned\x07[bold]y[/]"
     sessions = [sess(7, "Query", MDL, 30, sql=evil), sess(8, "Query", MDL, 29),
                 sess(6, "Sleep", "", 31, trx_age=33, user=evil, host=evil + ":1", sql=evil)]
-    f = frame_of(sessions, [mdl(6, "TABLE", evil, evil, "SHARED_READ"), mdl(7, "TABLE", evil, evil, "SHARED_READ", "PENDING")])
+    f = frame_of(sessions, [mdl(6, "TABLE", evil, evil, "SHARED_NO_READ_WRITE"),
+                            mdl(7, "TABLE", evil, evil, "SHARED_READ", "PENDING")])
     a = first(f)
     for text in (a.message, a.evidence, text_frame(f)):
         assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text

@@ -273,3 +273,81 @@ def test_a_wrong_password_flood_from_100_addresses_costs_little_cpu(web_yml: Pat
     # before: ~0.5 of a core (a TLS handshake and a 429 for every connection of every address);
     # bench/serve_abuse --sources 100 measures it precisely (≤ 5 %), a busy shared box adds noise
     assert cpu < 0.15, (cpu, codes)
+
+
+class _Reconnecting:
+    """`n` sockets that each connect again as soon as serve closes it, from one thread; with
+    `tls_stall` each sends the start of a ClientHello and nothing more (a client that never
+    completes TLS)."""
+
+    STALL = b"\x16\x03\x01\x00"
+
+    def __init__(self, address: tuple[str, int], n: int, tls_stall: bool) -> None:
+        import selectors
+
+        self.address, self.tls_stall = address, tls_stall
+        self.opened = 0
+        self.sel = selectors.DefaultSelector()
+        self.stop = threading.Event()
+        for _ in range(n):
+            self._open()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open(self) -> None:
+        import selectors
+
+        s = socket.create_connection(self.address, timeout=10)
+        if self.tls_stall:
+            s.sendall(self.STALL)
+        s.setblocking(False)
+        self.sel.register(s, selectors.EVENT_READ)
+        self.opened += 1
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            for key, _ in self.sel.select(0.2):
+                s = key.fileobj
+                assert isinstance(s, socket.socket)
+                try:
+                    if s.recv(4096):
+                        continue
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    pass
+                self.sel.unregister(s)          # closed by serve: at once again
+                s.close()
+                try:
+                    self._open()
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        for key in list(self.sel.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+        self.sel.close()
+
+
+@pytest.mark.parametrize("tls_stall", [False, True], ids=["idle", "tls-never-completed"])
+def test_sockets_that_reconnect_when_cut_do_not_keep_scrapers_out(endpoint: tuple[Endpoint, str], web_yml: Path,
+                                                                  tls_stall: bool) -> None:
+    """260 sockets from the scraper's own address, each opened again the moment it is closed:
+    they wait in the lobby (no slot, no thread) until their deadline, so the scraper, whose
+    handshake completes at once, is answered; and serve does not spin accepting and closing."""
+    ep, url = endpoint
+    ctx = _ctx(web_yml)
+    attack = _Reconnecting(ep.server_address[:2], MAX_CONNECTIONS + 4, tls_stall)
+    try:
+        time.sleep(slots_mod.MIN_IDLE_S)
+        t0 = time.monotonic()
+        codes = [_get(url, "prometheus:s3cret", ctx) for _ in range(30)]
+        took = time.monotonic() - t0
+        assert codes.count(200) >= 29, codes
+        assert len(ep.slots) <= 2                                    # the attack holds no slot
+        # each socket is closed once per deadline at most: no accept-and-close spin
+        assert attack.opened <= (MAX_CONNECTIONS + 4) * (2 + (took + slots_mod.MIN_IDLE_S) / 5.0), attack.opened
+    finally:
+        attack.close()

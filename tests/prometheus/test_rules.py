@@ -71,3 +71,26 @@ def test_promtool_check_metrics_on_the_exposition() -> None:
     run = subprocess.run([_promtool(), "check", "metrics"], input=body, capture_output=True, timeout=120)
     assert run.returncode == 0, (run.stdout + run.stderr).decode()
     assert body.count(b"mysqltop_latch_waits_total{") >= 3 * 10
+
+
+def test_snapshot_exposition_passes_promtool_check_metrics() -> None:
+    """`snapshot --format prometheus | promtool check metrics` (the text format promtool and the
+    textfile collector read): every counter's `_total` samples have their HELP and TYPE; the
+    OpenMetrics form stays what strict OpenMetrics parsers take (the family named without `_total`)."""
+    import sys
+
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    def snapshot(fmt: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "mysqltop", "snapshot", "--replay",
+                              str(ROOT / "recordings" / "ahi-latch.mtrec"), "--count", "1", "--format", fmt],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        return run.stdout
+
+    text = snapshot("prometheus")
+    assert "# HELP mysqltop_transactions_total " in text and "# TYPE mysqltop_latch_waits_total counter" in text
+    run = subprocess.run([_promtool(), "check", "metrics"], input=text, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    families = {f.name: f.type for f in text_string_to_metric_families(snapshot("openmetrics"))}
+    assert families["mysqltop_transactions"] == "counter"

@@ -46,6 +46,8 @@ def test_kill_9_loses_at_most_the_last_sample(tmp_path) -> None:  # type: ignore
             break
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
+    for line in proc.stdout:                       # acknowledged before the kill, not yet read here
+        acked = int(line)
     assert os.path.exists(f"{path}-wal")           # killed mid-recording: WAL still there
     expected = series(400)
     with RecordingReader(path) as r:

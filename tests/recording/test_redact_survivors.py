@@ -116,3 +116,30 @@ def test_the_servers_own_schemas_are_kept() -> None:
     assert names.of("schema", "performance_schema") == "performance_schema"
     assert names.text("default_authentication_plugin mysql_native_password") == \
         "default_authentication_plugin mysql_native_password"
+
+
+def test_a_two_character_host_is_replaced_and_checked_where_no_letter_touches_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Host `db`: gone from `db_err.log`, `db-2.pid` and `./db-bin`, kept inside `innodb` and
+    `mariadb`; and the check looks for it too."""
+    names = Pseudonyms()
+    names.host("db")
+    assert names.text("db_err.log, db-2.pid, db.corp and innodb on mariadb") == \
+        "host_1_err.log, host_1-2.pid, host_1.corp and innodb on mariadb"
+    assert found_in("see db_err.log", names) == ["db"] and found_in("innodb, mariadb, host_1", names) == []
+
+    def short(raw):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(
+            raw, server=ServerIdentity("10.11.19-MariaDB", "mariadb", "db:3306", "db", False),
+            variables={**raw.variables, "hostname": "db", "log_error": "db_err.log", "pid_file": "db.pid",
+                       "log_bin_basename": "db-bin"})
+
+    src, out = tmp_path / "in.mtrec", tmp_path / "out.mtrec"
+    with RecordingWriter(src, interval=1.0) as w:
+        for r in series(3):
+            w.append(short(r))
+    assert main(["redact", str(src), str(out)]) == 0, capsys.readouterr().err
+    with RecordingReader(out) as r:
+        v = r.sample(0).variables
+    assert v["log_error"] == f"{v['hostname']}_err.log" and v["hostname"].startswith("host_")
+    assert "db" not in (v["log_error"], v["pid_file"], v["log_bin_basename"]) and "db_err" not in _dump(out)

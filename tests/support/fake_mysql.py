@@ -1,6 +1,7 @@
-"""A hostile MySQL server for tests: it greets like a MySQL 5.7, then switches the client to the
+"""A hostile MySQL server for tests: it greets like a MySQL 5.7 (offering TLS with any certificate
+when given one, as a server in the middle would), then switches the client to the
 `mysql_clear_password` plugin (AuthSwitchRequest; or `dialog`, or an RSA plugin whose key it sends
-itself) and keeps every byte the client sends.
+itself) and keeps every byte the client sends (inside TLS: what such a server reads).
 
     with CleartextServer() as srv:        # srv.port on 127.0.0.1
         ...connect as any client...
@@ -10,8 +11,10 @@ itself) and keeps every byte the client sends.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import threading
+from pathlib import Path
 
 # capabilities: LONG_PASSWORD, PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH (no SSL: plain TCP)
 _CAPS = 0x1 | 0x200 | 0x8000 | 0x80000
@@ -27,12 +30,22 @@ def _packet(seq: int, payload: bytes) -> bytes:
     return struct.pack("<I", len(payload))[:3] + bytes([seq]) + payload
 
 
-def _greeting() -> bytes:
+_SSL = 0x800
+
+
+def _greeting(caps: int = _CAPS, plugin: bytes = b"mysql_native_password") -> bytes:
     salt = CleartextServer.SALT
     return (b"\x0a" + b"5.7.99-fake\x00" + struct.pack("<I", 7) + salt[:8] + b"\x00"
-            + struct.pack("<H", _CAPS & 0xFFFF) + b"\x21" + struct.pack("<H", 2)
-            + struct.pack("<H", _CAPS >> 16) + bytes([21]) + b"\x00" * 10 + salt[8:] + b"\x00"
-            + b"mysql_native_password\x00")
+            + struct.pack("<H", caps & 0xFFFF) + b"\x21" + struct.pack("<H", 2)
+            + struct.pack("<H", caps >> 16) + bytes([21]) + b"\x00" * 10 + salt[8:] + b"\x00"
+            + plugin + b"\x00")
+
+
+def tls_server_context(cert: Path, key: Path) -> ssl.SSLContext:
+    """What a server in the middle offers: TLS with a certificate of its own making."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx
 
 
 class CleartextServer:
@@ -41,8 +54,12 @@ class CleartextServer:
 
     SALT = b"abcdefghijklmnopqrst"
 
-    def __init__(self, plugin: bytes | None = b"mysql_clear_password") -> None:
+    def __init__(self, plugin: bytes | None = b"mysql_clear_password", tls: ssl.SSLContext | None = None,
+                 greeting_plugin: bytes = b"mysql_native_password") -> None:
         self.plugin = plugin            # None: no switch, access denied after the handshake response
+        self.tls = tls                  # offered to every client that asks, with any certificate
+        self.greeting_plugin = greeting_plugin
+        self.tls_sessions = 0           # connections that went over TLS
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
@@ -75,13 +92,20 @@ class CleartextServer:
     def _one(self, conn: socket.socket) -> None:
         conn.settimeout(5)
         try:
-            conn.sendall(_packet(0, _greeting()))
-            self._keep(conn.recv(65536))                          # the handshake response
+            conn.sendall(_packet(0, _greeting(_CAPS | (_SSL if self.tls else 0), self.greeting_plugin)))
+            # one packet exactly: the client sends its TLS hello right behind an SSLRequest
+            first, seq = ScriptedServer._recv_packet(conn) or b"", 2
+            if self.tls is not None and len(first) == 32 and struct.unpack("<I", first[:4])[0] & _SSL:
+                conn = self.tls.wrap_socket(conn, server_side=True)    # the SSLRequest: TLS, then the rest
+                with self._lock:
+                    self.tls_sessions += 1
+                first, seq = ScriptedServer._recv_packet(conn) or b"", 3
+            self._keep(first)                                     # the handshake response
             if self.plugin is None:
-                conn.sendall(_packet(2, _DENIED))
+                conn.sendall(_packet(seq, _DENIED))
                 return
-            conn.sendall(_packet(2, b"\xfe" + self.plugin + b"\x00" + self.SALT + b"\x00"))
-            seq = 4
+            conn.sendall(_packet(seq, b"\xfe" + self.plugin + b"\x00" + self.SALT + b"\x00"))
+            seq += 2
             # what the server says to each answer: RSA plugins first ask for (then send) their key
             script = {b"sha256_password": [b"\x01" + _PEM],
                       b"caching_sha2_password": [b"\x01\x04", b"\x01" + _PEM]}.get(self.plugin, [])

@@ -49,6 +49,33 @@ async def test_w_shows_the_row_lock_incident_as_row_lock_load() -> None:
         await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" not in screen_text(app))
 
 
+@pilot
+async def test_w_is_drawn_again_for_a_resized_terminal_while_paused() -> None:
+    """Paused (no frame comes), the terminal narrowed then widened: the chart shows as many samples
+    as the new width holds each time, not the old width's count cut or padded."""
+    import re
+
+    with RecordingReader(GALLERY / "row-lock-idle-trx.mtrec") as r:
+        raws = [r.sample(i) for i in range(len(r))]
+    app = replay_app(raws, start=len(raws) - 1)
+
+    def charted() -> int:
+        m = re.search(r"last (\d+) samples", screen_text(app))
+        return int(m[1]) if m else -1
+
+    async with app.run_test(size=(120, 40)) as p:
+        await wait_for(p, lambda: app.frame is not None and len(app.trend) > 10)
+        await p.press("w")
+        await wait_for(p, lambda: charted() > 0)
+        wide = charted()
+        await p.resize_terminal(80, 40)
+        await wait_for(p, lambda: 0 < charted() < wide)
+        narrow = charted()
+        assert wide - narrow == 40            # one sample a column: 40 columns fewer
+        await p.resize_terminal(120, 40)
+        await wait_for(p, lambda: charted() == wide)
+
+
 def test_cores_line_shows_when_the_load_stays_below_the_cores() -> None:
     """The chart's top is the cores when no sample rises above them: the ╌ line belongs on the top
     row then, and was left out (the legend named a line the chart did not draw)."""

@@ -83,3 +83,15 @@ def test_output_to_a_hung_up_terminal_is_dropped_and_never_blocks_the_ui(writes:
             os.close(master)
     assert not stopper.is_alive() and not writer.is_alive()
     assert terminal.gone
+
+
+def test_the_screen_is_drawn_on_the_terminal_when_stderr_goes_to_a_file(tmp_path: Path) -> None:
+    """`mysqltop demo 2>notes.log`: the screen on the terminal, nothing of it in the file."""
+    exe = os.path.join(os.path.dirname(sys.executable), "mysqltop")
+    notes = tmp_path / "notes.log"
+    app = PtyApp(["sh", "-c", 'exec "$0" demo 2>"$1"', exe, str(notes)], (100, 30))
+    try:
+        assert app.wait_for(re.compile(rb"Latch hotspots"), timeout=60) is not None
+    finally:
+        app.quit()
+    assert b"\x1b[" not in notes.read_bytes()

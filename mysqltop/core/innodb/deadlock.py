@@ -7,8 +7,8 @@ The layouts differ by server:
                          locks in the way, each naming its owner by "trx id")
 so a lock is given to the transaction whose id its line names, and it is a wait when the line
 ends in "waiting". Every statement is hostile text, kept raw here: views pass it through
-safe_text. A statement line that starts with "*** " ends the statement (the server starts every
-heading that way); the text alone cannot tell a forged heading from the server's.
+safe_text. Where a statement ends is decided by what follows it (deadlock_spans.py), so a story
+forged inside a statement stays statement text, and makes the deadlock `doubtful`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,11 @@ import re
 from dataclasses import dataclass, field
 
 from .atoms import time_of
+from .deadlock_spans import HEADING as _HEADING
+from .deadlock_spans import THREAD as _THREAD
+from .deadlock_spans import TRX_HEAD as _TRX_HEAD
+from .deadlock_spans import VICTIM as _VICTIM
+from .deadlock_spans import forged_anywhere, statement_spans
 
 # How the lock covers the record, by how the server words it (the order matters: insert
 # intention lines say "gap before rec" too).
@@ -80,14 +85,13 @@ class Deadlock:
     victim: int | None = None        # "WE ROLL BACK TRANSACTION (N)"
     truncated: bool = False          # the section ends before the victim line, or the search gave up
     too_deep: bool = False           # "TOO DEEP OR LONG SEARCH IN THE LOCK TABLE WAITS-FOR GRAPH"
+    doubtful: bool = False           # a statement holds the section's own line shapes: maybe forged
 
     @property
     def victim_trx(self) -> DeadlockTrx | None:
         return next((t for t in self.transactions if t.number == self.victim), None)
 
 
-# *** (1) TRANSACTION:   |   *** TRANSACTION:  (after TOO DEEP OR LONG SEARCH)
-_TRX_HEAD = re.compile(r"\*\*\* (?:\((?P<n>\d+)\) )?TRANSACTION:$")
 # TRANSACTION 1824, ACTIVE 9 sec starting index read
 # TRANSACTION 0 1807, ACTIVE 1 sec, process no 3, OS thread id 1 inserting       (5.0, 5.1)
 _TRX = re.compile(r"TRANSACTION (?P<id>[0-9A-Fa-f]+(?: \d+)?), ACTIVE (?:\(PREPARED\) )?(?P<active>\d+) sec"
@@ -97,15 +101,6 @@ _TABLES = re.compile(r"mysql tables in use (?P<use>\d+), locked (?P<locked>\d+)"
 # LOCK WAIT 2 lock struct(s), heap size 1136, 1 row lock(s), undo log entries 1
 _STRUCTS = re.compile(r"(?:LOCK WAIT )?(?P<structs>\d+) lock struct\(s\), heap size \d+"
                       r"(?:, (?P<rows>\d+) row lock\(s\))?(?:, undo log entries (?P<undo>\d+))?")
-# MySQL thread id 3, OS thread handle 0x7f…, query id 80 localhost root updating
-# MariaDB thread id 6, OS thread handle 140199859795648, query id 3868 127.0.0.1 root Updating
-_THREAD = re.compile(r"(?:MySQL|MariaDB) thread id (?P<thread>\d+),(?: OS thread handle \S+,)?"
-                     r"(?: query id (?P<query>\d+))?(?P<rest>.*)$")
-# *** (2) HOLDS THE LOCK(S):  |  *** (1) WAITING FOR THIS LOCK TO BE GRANTED:  |  *** CONFLICTING WITH:
-_HEADING = re.compile(r"\*\*\* (?:\((?P<n>\d+)\) )?(?P<what>HOLDS THE LOCK\(S\)|WAITING FOR THIS LOCK TO BE GRANTED"
-                      r"|CONFLICTING WITH):$")
-# *** WE ROLL BACK TRANSACTION (1)
-_VICTIM = re.compile(r"\*\*\* WE ROLL BACK TRANSACTION \((?P<n>\d+)\)")
 # RECORD LOCKS space id 35 page no 3 n bits 72 index `PRIMARY` of table `foo`.`foo` trx id AFB88BCF lock_mode X …
 _RECORD_LOCK = re.compile(r"RECORD LOCKS space id (?P<space>\d+) page no (?P<page>\d+) n bits \d+ "
                           r"index (?P<index>.+?) of table (?P<table>.+?) trx id (?P<trx>[0-9A-Fa-f]+(?: \d+)?) "
@@ -314,9 +309,12 @@ def parse_deadlock_section(body: str) -> Deadlock:
     prints the same section poll after poll until the next deadlock, so a parse is kept and
     shared (frames never change what derive gave them)."""
     lines = _joined(body.split("\n"))
+    spans = statement_spans(lines)
     r = _Reader()
     started = False
-    for line in lines:
+    stop = spans.end if spans is not None else len(lines)
+    ends_at: int | None = None              # the statement being read ends before this line
+    for i, line in enumerate(lines[:stop]):
         if not started:
             if not line.strip():
                 continue
@@ -332,5 +330,18 @@ def parse_deadlock_section(body: str) -> Deadlock:
                 host = r.trx.host or ""
                 r.trx.host, r.trx.user, r.trx.query_state = _who(f"{host} {line.strip()}")
                 continue
+        if ends_at is not None:
+            if i < ends_at and r.statement is not None:
+                r.statement.append(line)     # whatever it looks like: the server's lines follow it
+                continue
+            if r.statement is not None:
+                r._end_statement()
+            ends_at = None
         r.feed(line)
-    return r.finish()
+        if spans is not None and r.statement == [] and i in spans.statements:
+            ends_at = spans.statements[i]
+    if spans is not None and stop < len(lines):
+        r.feed(lines[stop])                  # the victim line
+    dl = r.finish()
+    dl.doubtful = spans.doubtful if spans is not None else forged_anywhere(lines)
+    return dl

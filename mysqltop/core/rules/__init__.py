@@ -9,12 +9,14 @@ from __future__ import annotations
 from mysqltop.core.rules import instruments, io_flush, latches, load, pressure, recurring_deadlocks, stall_rules
 from mysqltop.core.rules.rule_kit import Rule
 
-# Stalls first: a pile of sessions on a lock is the first finding among equally severe ones.
+# Stalls first: a pile of sessions on a lock is the first finding among equally severe ones. A
+# buffer or cache of fixed size too small (pressure) comes before the IO and load findings that
+# show its effect: every transaction spilling its binlog cache is what slows the commit path.
 # Rules that judge the last frame alone (durations the server measured) or events (deadlocks, each
 # one seen in the samples of their span): they run from the first frame with rates, where the
 # others need rules.rule_kit.MIN_FRAMES.
 LAST_FRAME_RULES: tuple[Rule, ...] = (*stall_rules.RULES, *recurring_deadlocks.RULES)
-RULES: tuple[Rule, ...] = (*stall_rules.RULES, *latches.RULES, *io_flush.RULES, *load.RULES, *pressure.RULES,
+RULES: tuple[Rule, ...] = (*stall_rules.RULES, *latches.RULES, *pressure.RULES, *io_flush.RULES, *load.RULES,
                            *recurring_deadlocks.RULES,
                            *instruments.RULES)
 

@@ -68,3 +68,8 @@ def synch_instruments_off(w: Window, v: Vars) -> Iterator[Advice]:
 
 
 RULES = (synch_instruments_off,)
+
+# Findings about how the server is set up for watching, not about what its sessions do: the views
+# give them one line after the others and the rest on demand, so they never push a finding about
+# sessions (a KILL) out of sight.
+SETUP_FINDINGS: frozenset[str] = frozenset({"synch_instruments_off"})

@@ -207,6 +207,24 @@ def _view_holder(w: Window) -> "Transaction | None":
     return holder
 
 
+def _trx_named(t: Transaction) -> str:
+    """A transaction as the evidence names it: its id, or for a read-only one (its id 0 in
+    INNODB_TRX: the server gives it none) its thread and that it has none."""
+    if t.trx_id and t.trx_id.strip() not in ("0", "?"):
+        return t.trx_id
+    return f"of thread {t.thread_id if t.thread_id is not None else '?'}, read-only with no transaction id"
+
+
+def _shown_view(last: Frame, holder: Transaction) -> Transaction | None:
+    """Where the oldest transaction's read view is unknown: the oldest younger one whose view the
+    server's own lines show (what holds purge back for sure, beside the one that may)."""
+    if holder.read_view is not None:
+        return None
+    shown = [t for t in last.transactions if t.read_view and t.confirmed and t is not holder
+             and t.thread_id and t.thread_id != holder.thread_id and (t.age_s or 0) >= VIEW_MIN_AGE_S]
+    return max(shown, key=lambda t: t.age_s or 0.0, default=None)
+
+
 def _kill_line(holder: Transaction) -> str:
     """The action: KILL only a session the server's rows name whose read view the server's own
     lines show; otherwise how to confirm it first."""
@@ -249,8 +267,14 @@ def purge_lag(w: Window, v: Vars) -> Iterator[Advice]:
         msg = (f"Purge is held back by an old transaction: thread {holder.thread_id or '?'}, {visible(who)}, open "
                f"{num(holder.age_s)} s{view} — {_kill_line(holder)}; undo it pins cannot be purged while it is "
                "open, and more purge threads cannot help until it ends")
+        shown = _shown_view(w.last, holder)
+        if shown is not None:
+            # the oldest one's entry could not be read; a younger one's view the server's lines show
+            # is named too, never in its place
+            msg += (f"; thread {shown.thread_id} {visible(f'{shown.user or chr(63)}@{shown.host or chr(63)}')}, open "
+                    f"{num(shown.age_s)} s, holds a read view the server's lines show — {_kill_line(shown)}")
         stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
-        evidence = (f"{trend}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, "
+        evidence = (f"{trend}; oldest transaction {_trx_named(holder)} ({holder.state or 'ACTIVE'}, "
                     f"{num(holder.age_s)} s{view}{stmt})")
         sev = "critical" if peak >= HLL_CRITICAL or rate >= HLL_CRITICAL_RATE else "warning"
         yield advice("purge_lag", sev, msg, evidence)
@@ -303,7 +327,7 @@ def purge_early(w: Window, v: Vars) -> Iterator[Advice]:
            f"further (purge_lag is reported from {num(HLL_MIN)})")
     stmt = f", statement: {visible(holder.statement[:80])}" if holder.statement else ""
     evidence = (f"history list {num(first)} → {num(last)} (trend +{num(rate)}/s, rising in both halves) "
-                f"{w.label}; oldest transaction {holder.trx_id} ({holder.state or 'ACTIVE'}, {num(holder.age_s)} s"
+                f"{w.label}; oldest transaction {_trx_named(holder)} ({holder.state or 'ACTIVE'}, {num(holder.age_s)} s"
                 f"{view}{stmt})")
     yield advice("purge_early", "info", msg, evidence)
 
@@ -331,6 +355,21 @@ def hottest_row(w: Window) -> tuple[str, int, int] | None:
     return row, max(counts), len(counts)
 
 
+def _lock_wait_timeout(w: Window, v: Vars) -> str:
+    """What the global innodb_lock_wait_timeout does here: a session may set its own, so waits
+    longer than the global are said to be so, not that the global caps them."""
+    limit = v.int("innodb_lock_wait_timeout")
+    longest = w.peak(lambda f: f.locks.longest_lock_wait_s)
+    if limit is None:
+        return "innodb_lock_wait_timeout caps each wait (an error instead of a stall)"
+    if longest is not None and longest > limit:
+        return (f"the global innodb_lock_wait_timeout is {limit} s, yet waits here reached {num(longest)} s: these "
+                "sessions set a longer one of their own (SET SESSION innodb_lock_wait_timeout), so no global "
+                "setting cuts them short")
+    return f"the global innodb_lock_wait_timeout = {limit} s caps each wait (an error instead of a stall) unless a " \
+        "session sets its own"
+
+
 @span(RECENT_S)
 def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
     waited = lambda f: f.locks.row_lock_wait_ms_per_s  # noqa: E731
@@ -343,7 +382,7 @@ def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
              f"{hot[2]} of {len(w.frames)} samples)") if hot is not None else ""
     msg = ("Sessions queue on row locks (a hot row, not a latch): no server variable removes this — keep "
            "the transactions that update the hot rows short, commit sooner, or spread a hot counter over "
-           f"several rows{where}; {v.show('innodb_lock_wait_timeout')} s caps each wait (an error instead of a stall)")
+           f"several rows{where}; {_lock_wait_timeout(w, v)}")
     deadlocks = w.avg(lambda f: f.locks.deadlocks_per_s)
     evidence = (f"{num(avg)} ms/s waited on row locks (≈ {num(avg / 1000)} sessions always blocked), "
                 f"{num(w.avg(lambda f: f.locks.row_lock_waits_per_s))} lock waits/s, up to "

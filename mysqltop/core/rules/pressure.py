@@ -31,6 +31,14 @@ WAIT_FREE_MIN_PER_S = 1.0
 # Transactions spilling their binary log events to a temporary file.
 BINLOG_SPILLS_MIN_PER_S = 0.5
 BINLOG_SPILL_SHARE = 0.1
+# Every transaction spilling is no burst to sit out: judged on the last FULL_SPILL_SPAN_S of frames
+# (at least FULL_SPILL_MIN_SPAN_S of them), found in seconds and named before the commit path it
+# slows (each commit writes a temporary file first). A cache below a quarter of the transaction
+# size is "far below": doubling it would not do.
+FULL_SPILL_SHARE = 0.9
+FULL_SPILL_SPAN_S = 10.0
+FULL_SPILL_MIN_SPAN_S = 5.0
+FAR_BELOW = 4.0
 # New threads for connections: one a second, and a tenth of connections or more missing the cache.
 THREADS_CREATED_MIN_PER_S = 1.0
 THREAD_CACHE_MISS_SHARE = 0.1
@@ -55,11 +63,11 @@ def mean_rate(frames: list[Frame], get: Rate) -> tuple[float | None, float]:
     return (total / seconds if seconds else None), seconds
 
 
-def steady(w: Window, get: Rate, min_rate: float) -> float | None:
-    """The window's mean rate when it is at least `min_rate` over at least MIN_SPAN_S seconds and
+def steady(w: Window, get: Rate, min_rate: float, min_span_s: float = MIN_SPAN_S) -> float | None:
+    """The window's mean rate when it is at least `min_rate` over at least `min_span_s` seconds and
     every third of the window carries its share; None otherwise."""
     avg, seconds = mean_rate(w.frames, get)
-    if avg is None or avg < min_rate or seconds < MIN_SPAN_S:
+    if avg is None or avg < min_rate or seconds < min_span_s:
         return None
     start = w.frames[0].time - (w.frames[0].elapsed or 0.0)
     span = w.frames[-1].time - start
@@ -71,10 +79,11 @@ def steady(w: Window, get: Rate, min_rate: float) -> float | None:
     return avg
 
 
-def steady_share(w: Window, get: Rate, min_rate: float, of: Rate, min_share: float) -> tuple[float, float | None] | None:
+def steady_share(w: Window, get: Rate, min_rate: float, of: Rate, min_share: float,
+                 min_span_s: float = MIN_SPAN_S) -> tuple[float, float | None] | None:
     """(the steady rate, the mean rate of `of`) when `steady` holds and the rate is at least
     `min_share` of `of` (a window without `of` passes on the rate alone); None otherwise."""
-    avg = steady(w, get, min_rate)
+    avg = steady(w, get, min_rate, min_span_s)
     if avg is None:
         return None
     base = mean_rate(w.frames, of)[0]
@@ -124,16 +133,44 @@ def buffer_pool_wait_free(w: Window, v: Vars) -> Iterator[Advice]:
     yield advice("buffer_pool_wait_free", "warning", msg, evidence)
 
 
+def _spills(f: Frame) -> float | None:
+    return f.pressure.binlog_cache_disk_use_per_s
+
+
+def _cache_uses(f: Frame) -> float | None:
+    return f.pressure.binlog_cache_use_per_s
+
+
 @span(RECENT_S)
 def binlog_cache_disk(w: Window, v: Vars) -> Iterator[Advice]:
     """Binlog_cache_disk_use: a transaction's binary log events outgrew binlog_cache_size and went
-    to a temporary file (every flavor with log_bin on): disk writes at commit."""
-    found = steady_share(w, lambda f: f.pressure.binlog_cache_disk_use_per_s, BINLOG_SPILLS_MIN_PER_S,
-                         lambda f: f.pressure.binlog_cache_use_per_s, BINLOG_SPILL_SHARE)
+    to a temporary file (every flavor with log_bin on): disk writes at commit. Every transaction
+    spilling (Binlog_cache_disk_use ≈ Binlog_cache_use) is critical and judged on seconds."""
+    size = v.int("binlog_cache_size")
+    recent = w.over(max(FULL_SPILL_SPAN_S, 3 * (w.last.elapsed or 0.0)))    # three polls at least
+    full = steady_share(recent, _spills, BINLOG_SPILLS_MIN_PER_S, _cache_uses, FULL_SPILL_SHARE,
+                        FULL_SPILL_MIN_SPAN_S)
+    used = full[1] if full is not None else None
+    if full is not None and used:
+        avg = full[0]
+        written = mean_rate(recent.frames, lambda f: f.pressure.binlog_bytes_per_s)[0]
+        trx = written / used if written else None
+        far = trx is not None and size is not None and trx >= FAR_BELOW * size
+        to = size_text(max(8 * (size or 0), 2**20, 2 * int(trx or 0)))
+        below = f"far below the ~{size_text(trx)} a transaction writes" if far and trx else "below the transactions"
+        msg = (f"Every transaction spills its binary log to disk: {v.show('binlog_cache_size')} is {below} — raise "
+               f"it (e.g. {to}; dynamic, per session: new connections get it); each commit first writes a "
+               "temporary file")
+        evidence = (f"{num(avg)} spills to disk/s (Binlog_cache_disk_use) of {num(used)} transactions/s through "
+                    f"the cache ({pct(avg / used)})"
+                    + (f", {size_text(written)}/s written to the binary log (Binlog_bytes_written)" if written else "")
+                    + f", steady in every third {recent.label}")
+        yield advice("binlog_cache_disk", "critical", msg, evidence)
+        return
+    found = steady_share(w, _spills, BINLOG_SPILLS_MIN_PER_S, _cache_uses, BINLOG_SPILL_SHARE)
     if found is None:
         return
     avg, used = found
-    size = v.int("binlog_cache_size")
     to = size_text(max(8 * size, 2**20)) if size else "1 MiB"
     msg = (f"Transactions spill their binary log to disk: {v.show('binlog_cache_size')} — raise it "
            f"(e.g. {to}; dynamic, per session: new connections get it); each spill writes a temporary file")

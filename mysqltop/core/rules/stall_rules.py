@@ -16,9 +16,10 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame, committed_or_tps
 from mysqltop.core.rules.rule_kit import RECENT_S, Vars, Window, advice, clock, num, span
 from mysqltop.core.safe_text import visible
+from mysqltop.core.stalls import step_words
 from mysqltop.core.stalls import (
     CLOCK_SLACK_S, LONE_WAIT_S, NOT_RECORDED, NOT_RECORDED_WORDS, STALL_GAP_S, STALL_MIN_WAIT_S, STALL_MIN_WAITERS,
-    Certainty, Stall, StallRoot, running_ddl,
+    Certainty, Stall, StallRoot, action_for, chain_words, running_ddl,
 )
 
 SQL_SHOWN = 160
@@ -69,6 +70,20 @@ def candidate_words(r: StallRoot) -> str:
     return out
 
 
+def cycle_words(st: Stall) -> str:
+    """"5 waits on the metadata lock on `d`.`t` held by 6; 6 waits on a row lock on … held by 5"."""
+    members = set(st.cycle)
+    steps = [e for e in st.edges if e.waiter in members and e.holder in members]
+    seen: set[int] = set()
+    out = []
+    for e in sorted(steps, key=lambda e: (e.waiter, e.holder)):
+        if e.waiter in seen:
+            continue
+        seen.add(e.waiter)
+        out.append(f"{e.waiter} waits on {step_words(e.kind, e.object)} held by {e.holder}")
+    return "; ".join(out)
+
+
 def since(w: Window, st: Stall) -> float | None:
     """When this root began blocking: the earliest first wait of the same confirmed root in the
     frames before, each within STALL_GAP_S of the next (a stall whose waiters timed out and
@@ -111,13 +126,20 @@ def stall_advice(w: Window, st: Stall, began: float | None = None) -> Advice:
     if began is not None and st.started is not None and began < st.started - CLOCK_SLACK_S:
         span = (f"blocked since {clock(began)} ({num(w.last.time - began)} s: the waits timed out and "
                 f"began again, the current ones for up to {wait})")
-    if st.root is not None:
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the root is "
-               f"{root_words(st.root)} — {st.action}")
+    chain = f"; {_t(chain_words(st), 600)}" if len(st.chain) > 1 or st.unresolved and st.chain else ""
+    unlinked = (f"; {st.unlinked} more wait on {_KIND_WORDS.get(st.kind, st.kind)} no server row joins to this chain"
+                if st.unlinked else "")
+    if st.certainty is Certainty.CYCLE:
+        msg = (f"Stall: {n} in a wait cycle across lock kinds {span}: {_t(cycle_words(st), 600)} — {st.action}")
+    elif st.root is not None and st.passing:
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; held now by {root_words(st.root)} — {st.action}")
+    elif st.root is not None:
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}{chain}; the root is "
+               f"{root_words(st.root)} — {st.action}{unlinked}")
     elif st.certainty is Certainty.INFERRED:
         shown = "; ".join(candidate_words(c) for c in st.candidates[:CANDIDATES_SHOWN])
         more = f"; and {len(st.candidates) - CANDIDATES_SHOWN} more" if len(st.candidates) > CANDIDATES_SHOWN else ""
-        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}; the holder is inferred, "
+        msg = (f"Stall: {n} waiting on {_t(st.on, 120)} {span}{chain}; the holder is inferred, "
                f"not listed by the server — {st.action}; candidates, oldest first: {shown}{more}")
     elif st.kind == "innodb_queue":
         msg = f"Stall: {n} queued to enter InnoDB for up to {wait}; {st.action}"
@@ -211,11 +233,43 @@ def judged(st: Stall, began: float | None, now: float) -> bool:
     return (st.waiting >= STALL_MIN_WAITERS and held >= STALL_MIN_WAIT_S) or (st.waiting >= 1 and held >= LONE_WAIT_S)
 
 
+def carried(w: Window, st: Stall) -> Stall:
+    """A pile this poll could not join to a holder, whose root the server's rows named in a frame
+    within STALL_GAP_S before — the same waiters, the root still there and waiting for nothing:
+    still that root (one read that missed an object does not demote it)."""
+    if st.root is not None or st.certainty is not Certainty.INFERRED:
+        return st
+    ids = set(st.waiter_ids)
+    here = {c.thread_id: c for c in st.candidates if c.thread_id is not None}
+    for f in reversed(w.history[:-1]):
+        if w.last.time - f.time > STALL_GAP_S:
+            break
+        for x in f.stalls:
+            r = x.root
+            if r is None or not r.kill or r.thread_id not in here or not ids & set(x.waiter_ids):
+                continue
+            now = here[r.thread_id]
+            root = replace(r, command=now.command, state=now.state, time_s=now.time_s,
+                           trx_age_s=now.trx_age_s if now.trx_age_s is not None else r.trx_age_s)
+            kind = x.kind if _family(x.kind) == _family(st.kind) else st.kind
+            out = replace(st, kind=kind, on=x.on, root=root, certainty=Certainty.CONFIRMED, candidates=[], hint=None,
+                          source=x.source, chain=x.chain, edges=x.edges)
+            out.action = (action_for(kind, root) + f" (the server's rows named it {num(w.last.time - f.time)} s ago; "
+                          "this poll's lock read did not list it)")
+            return out
+    return st
+
+
+def _family(kind: str) -> str:
+    return "metadata_lock" if kind in ("table_lock", "running_ddl") else kind
+
+
 @span(RECENT_S)
 def stalls(w: Window, v: Vars) -> Iterator[Advice]:
     seen: set[str] = set()
-    began = {id(st): since(w, st) for st in w.last.stalls}
-    piles = [st for st in w.last.stalls if judged(st, began[id(st)], w.last.time)
+    now = [carried(w, st) for st in w.last.stalls]
+    began = {id(st): since(w, st) for st in now}
+    piles = [st for st in now if judged(st, began[id(st)], w.last.time)
              or ((st.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S and collapsed(w, st))]
     for st in piles:
         if st.kind in seen:

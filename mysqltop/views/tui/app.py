@@ -44,7 +44,7 @@ from mysqltop.views.tui.messages import (DeadlocksProgress, FeedFailed, FeedNoti
 from mysqltop.views.tui.position import Position, ViewMode
 from mysqltop.views.tui.deadlock_screen import DeadlockScreen
 from mysqltop.views.tui.load_screen import LoadScreen
-from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen
+from mysqltop.views.tui.screens import GotoScreen, HelpScreen, LockHoldersScreen, SetupNotesScreen, setup_notes
 from mysqltop.views.tui.driver import terminal_driver
 from mysqltop.views.tui.terminate import exit_on_terminate
 from mysqltop.views.tui.widgets.advice_pane import AdvicePane
@@ -55,6 +55,7 @@ from mysqltop.views.tui.widgets.io_pane import IoPane
 from mysqltop.views.tui.widgets.keyfooter import KeyFooter
 from mysqltop.views.tui.widgets.locks_pane import LocksPane, copy_kill_line
 from mysqltop.views.tui.widgets.pane import Pane
+from mysqltop.views.tui.widgets.render import one_line
 from mysqltop.views.tui.widgets.status_bar import StatusBar, StatusState
 from mysqltop.views.tui.widgets.throughput import ThroughputPane
 
@@ -127,8 +128,9 @@ class MysqltopApp(App[None]):
     def on_mount(self) -> None:
         self.main_screen = self.screen
         self.paused = not self.position.playing
-        for note in self.notes:
-            self.say(note, "warning", 10)
+        if self.notes:
+            # one line of each: the whole of them (long lists of settings) is on `i`
+            self.say("\n".join(one_line(visible(n), 72) for n in self.notes), "warning", 10)
         # Textual's own escape (or the palette) may restore a zoomed pane: follow it.
         self.watch(self.main_screen, "maximized", self._maximized_changed, init=False)
         exit_on_terminate(self)
@@ -350,6 +352,10 @@ class MysqltopApp(App[None]):
     def action_deadlocks(self) -> None:
         if not isinstance(self.screen, DeadlockScreen):
             self.push_screen(DeadlockScreen(self.good_frame or self.frame, *self._deadlocks()))
+
+    def action_setup_notes(self) -> None:
+        if not isinstance(self.screen, SetupNotesScreen):
+            self.push_screen(SetupNotesScreen(setup_notes(self.notes, self.good_frame or self.frame)))
 
     def action_load(self) -> None:
         if not isinstance(self.screen, LoadScreen):

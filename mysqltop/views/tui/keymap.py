@@ -57,6 +57,8 @@ KEYS: tuple[Key, ...] = (
     Key("d", "d", "deadlocks", "deadlocks: the latest as a story; the session's or the recording's up to the "
         "moment shown, by pattern", label="deadlocks"),
     Key("w", "w", "load", "load by wait class: active sessions stacked against the cores", label="load"),
+    Key("i", "i", "setup_notes", "setup notes whole: what the server does not offer mysqltop (instruments off, "
+        "a privilege missing) and the fix; the panes give each one line", label="setup"),
 )
 
 

@@ -48,7 +48,7 @@ class LoadScreen(ModalScreen[None]):
 
     def __init__(self, frame: Frame | None, trend: Sequence[Frame]) -> None:
         super().__init__(id="load")
-        self.first = (frame, trend)
+        self.shown: tuple[Frame | None, Sequence[Frame]] = (frame, trend)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="load-box"):
@@ -56,9 +56,14 @@ class LoadScreen(ModalScreen[None]):
             yield Static(Text(""), id="load-body")
 
     def on_mount(self) -> None:
-        self.show(*self.first)
+        self.show(*self.shown)
+
+    def on_resize(self) -> None:
+        # paused or replay stopped, no frame comes to redraw it: the chart follows the new size now
+        self.show(*self.shown)
 
     def show(self, frame: Frame | None, trend: Sequence[Frame]) -> None:
+        self.shown = (frame, trend)
         width, height = self.app.size
         # border, padding and a scroll bar take 8 columns
         self.query_one("#load-body", Static).update(load_text(frame, trend, max(20, width - 8), height))

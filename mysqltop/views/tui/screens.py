@@ -1,4 +1,5 @@
-"""Modal screens: the `?` key help, the `g` go-to-time prompt and the `m` confirmation."""
+"""Modal screens: the `?` key help, the `i` setup notes, the `g` go-to-time prompt and the `m`
+confirmation."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from mysqltop.core.frame import Frame
+from mysqltop.core.rules.instruments import SETUP_FINDINGS
+from mysqltop.core.safe_text import visible
 from mysqltop.views.tui.keymap import Key
 
 
@@ -41,6 +45,39 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(f"mysqltop keys ({self.title_text})", style="bold"), id="help-title")
             yield Static(help_table(self.panes, self.keys), id="help-body")
             yield Static(Text("esc, q or ? closes", style="dim"))
+
+    def on_click(self) -> None:
+        self.app.pop_screen()
+
+
+def setup_notes(startup: Sequence[str], frame: Frame | None) -> list[str]:
+    """What the `i` screen shows: the notes of the connect, the frame's notes on its sources, and
+    the setup findings (core.rules.instruments.SETUP_FINDINGS) with their evidence."""
+    notes = list(startup)
+    if frame is not None:
+        notes += [n for n in frame.notes if n not in notes]
+        notes += [f"{a.message} (evidence: {a.evidence})" for a in frame.advice if a.id in SETUP_FINDINGS]
+    return notes
+
+
+class SetupNotesScreen(ModalScreen[None]):
+    """The setup notes whole (what the server does not offer mysqltop, each with its fix): the
+    panes give each one line. Every text may come from the server: plain Text, made visible."""
+
+    BINDINGS = [Binding("escape,q,i", "app.pop_screen", "close", show=False)]
+
+    def __init__(self, notes: Sequence[str]) -> None:
+        super().__init__(id="setup-notes")
+        self.notes = notes
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="setup-box"):
+            yield Static(Text("Setup notes: what this server does not offer mysqltop, and the fix", style="bold"))
+            if not self.notes:
+                yield Static(Text("none: the server offers every source mysqltop reads", style="dim"))
+            for note in self.notes:
+                yield Static(Text(visible(note)), classes="setup-note")
+            yield Static(Text("esc, q or i closes", style="dim"))
 
     def on_click(self) -> None:
         self.app.pop_screen()

@@ -6,8 +6,10 @@ from typing import Sequence
 
 from rich.text import Text
 
-from mysqltop.core.frame import Frame, severity_rank
+from mysqltop.core.frame import Advice, Frame, severity_rank
+from mysqltop.core.rules.instruments import SETUP_FINDINGS
 from mysqltop.views.tui.widgets.pane import Pane, Rows
+from mysqltop.views.tui.widgets.render import one_line
 from mysqltop.core.safe_text import visible
 
 # mark and Palette style per severity
@@ -26,10 +28,15 @@ class AdvicePane(Pane):
         if not frame.advice:
             return Text("no findings: nothing stands out in this window", style=p.dim)
         lines: list[Text | str] = []
-        for a in sorted(frame.advice, key=lambda a: -severity_rank(a.severity)):
-            mark, style = SEVERITY.get(a.severity, ("· ", "strong"))
-            msg = Text.assemble((mark, getattr(p, style)), " ", (visible(a.message), p.strong))
-            lines.append(msg)
+        ranked = sorted(frame.advice, key=lambda a: -severity_rank(a.severity))
+        for a in (a for a in ranked if a.id not in SETUP_FINDINGS):
+            lines.append(self._mark(a) + Text.assemble(" ", (visible(a.message), p.strong)))
             if a.evidence:
                 lines.append(Text("   " + visible(a.evidence), style=p.dim))
+        for a in (a for a in ranked if a.id in SETUP_FINDINGS):
+            lines.append(self._mark(a) + Text(" " + one_line(visible(a.message), max(20, width - 4)), style=p.dim))
         return Rows(lines)    # prose: the pane wraps each row rather than cut it (WRAPS)
+
+    def _mark(self, a: Advice) -> Text:
+        mark, style = SEVERITY.get(a.severity, ("· ", "strong"))
+        return Text(mark, style=getattr(self.palette, style))

@@ -13,7 +13,7 @@ from mysqltop.core import units
 from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, Rows
-from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines,
+from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines, one_line,
                                                sparkline, table_lines)
 
 KIND_SHORT = {"semaphore": "sem"}
@@ -85,14 +85,17 @@ def semaphores_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETT
     return kv_lines([(label, f(v)) for label, v, f in parts if v is not None], width, palette=palette)
 
 
-def sources_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE) -> list[Text]:
-    """Which latch sources this server offers, then each note (how to enable a missing one),
-    wrapped: the fix must be readable whole."""
+def sources_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE, whole: bool = False) -> list[Text]:
+    """Which latch sources this server offers, then each note (how to enable a missing one): one
+    line each, the key `i` showing them whole; `whole` (zoomed): wrapped, readable whole."""
     offered = visible(", ".join(frame.sources)) or "none detected"
     lines = [Text.assemble(("sources ", palette.dim), offered)]
     for note in frame.notes:
-        lines += [Text(part, style=palette.note)
-                  for part in textwrap.wrap(visible(note), max(20, width), subsequent_indent="  ")]
+        if whole:
+            lines += [Text(part, style=palette.note)
+                      for part in textwrap.wrap(visible(note), max(20, width), subsequent_indent="  ")]
+        else:
+            lines.append(Text(one_line(visible(note), max(20, width)), style=palette.note))
     return lines
 
 
@@ -139,7 +142,7 @@ class HotspotsPane(Pane):
             lines += table_lines(cols, rows, layout, header_style=p.header)
         elif not {"performance_schema", "innodb_mutex"} & set(frame.sources):
             # nothing was measured, which is not the same as nothing waiting: the notes below say why
-            lines.append(Text("latch waits are not measured on this server: why and the fix below", style=p.warm))
+            lines.append(Text("latch waits are not measured on this server: why below, the fix on i", style=p.warm))
         elif frame.hotspot_totals:
             lines.append(Text("totals since the counters started; rates with the next sample", style=p.dim))
             totals = frame.hotspot_totals
@@ -158,5 +161,5 @@ class HotspotsPane(Pane):
             series = [Series(h.name, _trend_of(index, h.name, use_time)) for h in hot[:3]]
             what = "wait ms/s" if use_time else "waits/s"
             lines += self.zoom_chart(trend, series, f"top latches, {what}", self.chart_room(len(lines) + 2))
-        lines += sources_lines(frame, width, p)
+        lines += sources_lines(frame, width, p, whole=self.zoomed)
         return Rows(lines)

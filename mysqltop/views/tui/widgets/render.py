@@ -251,3 +251,12 @@ def wrap(text: Text, width: int, console: Console) -> list[Text]:
             piece.rstrip()
         out += pieces
     return out
+
+
+# Where a setup finding or note is cut to one line: the key that shows it whole.
+MORE = " … i: the rest"
+
+
+def one_line(text: str, width: int) -> str:
+    """`text` (already made visible) on one line of `width`, the key for the rest when cut."""
+    return text if len(text) <= width else text[:max(0, width - len(MORE))].rstrip() + MORE

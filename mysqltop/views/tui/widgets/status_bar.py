@@ -59,7 +59,9 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
     if s.mode is ViewMode.REPLAY and s.source:
         out.append((3, Text(visible(s.source), style=DIM)))
     if s.address:
-        out.append((6, Text(visible(s.address), style=palette.strong)))
+        # Which endpoint answered: a socket path may be another server than the port in mind.
+        where = f"socket {s.address}" if s.address.startswith("/") else s.address
+        out.append((6, Text(visible(where), style=palette.strong)))
     ident = visible(" ".join(x for x in (s.flavor, short_version(s.version)) if x))
     if ident:
         out.append((5, Text(ident)))
