@@ -210,9 +210,8 @@ class FleetPoller:
             if fresh and slot.trend:
                 # Only the newest frame's latch counters are read (the exporter); the trend's older
                 # frames drop theirs: ~100 per frame × 120 frames × every server adds up.
-                for old in slot.trend:
-                    if old.latch_counters:
-                        old.latch_counters = []
+                for k in [k for k, old in enumerate(slot.trend) if old.latch_counters]:
+                    slot.trend[k] = replace(slot.trend[k], latch_counters=[])    # a frame never changes
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
             slot.state = replace(

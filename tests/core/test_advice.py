@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,11 +97,8 @@ def frames_of(n: int, **per_frame) -> list[Frame]:
     """n live frames one second apart; keyword values are callables k → sub-object."""
     out = []
     for k in range(n):
-        f = Frame(time=T0 + k + 1, elapsed=1.0, server=ServerInfo("8.0.36", "mysql", "db1"),
-                  sources=["performance_schema"])
-        for attr, make in per_frame.items():
-            setattr(f, attr, make(k))
-        out.append(f)
+        fields = {"server": ServerInfo("8.0.36", "mysql", "db1"), "sources": ["performance_schema"]}
+        out.append(Frame(time=T0 + k + 1, elapsed=1.0, **{**fields, **{attr: make(k) for attr, make in per_frame.items()}}))
     return out
 
 
@@ -227,25 +225,21 @@ def test_an_index_tree_latch_storm_is_named_with_its_statement_and_no_knob() -> 
 
 def test_an_index_tree_queue_behind_a_full_log_buffer_is_the_log_waits_finding() -> None:
     frames = _tree_frames(13_000)
-    for f in frames:
-        f.pressure = Pressure(log_waits_per_s=12.0)
+    frames = [replace(f, pressure=Pressure(log_waits_per_s=12.0)) for f in frames]
     found = ids(advise(frames, {"innodb_log_buffer_size": str(2 * 2**20)}))
     assert "log_waits" in found and "index_tree_latch" not in found
 
 
 def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None:
-    frames = _bp_frames(0.3)
-    for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab")) for f in _bp_frames(0.3)]
     a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
     assert a.severity == "warning" and "single buffer pool" in a.message
 
 
 def test_a_pool_with_plenty_free_is_never_told_to_grow() -> None:
     # the held-out run: 55 % of the pool free, and the finding advised a larger pool
-    frames = _bp_frames(0.3)
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab")) for f in _bp_frames(0.3)]
     for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
         f.flush.free_pct = 55.0
     a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
     assert "not a larger innodb_buffer_pool_size: 55 % of the pool is free" in a.message
@@ -378,9 +372,8 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     d = one(advise(fast, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert d.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     # saturated storage: more IO capacity would not be written either
-    frames = _checkpoint_frames(65.0)
+    frames = [replace(f, host=Host(cpu_iowait_pct=60.0)) for f in _checkpoint_frames(65.0)]
     for f in frames:
-        f.host = Host(cpu_iowait_pct=60.0)
         f.io.pending_writes, f.io.pending_fsyncs = 12, 1
     c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert c.message.startswith("Checkpoint age near its maximum")
@@ -390,9 +383,8 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
 def test_iowait_of_other_processes_does_not_hide_a_capped_io_capacity() -> None:
     """Host iowait 35 % (another process's IO on a shared box) while the server queues no write:
     flushing is still paced by innodb_io_capacity, which is named first, not the redo log."""
-    frames = _checkpoint_frames(65.0)
+    frames = [replace(f, host=Host(cpu_iowait_pct=35.0)) for f in _checkpoint_frames(65.0)]
     for f in frames:
-        f.host = Host(cpu_iowait_pct=35.0)
         f.io.pending_writes, f.io.pending_fsyncs = 0, 0
     a = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100", "innodb_io_capacity_max": "200"}),
             "checkpoint_age")
@@ -490,9 +482,8 @@ def _holder(age: float, read_view: bool | None = True):
 
 def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> None:
     # MariaDB 10.11 measured: one consistent snapshot + 8 updaters, history +3.5k/s
-    frames = _purge_frames(3_500, (), holder=_holder(142))
-    for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab"))
+              for f in _purge_frames(3_500, (), holder=_holder(142))]
     a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
     assert a.message.startswith("Purge is held back by an old transaction: thread 1234, app@10.0.0.5, open 142 s, "
                                 "read view — KILL 1234 or commit it")

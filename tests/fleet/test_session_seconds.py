@@ -3,6 +3,8 @@ the exporter, parsed back by the Prometheus and OpenMetrics parsers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om
 from prometheus_client.parser import text_string_to_metric_families as parse_text
 
@@ -16,8 +18,7 @@ from mysqltop.views.prometheus import Exposition
 def frame(elapsed: float | None, stale: bool = False) -> Frame:
     f = Frame(time=0.0, elapsed=elapsed, stale=stale,
               session_states=[SessionState("Query", "Sending data", 3), SessionState("Query", "Commit", 1)])
-    f.load = of(f)
-    return f
+    return replace(f, load=of(f))
 
 
 def test_session_seconds_add_up_fresh_frames_only() -> None:

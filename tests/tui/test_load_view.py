@@ -92,10 +92,8 @@ def test_legend_is_of_the_samples_the_chart_shows() -> None:
     from mysqltop.views.tui.load_screen import load_text
 
     def frame(t: float, row_lock: int) -> Frame:
-        f = Frame(time=t, elapsed=1.0)
-        f.load = WaitLoad(active=row_lock, cpu=0, row_lock=row_lock, metadata_lock=0, latch=0, io=0, commit=0,
-                          other=0, cores=2.0)
-        return f
+        return Frame(time=t, elapsed=1.0, load=WaitLoad(active=row_lock, cpu=0, row_lock=row_lock, metadata_lock=0,
+                                                        latch=0, io=0, commit=0, other=0, cores=2.0))
 
     trend = [frame(i, 8) for i in range(100)] + [frame(100 + i, 0) for i in range(60)]
     text = load_text(trend[-1], trend, lc.AXIS_W + 60, 24).plain
