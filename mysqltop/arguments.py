@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 _PROMPT = object()  # sentinel: -p given without a value → prompt without echo
 # The flags that name a server (dest names), in the order a refusal names the first one given.
 _SERVER_DESTS = ("host", "port", "user", "password", "socket", "protocol", "defaults_file", "defaults_extra_file",
-                 "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key", "ssl_mode")
+                 "login_path", "defaults_group_suffix", "ssl_ca", "ssl_cert", "ssl_key", "ssl_mode", "ssl")
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +49,10 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ssl-ca", help="CA certificate file (implies --ssl-mode=VERIFY_IDENTITY)")
     g.add_argument("--ssl-cert", help="client certificate file")
     g.add_argument("--ssl-key", help="client key file")
+    g.add_argument("--ssl", action="store_const", const=True, default=None,
+                   help="TLS or no connection (--ssl-mode=REQUIRED, or VERIFY_IDENTITY with --ssl-ca)")
+    g.add_argument("--skip-ssl", dest="ssl", action="store_const", const=False,
+                   help="no TLS (--ssl-mode=DISABLED)")
     g.add_argument("--ssl-verify-server-cert", action="store_true",
                    help="verify the server's certificate and host name (MariaDB's spelling of "
                         "--ssl-mode=VERIFY_IDENTITY)")
@@ -99,7 +103,8 @@ def connection_flags(args: argparse.Namespace) -> ConnectionFlags:
         enable_cleartext_plugin=bool(getattr(args, "enable_cleartext_plugin", False)),
         get_server_public_key=bool(getattr(args, "get_server_public_key", False)),
         ssl_mode=getattr(args, "ssl_mode", None),
-        ssl_verify_server_cert=bool(getattr(args, "ssl_verify_server_cert", False)))
+        ssl_verify_server_cert=bool(getattr(args, "ssl_verify_server_cert", False)),
+        ssl=getattr(args, "ssl", None))
 
 
 def live_flags(args: argparse.Namespace) -> LiveFlags:

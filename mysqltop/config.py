@@ -41,7 +41,8 @@ COMMON_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tm
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 5.0
 _KEYS = ("host", "port", "user", "password", "socket", "protocol", "ssl-ca", "ssl-cert", "ssl-key",
-         "enable-cleartext-plugin", "get-server-public-key", "ssl-mode", "ssl-verify-server-cert")
+         "enable-cleartext-plugin", "get-server-public-key", "ssl-mode", "ssl-verify-server-cert",
+         "ssl", "skip-ssl")
 # --ssl-mode as the mysql client spells it: no TLS; TLS when offered; TLS or fail; TLS with the
 # certificate verified against a CA; and also naming the host connected to.
 SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
@@ -74,6 +75,7 @@ class ConnectionFlags:
     get_server_public_key: bool = False
     ssl_mode: str | None = None
     ssl_verify_server_cert: bool = False
+    ssl: bool | None = None             # --ssl (True), --skip-ssl (False): MariaDB's and MySQL 5.7's spelling
 
 
 @dataclass(frozen=True)
@@ -350,7 +352,8 @@ def resolve_connection(flags: ConnectionFlags, env: Mapping[str, str] | None = N
         host=host, port=port, user=user, password=password, socket=socket_path,
         ssl_ca=ssl["ssl-ca"], ssl_cert=ssl["ssl-cert"], ssl_key=ssl["ssl-key"],
         ssl_mode=ssl_mode(pick("ssl-mode", flags.ssl_mode),
-                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert")),
+                          flags.ssl_verify_server_cert or _option_on(cnf, "ssl-verify-server-cert"),
+                          flags.ssl if flags.ssl is not None else _ssl_option(cnf), ssl["ssl-ca"]),
         connect_timeout=flags.connect_timeout,
         enable_cleartext_plugin=flags.enable_cleartext_plugin or _option_on(cnf, "enable-cleartext-plugin"),
         get_server_public_key=flags.get_server_public_key or _option_on(cnf, "get-server-public-key"))
@@ -384,9 +387,11 @@ def _endpoint(host: str | None, socket_path: str | None, protocol: str | None,
     return host, None
 
 
-def ssl_mode(given: str | None, verify_server_cert: bool) -> str | None:
+def ssl_mode(given: str | None, verify_server_cert: bool, ssl_on: bool | None = None,
+             ca: str | None = None) -> str | None:
     """--ssl-mode as given, raised to VERIFY_IDENTITY by --ssl-verify-server-cert (MariaDB's
-    spelling); None: implied by the other options (ConnectionOptions.tls_mode)."""
+    spelling). Else --skip-ssl is DISABLED, --ssl-verify-server-cert VERIFY_IDENTITY, --ssl without
+    a CA REQUIRED; None: implied by the other options (ConnectionOptions.tls_mode)."""
     if given is not None:
         mode = given.strip().upper()
         if mode not in SSL_MODES:
@@ -394,7 +399,18 @@ def ssl_mode(given: str | None, verify_server_cert: bool) -> str | None:
         if verify_server_cert and mode not in ("DISABLED", "VERIFY_CA"):
             return "VERIFY_IDENTITY"
         return mode
-    return "VERIFY_IDENTITY" if verify_server_cert else None
+    if ssl_on is False:
+        return "DISABLED"
+    if verify_server_cert:
+        return "VERIFY_IDENTITY"
+    return "REQUIRED" if ssl_on and not ca else None
+
+
+def _ssl_option(cnf: Mapping[str, str | None]) -> bool | None:
+    """`ssl` / `skip-ssl` in an option file: on, off, or not said."""
+    if _option_on(cnf, "skip-ssl"):
+        return False
+    return _option_on(cnf, "ssl") if "ssl" in cnf else None
 
 
 def _option_on(cnf: Mapping[str, str | None], key: str) -> bool:

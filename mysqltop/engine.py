@@ -20,7 +20,9 @@ one cursor gives its frame: live is the newest index of the store the live TUI s
 The frame is derived before the sample is recorded, so a recorder that decides what to keep
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
 
-Recorder errors (disk full, file removed) follow one policy: recording stops, the engine keeps
+A recorder that pauses on a full disk (recording/pausing.py) is asked `paused`, and its pause
+and resume lines join the frame's notes. Other recorder errors (disk full without one, file
+removed) follow one policy: recording stops, the engine keeps
 `recording_stopped` (a typed reason), says it through `on_message` and in the notes of the frame
 it hands out (a new value: the timeline's frame stays as derived), and — with
 `stop_on_recording_error` (the `record` command) — ends the run. No UI imports here.
@@ -29,7 +31,6 @@ it hands out (a new value: the timeline's frame stays as derived), and — with
 from __future__ import annotations
 
 import dataclasses
-import errno
 import functools
 import threading
 import time
@@ -38,6 +39,7 @@ from typing import Callable, Protocol
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
+from mysqltop.recording.stopped import RecordingStopped, recording_stopped
 from mysqltop.sources.sample_source import PacedSource, SampleSource
 
 
@@ -51,40 +53,6 @@ class Timeline(Protocol):
 class Recorder(Protocol):
     def append(self, raw: RawSample, frame: Frame) -> None: ...
     def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class RecordingStopped:
-    """Why recording stopped: `reason` is short, for a badge ("disk full"); `detail` the line."""
-
-    reason: str
-    detail: str
-
-
-_SQLITE_REASONS = {13: "disk full", 8: "read-only", 5: "file locked", 6: "file locked", 10: "I/O error",
-                   14: "cannot open file", 11: "file damaged", 26: "file damaged"}
-_ERRNO_REASONS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only",
-                  errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                  errno.ENOENT: "file removed", errno.EIO: "I/O error"}
-
-
-def recording_stopped(exc: BaseException) -> RecordingStopped:
-    """Classify a recorder error by SQLite result code or errno along the exception chain."""
-    reason = "write error"
-    cur: BaseException | None = exc
-    for _ in range(8):
-        if cur is None:
-            break
-        code = getattr(cur, "sqlite_errorcode", None)
-        if isinstance(code, int):
-            reason = _SQLITE_REASONS.get(code & 0xFF, reason)
-            break
-        if isinstance(cur, OSError) and cur.errno is not None:
-            reason = _ERRNO_REASONS.get(cur.errno, reason)
-            break
-        cur = cur.__cause__ or cur.__context__
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return RecordingStopped(reason, f"recording stopped ({reason}): {message}")
 
 
 @dataclass
@@ -173,12 +141,24 @@ class Engine:
         s.stale += bool(frame.stale)
         return frame
 
+    @property
+    def recording_paused(self) -> RecordingStopped | None:
+        """Why recording is paused (a recorder that waits out a full disk), else None."""
+        paused = getattr(self.recorder, "paused", None)
+        return paused if isinstance(paused, RecordingStopped) else None
+
     def _record(self, raw: RawSample, frame: Frame) -> str | None:
         if self.recorder is None:
             return None
         try:
+            changes = getattr(self.recorder, "changes", 0)
             self.recorder.append(raw, frame)
-            return None
+            if getattr(self.recorder, "changes", 0) == changes:
+                return None
+            line = getattr(self.recorder, "last_change", None)     # paused, or resumed
+            if line and self.on_message:
+                self.on_message(line)
+            return line
         except Exception as exc:  # the policy: keep monitoring, stop recording, say why (typed)
             recorder, self.recorder = self.recorder, None
             try:

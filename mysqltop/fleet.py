@@ -227,7 +227,9 @@ class FleetPoller:
                 stale=st.stale + (not fresh), late=st.late + late,
                 poll_s=engine.stats.last_read_ms / 1000.0,
                 recording=st.recording if engine.recorder is not None else None,
-                recording_error=engine.recording_error or st.recording_error,
+                # paused for space: said while it lasts; an open error stays (no recorder to clear it)
+                recording_error=engine.recording_error or _paused(engine)
+                or (st.recording_error if engine.recorder is None else None),
                 trend=tuple(slot.trend))
         if self.on_frame is not None:
             self.on_frame(slot.member.name, frame)
@@ -250,3 +252,8 @@ class FleetPoller:
                     slot.engine.close()
                 except Exception:  # noqa: BLE001 - closing a broken connection or full disk
                     pass
+
+
+def _paused(engine: Engine) -> str | None:
+    paused = engine.recording_paused
+    return paused.detail if paused is not None else None

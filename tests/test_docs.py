@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from mysqltop.commands.demo import INCIDENT
-from mysqltop.core.frame import CappedRead, ClassShape, Frame, Host, WaitLoad
+from mysqltop.core.frame import (CappedRead, ClassShape, DigestRate, Frame, Host, LoadSession, LoadSlice,
+                                 WaitLoad)
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction
 from mysqltop.timeline.polled import PolledTimeline
@@ -72,6 +73,10 @@ def test_report_json_keys_are_documented_both_ways() -> None:
     report.outages = [Outage(0.0, 1.0, 2, "poll failed", "lost")]       # the bundled incident had none
     report.stalls = [StallEpisode("row_lock", "a row lock", 0.0, 1.0, False, 2, 5.0, 1, "u", "h", "Sleep", None,
                                   "KILL 1", "lock tables", "KILL 1", 2)]
+    from mysqltop.core import top_sql
+    from mysqltop.core.frame import DigestRate
+    report.digests = top_sql.window([[DigestRate("s", "d", "SELECT ?", 2.0, 1.0, 3.0, 0.002, 1.0, 1.0, 0.0, 0.0, 10.0)]],
+                                    10.0)
     d = json.loads(json.dumps(report.to_dict()))
     keys = documented_report_keys()
     assert set(d) == keys[""], f"report keys not documented / documented but absent: {set(d) ^ keys['']}"
@@ -102,8 +107,11 @@ def test_every_documented_frame_key_is_in_real_frames() -> None:
                    transactions=[Transaction(trx_id="1")], sessions=[Session(thread_id=1)],
                    session_states=[SessionState(command="Query", state="updating", sessions=1)],
                    deadlock=Deadlock(transactions=[DeadlockTrx(1)]),
-                   load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)]),
-                   capped_reads=[CappedRead("ps_waits", "statement_time", 2.0, 2.0, 5.0, True)])
+                   load=WaitLoad(top=[ClassShape("cpu", "SELECT ?", 1)],
+                                 sessions=[LoadSession("cpu", "CPU", "SELECT ?", "u", "h", "s", "x", 1.0)],
+                                 slices={"user": [LoadSlice("u", 1.0, {"cpu": 1.0})]}),
+                   capped_reads=[CappedRead("ps_waits", "statement_time", 2.0, 2.0, 5.0, True)],
+                   digests=[DigestRate("s", "d", "SELECT ?", 1.0, 1.0, 1.0, 0.001, 1.0, 1.0, 0.0, 0.0, 10.0)])
     for frame in [*incident_frames(), locked]:
         d = json.loads(json.dumps(frame.to_dict(), default=str))
         seen.setdefault("", set()).update(d)

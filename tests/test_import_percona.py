@@ -153,3 +153,10 @@ def test_the_instrument_hint_gives_a_mysql_or_percona_server_no_mariadb_lines(fl
         assert "wait/synch/rwlock/innodb/%=ON" in a.message                  # the InnoDB latches stay
     else:
         assert all(n in a.message for n in MARIADB_ONLY)
+
+
+def test_an_import_is_sliced_by_dimension_too(percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every processlist page gives the moment's active sessions: the report's TOP LOAD names who."""
+    rep = json.loads(_report(percona, capsys, "--format", "json"))
+    users = {x["value"] for x in rep["load"]["slices"]["user"]}
+    assert users and all(":" not in h["value"] for h in rep["load"]["slices"]["host"])     # ports dropped

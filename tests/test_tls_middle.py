@@ -168,6 +168,13 @@ def _resolve(tmp_path: Path, *argv: str, cnf: str = "") -> ConnectionOptions:
     (["-h", "db1", "--ssl-mode", "DISABLED"], "ssl-mode=VERIFY_CA\n", "DISABLED"),
     (["-S", "/tmp/x.sock"], "", "DISABLED"),
     (["-S", "/tmp/x.sock", "--ssl-mode", "REQUIRED"], "", "REQUIRED"),
+    (["-h", "db1", "--ssl"], "", "REQUIRED"),
+    (["-h", "db1", "--ssl", "--ssl-ca", "{ca}"], "", "VERIFY_IDENTITY"),
+    (["-h", "db1", "--skip-ssl"], "ssl-mode=VERIFY_CA\n", "VERIFY_CA"),
+    (["-h", "db1", "--skip-ssl"], "", "DISABLED"),
+    (["-h", "db1"], "skip-ssl\n", "DISABLED"),
+    (["-h", "db1"], "ssl=1\n", "REQUIRED"),
+    (["-h", "db1"], "ssl=0\n", "DISABLED"),
 ])
 def test_ssl_mode_as_the_clients_spell_it(tmp_path: Path, cert: tuple[Path, Path], argv: list[str], cnf: str,
                                           mode: str) -> None:

@@ -89,6 +89,7 @@ def _run(args: argparse.Namespace) -> int:
     from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
     from mysqltop.timeline.polled import live_timeline
+    from mysqltop.recording.pausing import PausingWriter
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
     from mysqltop.views.tui.feeds import LiveFeed
@@ -98,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     engine = Engine(source, live_timeline(args.interval))
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
     feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
-                    open_recorder=lambda path: RecordingWriter(path, interval=feed.interval))
+                    open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=feed.interval)))
     feed.begin()
     try:
         from mysqltop.views.tui.app import MysqltopApp
@@ -128,11 +129,12 @@ def _run_fleet(args: argparse.Namespace, flags: FleetFlags, hosts: list[Host]) -
     fleet = fleet_options(flags, hosts)
     members = open_fleet(list(fleet.members), fleet.interval, enable_instruments=fleet.enable_instruments)
 
+    from mysqltop.recording.pausing import PausingWriter
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.tui.fleet_app import FleetApp
 
     poller = FleetPoller(members, fleet.interval, record_dir=directory,
-                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval))
+                         open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=fleet.interval)))
     notes = tuple(f"{m.name}: {note}" for m in members for note in m.notes)
     notes += tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
     notes += tuple(f"{s.name}: {s.recording_error}" for s in poller.states() if s.recording_error)

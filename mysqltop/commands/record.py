@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
                    help=f"rotated files kept, the oldest is deleted (default {DEFAULT_KEEP}; "
                         "disk used ≤ (N+1) × SIZE)")
+    d.add_argument("--keep-going", action="store_true",
+                   help="when the disk fills (or goes read-only), pause recording, keep polling, and resume "
+                        "in a new segment once space is back (default: stop with exit 1)")
 
 
 def parse_size(text: str) -> int | None:
@@ -108,15 +111,25 @@ def run(args: argparse.Namespace) -> int:
 
     from mysqltop.timeline.polled import PolledTimeline
     from mysqltop.engine import Engine, Recorder
+    from mysqltop.recording.pausing import RETRY_S, PausingWriter
     from mysqltop.recording.rotate import RotatingWriter
 
     check_writable(args.file)
     source, caps = open_live(args, host_clock=True)
     try:
         check_same_server(args.file, caps.identity())
-        writer = RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
-                                redact=args.redact, trigger=trigger.text if trigger else None,
-                                before=before if trigger else None, after=after if trigger else None)
+        def open_writer() -> RotatingWriter:
+            return RotatingWriter(args.file, max_size=max_size, keep=args.keep, interval=args.interval,
+                                  redact=args.redact, trigger=trigger.text if trigger else None,
+                                  before=before if trigger else None, after=after if trigger else None)
+
+        writer: RotatingWriter | PausingWriter
+        if args.keep_going:
+            # a retry costs one open and one write: often enough to lose little once space is back
+            writer = PausingWriter(open_writer, retry=max(1.0, min(RETRY_S, 5 * args.interval)),
+                                   on_change=lambda line: print(f"mysqltop: {line}", file=sys.stderr, flush=True))
+        else:
+            writer = open_writer()
     except BaseException:
         source.close()
         raise
@@ -170,11 +183,24 @@ def run(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         engine.close()
-    if engine.recording_stopped is not None:
-        raise UserError(f"{args.file}: {engine.recording_stopped.detail}", 1)
+    ended = engine.recording_stopped
+    if ended is not None:
+        from mysqltop.recording.stopped import SPACE_REASONS
+
+        if ended.reason in SPACE_REASONS:
+            raise UserError(f"{args.file}: recording stopped ({ended.reason}) after "
+                            f"{_samples(writer.samples_written)}, all readable; free space, or bound the "
+                            "recording with --max-size/--keep, or --keep-going to wait for space", 1)
+        raise UserError(f"{args.file}: {ended.detail}", 1)
     size = writer.size_bytes
+    paused = ""
+    if isinstance(writer, PausingWriter) and writer.pauses:
+        paused = (f", paused {writer.pauses} time{'s' if writer.pauses != 1 else ''} for space "
+                  f"({_samples(writer.skipped)} not recorded)")
     print(f"mysqltop: {_samples(writer.samples_written)} ({size / 1024:.0f} KiB) in {args.file}"
-          + (f", {writer.rotations} rotations" if writer.rotations else "")
+          + (f", {writer.rotations} rotations" if writer.rotations else "") + paused
+          + (f"; {len(writer.kept)} incident file{'s' if len(writer.kept) != 1 else ''} kept out of the rotation "
+             f"(never deleted by it), the newest {writer.kept[-1]}" if writer.kept else "")
           + (f"; `{trigger.text}` never held, so nothing was recorded" if trigger and not fires else ""),
           file=sys.stderr)
     return 0

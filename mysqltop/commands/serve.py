@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from mysqltop.arguments import add_connection_arguments, add_fleet_arguments, fleet_flags
-from mysqltop.core.metrics import MAX_LATCH_SERIES
+from mysqltop.core.metrics import MAX_LATCH_SERIES, MAX_LOAD_SERIES
 from mysqltop.core.pacing import DEFAULT_INTERVAL
 from mysqltop.serve.targets import PROBE_IDLE_S
 
@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-latch-series", type=int, default=MAX_LATCH_SERIES, metavar="N",
                    help="latches with a series of their own per server, first come; any latch after "
                         f"that counts in latch=\"other\" (default {MAX_LATCH_SERIES})")
+    p.add_argument("--max-load-series", type=int, default=MAX_LOAD_SERIES, metavar="N",
+                   help="users and schemas with a session-seconds series of their own per server, first come; "
+                        f"any after that counts in user=\"other\" / schema=\"other\" (default {MAX_LOAD_SERIES})")
     p.add_argument("--record", metavar="DIR", help="also record each server's raw samples to DIR/HOST_PORT.mtrec")
     p.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
                    help="TLS and basic auth, in the Prometheus exporter-toolkit format (as node_exporter)")
@@ -82,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     check_interval(args.interval)
     if args.max_latch_series < 0:
         raise UserError("--max-latch-series must be 0 or more")
+    if args.max_load_series < 0:
+        raise UserError("--max-load-series must be 0 or more")
     addr, port = parse_listen(args.listen)
     record_dir = check_record_dir(args.record) if args.record else None
     from mysqltop.serve.web_config import load_web_config
@@ -95,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mysqltop.core.frame import Frame
     from mysqltop.fleet import FleetPoller
+    from mysqltop.recording.pausing import PausingWriter
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.serve.endpoint import Endpoint, serve_forever_in_thread
     from mysqltop.serve.targets import ProbeTargets
@@ -125,9 +131,10 @@ def run(args: argparse.Namespace) -> int:
             exposition.prepare(name, frame)        # the scrape then only joins bytes
 
     poller = FleetPoller(members, fleet.interval, record_dir=record_dir,
-                         open_recorder=lambda path: RecordingWriter(path, interval=fleet.interval),
+                         open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=fleet.interval)),
                          on_frame=on_frame)
-    exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series)
+    exposition = Exposition(poller.states, fleet.interval, max_latches=args.max_latch_series,
+                            max_load=args.max_load_series)
 
     def watch(name: str, member: Member) -> None:
         outages[name] = OutageNotes(say_for(name), doing="mysqltop_up 0")

@@ -581,7 +581,8 @@ def session_states(rows: list[list[Any]] | None) -> list[SessionState]:
 
 # ---- --redact ---------------------------------------------------------------------------------------
 # Columns of the recorded rows (sources/lock_reads.py) that hold statement text.
-SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,), "lock_sessions": (7, 11)}
+SQL_COLUMNS = {"lock_waits": (5, 13), "transactions": (11,), "sessions": (7,), "lock_sessions": (7, 11),
+               "active_sessions": (2,)}      # a statement's shape (core/active_sessions.py)
 
 
 def without_statements(rows_by_field: dict[str, list[list[Any]] | None], mark: str) -> dict[str, Any]:

@@ -314,6 +314,20 @@ def _null(v: str | None) -> str | None:
     return None if v is None or v == "NULL" else v
 
 
+def busy_rows(rows: list[Row]) -> list[list[object]]:
+    """Every non-idle session of SHOW FULL PROCESSLIST rows in the live source's sessions shape
+    (the active session rows are built from all of them, not only the busiest kept)."""
+    out: list[list[object]] = []
+    for r in rows:
+        command = r.get("Command", "")
+        if command in IDLE_COMMANDS or (r.get("Info") or "").strip() == "SHOW FULL PROCESSLIST":
+            continue
+        state = r.get("State") or ""
+        out.append([_int(r.get("Id")), r.get("User"), r.get("Host"), _null(r.get("db")), command,
+                    "" if state == "NULL" else state, _int(r.get("Time")) or 0, _null(r.get("Info"))])
+    return out
+
+
 def sessions(rows: list[Row]) -> tuple[list[list[object]], list[list[object]]]:
     """SHOW FULL PROCESSLIST rows → (sessions, session_states) in the live source's shapes:
     the busiest MAX_SESSIONS non-idle sessions, and (command, state) groups of all."""

@@ -20,7 +20,10 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.innodb.deadlock import GAP, INSERT_INTENTION, NEXT_KEY, Deadlock, DeadlockLock, DeadlockTrx
 from mysqltop.core.statement_shape import shape
 
-MAX_KEPT = 200          # distinct deadlocks a book keeps (patterns keep counting past it)
+MAX_KEPT = 200          # distinct deadlocks a book keeps, the newest (patterns keep counting past it)
+# Patterns a book keeps: a server with a deadlock of a new shape every poll (a hostile or broken
+# one) must not grow the fold without end. Past it, the deadlocks of new shapes are counted only.
+MAX_PATTERNS = 500
 
 Key = tuple[object, ...]
 
@@ -125,10 +128,12 @@ class DeadlockPattern:
 class DeadlockBook:
     """A fold over a timeline's frames, oldest first (`add` each, or `of(frames)`)."""
 
-    seen: list[SeenDeadlock] = field(default_factory=list)
+    seen: list[SeenDeadlock] = field(default_factory=list)    # the newest MAX_KEPT, oldest first
     patterns: dict[str, DeadlockPattern] = field(default_factory=dict)
     captured: int = 0                 # new during the timeline (not the one there at its start)
-    dropped: int = 0                  # captured past MAX_KEPT: counted in patterns, not kept
+    dropped: int = 0                  # older than the newest MAX_KEPT: counted in patterns, not kept
+    unpatterned: int = 0              # captured in shapes past MAX_PATTERNS: counted here only
+    prior: SeenDeadlock | None = None   # the one already there at the first frame (kept apart)
     counted: float | None = None      # deadlocks the server counted since the first frame (None: it does not count)
     _counter: float | None = None
     _last: Key | None = None
@@ -165,14 +170,19 @@ class DeadlockBook:
         if not first:
             self.captured += 1
             p = self.patterns.get(seen.signature)
-            if p is None:
+            if p is None and len(self.patterns) < MAX_PATTERNS:
                 p = self.patterns[seen.signature] = DeadlockPattern(seen.signature, d, first_seen=frame.time,
                                                                     first_time=d.time)
-            p.count += 1
-            p.example, p.last_seen, p.last_time = d, frame.time, d.time
-        if len(self.seen) < MAX_KEPT:
-            self.seen.append(seen)
+            if p is None:
+                self.unpatterned += 1
+            else:
+                p.count += 1
+                p.example, p.last_seen, p.last_time = d, frame.time, d.time
         else:
+            self.prior = seen
+        self.seen.append(seen)
+        if len(self.seen) > MAX_KEPT:
+            del self.seen[0]
             self.dropped += 1
         return seen
 
@@ -185,7 +195,9 @@ class DeadlockBook:
 
     def counts_line(self) -> str:
         counted = self.counted
-        told = f"{self.captured} captured"
+        told = f"{self.captured} captured" + (
+            f" ({self.unpatterned} in shapes past the first {MAX_PATTERNS} patterns, counted only)"
+            if self.unpatterned else "")
         if counted is None:
             return told + " (the server does not count them)"
         if counted < self.captured:         # a counter that missed some (disabled, reset, replaced text)
@@ -222,7 +234,7 @@ class DeadlocksSummary:
 
 
 def summarise(book: DeadlockBook, top: int = 10) -> DeadlocksSummary:
-    before = next((s for s in book.seen if s.prior), None)
+    before = book.prior
     return DeadlocksSummary(
         book.captured, book.counted, summary(before.deadlock) if before is not None else None,
         [PatternSummary(p.signature, p.count, p.tables, p.indexes, p.first_seen, p.last_seen, p.first_time,

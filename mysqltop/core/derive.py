@@ -21,13 +21,13 @@ from mysqltop.core import pressure_signals
 from mysqltop.core import row_lock_time as rlt
 from mysqltop.core import stall_rows
 from mysqltop.core import stalls as stall_tree
-from mysqltop.core import wait_load
-from mysqltop.core.waits import parse_wait_rows
+from mysqltop.core import top_sql, wait_load
 from mysqltop.core.counters import Number, first_rate, rate, rate_of_sum, total, valid_dt
-from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, LatchCounter, Locks,
+from mysqltop.core.frame import (Ahi, CappedRead, Counters, Flush, Frame, Host, Hotspot, Io, IoThread, Locks,
                                  Semaphores, ServerInfo, TableCache, Throughput)
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
+from mysqltop.core.carried_reads import latch_counters, latch_reads, status_span
 from mysqltop.core.parsed import ParsedSample
 from mysqltop.core.server_version import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
@@ -96,7 +96,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.errors.update(cur.errors)
     frame.capped_reads = _capped(raw)
     for key, at in (raw.read_at or {}).items():
-        if key != "ps_waits_before" and isinstance(at, list) and at and isinstance(at[0], (int, float)):
+        if not str(key).endswith("_before") and isinstance(at, list) and at and isinstance(at[0], (int, float)):
             frame.read_at[key] = float(at[0])         # carried from an earlier read (its cost)
     if raw.error:
         frame.stale = True
@@ -116,6 +116,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.poll_s = poll_ms / 1000.0 if isinstance(poll_ms, (int, float)) else None
     frame.late_s = late_ms / 1000.0 if isinstance(late_ms, (int, float)) else None
     server_dt = dt
+    prev = status_span(prev, cur, dt, frame)
     if prev is not None and _restarted(prev, cur):
         server_dt = None
         frame.notes.append("server restarted (Uptime went backwards): rates resume with the next sample")
@@ -132,15 +133,20 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
-    frame.latch_counters = _latch_counters(cur)
+    frame.latch_counters = latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
+    frame.digests = top_sql.rates(raw.digests)
     made = frame.made()
-    return dataclasses.replace(made, load=wait_load.of(made))
+    return dataclasses.replace(made, load=wait_load.of(made, raw.active_sessions))
 
 
 class _Draft:
     """A frame's fields while derive works them out: a Frame never changes once made (`made`),
     so every view and every judgement of it reads the same value."""
+
+    notes: list[str]
+    read_at: dict[str, float]
+    elapsed: float | None
 
     def __init__(self, start: Frame) -> None:
         self.__dict__.update({f.name: getattr(start, f.name) for f in dataclasses.fields(Frame)})
@@ -166,7 +172,7 @@ def _capped(raw: RawSample) -> list[CappedRead]:
     return out
 
 
-def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> int | None:
+def _present_total(cur: ParsedSample, names: tuple[str, ...]) -> Number | None:
     present = [v for n in names if (v := cur.stat(n)) is not None]
     return sum(present) if present else None
 
@@ -199,29 +205,6 @@ def _counters(cur: ParsedSample) -> Counters:
     return c
 
 
-def _latch_counters(cur: ParsedSample) -> list[LatchCounter]:
-    """Every latch that has waited since the server started (or P_S was truncated), by name within
-    its source: performance_schema wait/synch instruments (not cond: a sleep, not contention) and
-    SHOW ENGINE INNODB MUTEX rows summed by name."""
-    out: dict[tuple[str, str], LatchCounter] = {}
-    for event, row in (cur.waits or {}).items():
-        if not event.startswith(hs.SYNCH_PREFIX) or event.startswith(hs.IDLE_PREFIX) or row.count_star <= 0:
-            continue
-        key = (hs.ps_short_name(event), "performance_schema")
-        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
-        lc.waits = (lc.waits or 0) + row.count_star
-        if row.sum_timer_wait > 0:
-            lc.wait_ms = (lc.wait_ms or 0.0) + row.sum_timer_wait / hs.PS_PICO_PER_MS
-    for mrow in (cur.mutex or {}).values():
-        n = mrow.os_waits if mrow.os_waits is not None else mrow.waits
-        if n is None or n <= 0:
-            continue
-        key = (hs.mutex_short_name(mrow.name, mrow.site), "innodb_mutex")
-        lc = out.get(key) or out.setdefault(key, LatchCounter(key[0], key[1], 0, None))
-        lc.waits = (lc.waits or 0) + n
-    return sorted(out.values(), key=lambda x: (x.source, x.name))
-
-
 def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
     up0, up1 = prev.stat("Uptime"), cur.stat("Uptime")
     return (up0 is not None and up1 is not None and up1 < up0) or \
@@ -229,7 +212,7 @@ def _restarted(prev: ParsedSample, cur: ParsedSample) -> bool:
          and prev.raw.server.version != cur.raw.server.version)
 
 
-def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[int | None, int | None]:
+def _stat_pair(prev: ParsedSample | None, cur: ParsedSample, name: str) -> tuple[Number | None, Number | None]:
     return (prev.stat(name) if prev else None), cur.stat(name)
 
 
@@ -278,7 +261,7 @@ def _clock(value: object) -> float | None:
 
 
 def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
-                      polls: int = 1) -> tuple[int | None, int | None]:
+                      polls: int = 1) -> tuple[Number | None, Number | None]:
     """Questions without mysqltop's own statements (8–10 per poll: most of the qps of a server doing
     10 qps). A reset stays a reset: only a forward count is corrected. Across `polls` > 1 polls,
     each poll in between sent what `cur` sent."""
@@ -289,7 +272,7 @@ def _client_questions(prev: ParsedSample | None, cur: ParsedSample,
     return q_prev, max(q_prev, q_cur - own)
 
 
-def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[int | None, int | None]:
+def _client_rows_read(prev: ParsedSample | None, cur: ParsedSample) -> tuple[Number | None, Number | None]:
     """Rows_read without the rows the monitor's own session read in between (its P_S, status and
     lock queries: ~370 rows a poll, all of an idle server's "rows read/s"). Its session counter
     is cumulative, so this holds across any number of polls; a reconnect (the counter starts
@@ -438,10 +421,10 @@ def _lock_timeouts(s: ParsedSample) -> dict[str, float]:
 
 def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLockSide:
     return rlt.RowLockSide(
-        time_ms=s.stat("Innodb_row_lock_time"), started=s.stat("Innodb_row_lock_waits"),
+        time_ms=_int(s.stat("Innodb_row_lock_time")), started=_int(s.stat("Innodb_row_lock_waits")),
         current=_int(_current_row_waits(s)),
         waits=lock_tree.row_waits(s.raw.lock_waits) if s.raw.lock_waits is not None else None,
-        longest_s=longest_s, sessions=s.stat("Threads_connected"))
+        longest_s=longest_s, sessions=_int(s.stat("Threads_connected")))
 
 
 def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: _Draft, dt: float | None) -> None:
@@ -666,34 +649,6 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
-def _latch_reads(cur: ParsedSample, frame: _Draft) -> list[Hotspot] | None:
-    """The latch summary read at a slower cadence than the polls (its cost): the rates over its
-    last two reads, which the sample carries, marked as a span (Hotspot.span_s) and said with when
-    they were read; [] when only one read is carried yet. None: read every poll (the usual path)."""
-    raw = cur.raw
-    at = raw.read_at or {}
-    if raw.ps_waits_before is None and "ps_waits" not in at:
-        return None
-    latest = at.get("ps_waits") or [raw.wall, raw.mono]
-    before = at.get("ps_waits_before")
-    if raw.ps_waits_before is None or not before or len(before) < 2 or len(latest) < 2:
-        return []
-    try:
-        rows = {w.event_name: w for w in parse_wait_rows(raw.ps_waits_before)}
-    except (ValueError, TypeError, IndexError):
-        return []
-    span = float(latest[1]) - float(before[1])
-    hot = hs.ps_hotspots(rows, cur.waits or {}, span) if valid_dt(span) else None
-    if hot is None:
-        return []
-    for h in hot:
-        h.span_s = span
-    frame.read_at["ps_waits"] = float(latest[0])
-    frame.notes.append(f"latches: the performance_schema summary is read every {span:.0f} s, not every poll "
-                       "(each read is costly on this server): rates over its last two reads")
-    return hot
-
-
 def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: _Draft) -> list[Hotspot]:
     """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
     (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
@@ -742,7 +697,7 @@ def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, fr
     if sem is not None and (sem.waits or sem.mutex_os_waits is not None or sem.rw_shared_os_waits is not None):
         frame.sources.append("semaphores")
 
-    spaced = _latch_reads(cur, frame) if has_ps else None
+    spaced = latch_reads(cur, frame) if has_ps else None
     if spaced is not None:
         groups.append(spaced)
     if prev is None:

@@ -212,6 +212,46 @@ class ClassShape:
 
 
 @dataclass
+class LoadSession:
+    """Active sessions of one sample that share every dimension (core/active_sessions.py): the
+    unit the load is sliced by. `sessions` may be a fraction: a share of the sessions on CPU
+    given to the latch and IO waits no processlist row shows (core/wait_load.py)."""
+    wait_class: str
+    object: str              # what it waits on: table (index), lock, latch, file kind, "CPU"
+    sql: str                 # statement shape; raw: views pass every text through safe_text
+    user: str
+    host: str                # client host, without its port
+    schema: str
+    state: str
+    sessions: float
+
+
+@dataclass
+class LoadSlice:
+    """One value of one dimension in one sample: its active sessions and their wait classes."""
+    value: str
+    sessions: float
+    classes: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class DigestRate:
+    """One statement digest over the span since the previous digest read (core/top_sql.py)."""
+    schema: str | None
+    digest: str
+    sql: str                 # DIGEST_TEXT as the server normalised it; raw: views pass it through safe_text
+    calls_per_s: float
+    avg_ms: float
+    max_ms: float | None     # the largest since the server's counters started
+    load: float              # seconds spent per second: average sessions running it
+    rows_examined_per_call: float | None
+    rows_sent_per_call: float | None
+    tmp_disk_tables_per_s: float | None
+    no_index_used_per_s: float | None
+    span_s: float
+
+
+@dataclass
 class WaitLoad:
     """Active sessions of one sample by wait class (the classes add up to `active`); `cores`: the
     host's CPUs where known, what `active` compares against."""
@@ -225,6 +265,13 @@ class WaitLoad:
     commit: float | None = None
     other: float | None = None
     top: list[ClassShape] = field(default_factory=list)
+    # The sample's active sessions by every dimension (empty where the sample holds none: older
+    # recordings, imports without a processlist), and each dimension's top values
+    # (core/load_slices.py: sql, user, host, schema, object → rows, most sessions first).
+    sessions: list[LoadSession] = field(default_factory=list)
+    slices: dict[str, list[LoadSlice]] = field(default_factory=dict)
+    # the sample holds active session rows: `sessions` empty then means none was active
+    sessions_known: bool = False
 
     def value(self, cls: str) -> float | None:
         return getattr(self, cls)
@@ -405,6 +452,9 @@ class Frame:
     # Active sessions by wait class (core/wait_load.py, docs/wait-classes.md): all None when the
     # sample holds no session counts (an older recording, an import without a processlist).
     load: WaitLoad = field(default_factory=WaitLoad)
+    # Top statement digests by load since the previous digest read (performance_schema), on the
+    # frames of a poll that read them; empty between reads and where digests are off.
+    digests: list[DigestRate] = field(default_factory=list)
     # Reads cut by a bound in this poll or skipped while their back-off lasts, by statement.
     capped_reads: list[CappedRead] = field(default_factory=list)
     # Values read before this frame's poll (a read at a slower cadence than the polls, for its

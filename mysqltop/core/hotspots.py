@@ -28,6 +28,10 @@ TOP_HOTSPOTS = 10      # listed by `snapshot` text and by `report`
 SYNCH_PREFIX = "wait/synch/"
 IDLE_PREFIX = "wait/synch/cond/"
 PS_PICO_PER_MS = 1e9
+# A live source reads performance_schema's latch summary at most this often (it is the dearest
+# read of a poll: every instance of every synch instrument aggregated): the samples between carry
+# its last two reads, whose rates are over the real span between them.
+PS_SUMMARY_EVERY_S = 3.0
 _SOURCE_RANK = {"performance_schema": 0, "innodb_mutex": 1, "semaphores": 2}
 SOURCE_SHORT = {"performance_schema": "P_S", "innodb_mutex": "mutex", "semaphores": "sema"}   # column labels
 _PS_KINDS = {"mutex": "mutex", "rwlock": "rwlock", "prlock": "rwlock", "sxlock": "sxlock", "cond": "cond"}

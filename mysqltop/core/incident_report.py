@@ -164,6 +164,10 @@ class Report:
     # Each distinct deadlock of the window grouped by pattern, most frequent first (core/deadlocks.py).
     deadlocks: DeadlocksSummary = field(default_factory=DeadlocksSummary)
     load: LoadSummary = field(default_factory=LoadSummary)
+    # Top SQL over the window from the statement digests (core/top_sql.window): [{schema, digest,
+    # sql, calls_per_s, avg_ms, max_ms, load, rows_examined_per_call, rows_sent_per_call,
+    # tmp_disk_tables_per_s, no_index_used_per_s}]; empty where digests were not read.
+    digests: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -189,6 +193,8 @@ class Comparison:
     variables_changed: list[dict[str, str | None]] = field(default_factory=list)   # {name, a, b}
     # each finding's own metric in A and B: did the setting changed in between help?
     finding_metrics: list[Delta] = field(default_factory=list)
+    # the load by dimension in A and B: dimension → [{value, a, b}], what grew most first
+    load: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -237,7 +243,24 @@ def compare(a: Report, b: Report) -> Comparison:
         va, vb, what = a.finding_metrics.get(fid), b.finding_metrics.get(fid), finding_metrics.label(fid)
         own.append(Delta(f"{fid}: {what}", va, vb, 100.0 * (vb - va) / abs(va) if va and vb is not None else None))
     return Comparison(a, b, deltas, hot, sorted(ids_a - ids_b), sorted(ids_b - ids_a), sorted(ids_a & ids_b),
-                      changed, own)
+                      changed, own, grown(a.load.slices, b.load.slices))
+
+
+GROWN_ROWS = 10
+
+
+def grown(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Two windows' load by dimension side by side: (value, sessions in A, in B), what grew most
+    first (Performance Insights' compare periods); a value in one window's top only is 0 in the
+    other's as far as the report knows."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for dim in sorted(set(a) | set(b)):
+        va = {x["value"]: x["sessions"] for x in a.get(dim, [])}
+        vb = {x["value"]: x["sessions"] for x in b.get(dim, [])}
+        rows = [{"value": v, "a": va.get(v, 0.0), "b": vb.get(v, 0.0)} for v in {*va, *vb}]
+        rows.sort(key=lambda r: (-(r["b"] - r["a"]), r["value"]))
+        out[dim] = rows[:GROWN_ROWS]
+    return out
 
 
 def _jsonable(o: Any) -> Any:

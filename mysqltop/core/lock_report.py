@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from mysqltop.core.frame import COMMITTED_LABEL, Frame
 from mysqltop.core.blocking import Blocker, hot_row
 from mysqltop.core.rules.stall_rules import judged
-from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, Certainty, Stall
+from mysqltop.core.stalls import NOT_RECORDED, STALL_GAP_S, STALL_MIN_WAIT_S, Certainty, Stall
 
 TOP = 5
 _KEEP = 500                 # summaries kept while accumulating before trimming to the longest
@@ -161,8 +161,10 @@ class LockWindow:
         """An open entry of the same kind sharing a waiter with `st`: the same incident whose
         root was learned, or missed, in between (its key changed, the sessions did not)."""
         ids = set(st.waiter_ids)
-        for ep, seen in self._open.values():
-            if now - seen <= STALL_GAP_S and _family(ep.kind) == _family(st.kind) and ids & self._waiters.get(id(ep), set()):
+        blind = st.source == NOT_RECORDED or not ids      # a moment whose lock rows were not recorded
+        for ep, seen in sorted(self._open.values(), key=lambda x: -x[1]):
+            if now - seen <= STALL_GAP_S and _family(ep.kind) == _family(st.kind) and (
+                    blind or ids & self._waiters.get(id(ep), set())):
                 return ep, seen
         return None
 
@@ -228,6 +230,11 @@ class LockWindow:
         for c in out:
             # a working holder seen blocking only a moment is one of a queue passing the lock on
             if c.kill and c.last - c.first < PASSING_S and (c.command != "Sleep" or len(by_row.get(c.hot_row or "", [])) > 1):
+                c.kill = None
+            # nobody waited behind it as long as a pile takes although it was seen that long, or it
+            # was working: a queue moving along, nothing to release (a stuck idle holder's waits grow)
+            if c.kill and (c.longest_wait_s or 0.0) < STALL_MIN_WAIT_S and (
+                    c.command != "Sleep" or c.last - c.first >= PASSING_S):
                 c.kill = None
         for row, cs in passing.items():
             cs.sort(key=lambda c: c.first)

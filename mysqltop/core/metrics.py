@@ -26,6 +26,7 @@ PREFIX = "mysqltop"
 OTHER = "other"
 MAX_LATCH_SERIES = 500        # per server: latch series of their own before the rest go to "other"
 MAX_BLOCKING_ROOTS = 5        # blocking roots exported per server, most sessions behind first
+MAX_LOAD_SERIES = 50          # per server and dimension: users / schemas with a series before "other"
 
 COUNTER, GAUGE = "counter", "gauge"
 # Who fills a metric: the newest frame (serve and snapshot alike), the exporter's own bookkeeping
@@ -192,8 +193,18 @@ SESSION_SECONDS = Metric("session_seconds", COUNTER, "active sessions × seconds
                          "(docs/wait-classes.md), counted by this exporter since it started: rate() is the "
                          "average active sessions of each class", unit="seconds", labels=("wait_class",),
                          scope=EXPORTER, frame_field="load")
+USER_SESSION_SECONDS = Metric("user_session_seconds", COUNTER, "active sessions × seconds by the sessions' user "
+                              "(docs/wait-classes.md, Dimensions), counted by this exporter since it started; the "
+                              "first --max-load-series users of a server have a series, the rest count in "
+                              "user=\"other\"", unit="seconds", labels=("user",), scope=EXPORTER, frame_field="load")
+SCHEMA_SESSION_SECONDS = Metric("schema_session_seconds", COUNTER, "active sessions × seconds by the sessions' "
+                                "default schema, counted by this exporter since it started; the first "
+                                "--max-load-series schemas of a server have a series, the rest count in "
+                                "schema=\"other\"", unit="seconds", labels=("schema",), scope=EXPORTER,
+                                frame_field="load")
 EXPORTER_METRICS: tuple[Metric, ...] = (UP, LATE, FRAME_AGE, DOWN_FOR, POLL_DURATION, POLLS, STALE_POLLS,
-                                        LATE_POLLS, QUERIES, ROW_LOCK_BLOCKED, SESSION_SECONDS)
+                                        LATE_POLLS, QUERIES, ROW_LOCK_BLOCKED, SESSION_SECONDS,
+                                        USER_SESSION_SECONDS, SCHEMA_SESSION_SECONDS)
 
 # One frame's header (snapshot --format openmetrics).
 SAMPLE_TIME = Metric("sample_time_seconds", GAUGE, "epoch seconds of the sample", unit="seconds", scope=SNAPSHOT)
@@ -315,6 +326,32 @@ class LatchSeries:
                 acc[1] = (acc[1] or 0.0) + ms / 1000.0
         out.extend(LatchSample(OTHER, src, w, s) for src, (w, s) in sorted(other.items()))
         return out
+
+
+class LoadSeries:
+    """Session-seconds by one dimension's values (user or schema), per server: the first `cap`
+    values seen keep a series of their own for good, the rest add to `other` — each series,
+    `other` included, a counter of the same values from scrape to scrape (as LatchSeries)."""
+
+    def __init__(self, field: str, cap: int = MAX_LOAD_SERIES) -> None:
+        self.field = field
+        self.cap = max(0, cap)
+        self.seconds: dict[str, float] = {}
+
+    def add(self, frame: Frame) -> None:
+        """A fresh frame's active sessions × the seconds since the previous sample."""
+        dt = frame.elapsed
+        if frame.stale or not frame.load.sessions_known or not dt or dt <= 0:
+            return
+        for s in frame.load.sessions:
+            value = str(getattr(s, self.field))
+            value = f"{OTHER} ({self.field})" if value == OTHER else value   # never merged into the bucket
+            if value not in self.seconds and len(self.seconds) - (OTHER in self.seconds) >= self.cap:
+                value = OTHER
+            self.seconds[value] = self.seconds.get(value, 0.0) + s.sessions * dt
+
+    def samples(self) -> list[tuple[str, float]]:
+        return sorted(self.seconds.items())
 
 
 # ---- docs ------------------------------------------------------------------------------------------

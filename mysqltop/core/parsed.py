@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from mysqltop.core import innodb as innodb_parser  # attribute access: a missing parser is a noted error
+from mysqltop.core.identity_memo import IdentityMemo
 from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.mutex import MutexRow, parse_mutex_rows
 from mysqltop.core.sample import RawSample
@@ -26,11 +27,13 @@ class ParsedSample:
     innodb: InnodbStatus | None = None
     mutex: dict[MutexKey, MutexRow] | None = None     # summed per (name, site); None: not read
     waits: dict[str, WaitRow] | None = None           # by event name; None: P_S not read
-    status: dict[str, int] = field(default_factory=dict)      # numeric status, lower-case names
+    # numeric status, lower-case names (a counter may be fractional: on the line between two
+    # reads of a paced SHOW GLOBAL STATUS, derive._status_span)
+    status: dict[str, int | float] = field(default_factory=dict)
     variables: dict[str, str] = field(default_factory=dict)   # lower-case names
     errors: dict[str, str] = field(default_factory=dict)      # part → parse error
 
-    def stat(self, name: str) -> int | None:
+    def stat(self, name: str) -> int | float | None:
         return self.status.get(name.lower())
 
     def var_int(self, name: str) -> int | None:
@@ -51,10 +54,22 @@ def parse_sample(raw: RawSample) -> ParsedSample:
                        lambda: {(r.name, r.site): r for r in parse_mutex_rows(raw.innodb_mutex or [])})  # already summed per name/site
     waits = None
     if raw.ps_waits is not None:
-        waits = _guard(errors, "ps_waits", lambda: _by_event(parse_wait_rows(raw.ps_waits or [])))
-    status = _guard(errors, "global_status", lambda: _numeric(raw.global_status)) or {}
+        waits = _guard(errors, "ps_waits", lambda: waits_of(raw.ps_waits or []))
+    status = _guard(errors, "global_status", lambda: numeric_status(raw.global_status)) or {}
     variables = lower_keys(raw.variables)
     return ParsedSample(raw, innodb, mutex, waits, status, variables, errors)
+
+
+# The latch summary is read every few seconds and the samples between carry the same rows (the
+# same list): parsed once. Nothing mutates a parsed map.
+_WAITS_MEMO: IdentityMemo[dict[str, WaitRow]] = IdentityMemo()
+
+
+def waits_of(rows: list[list[object]]) -> dict[str, WaitRow]:
+    """performance_schema latch summary rows by event name (duplicates summed), parsed once per
+    list of rows."""
+    hit = _WAITS_MEMO.get(rows)
+    return hit if hit is not None else _WAITS_MEMO.put(_by_event(parse_wait_rows(rows)), rows)
 
 
 def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
@@ -65,8 +80,9 @@ def _guard(errors: dict[str, str], part: str, fn: Callable[[], T]) -> T | None:
         return None
 
 
-def _numeric(status: dict[str, str]) -> dict[str, int]:
-    out: dict[str, int] = {}
+def numeric_status(status: dict[str, str]) -> dict[str, int | float]:
+    """The numeric values of SHOW GLOBAL STATUS rows, by lower-case name."""
+    out: dict[str, int | float] = {}
     for name in status:
         value = status_int(status, name)
         if value is not None:

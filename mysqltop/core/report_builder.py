@@ -13,9 +13,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mysqltop.core.advice import advise
 from mysqltop.core.deadlocks import DeadlockBook
+from mysqltop.core import top_sql
 from mysqltop.core.wait_load import LoadAccumulator
 from mysqltop.core.deadlocks import summarise as summarise_deadlocks
 from mysqltop.core.frame import (
+    DigestRate,
     COMMITTED_LABEL, WAIT_CLASSES, Frame, Hotspot, committed_or_tps, restarted_between, severity_rank,
 )
 from mysqltop.core.lock_report import LockWindow, StallEpisode
@@ -245,6 +247,7 @@ class ReportBuilder:
         self._fresh: Frame | None = None              # the last fresh frame with an Uptime
         self.deadlocks = DeadlockBook()
         self.load = LoadAccumulator()
+        self.digest_reads: list[list[DigestRate]] = []   # each digest read's top digests (top_sql.window)
 
     def _server(self, f: Frame) -> None:
         """A different server than the last one answers from f on: an entry of its own, and no
@@ -309,6 +312,8 @@ class ReportBuilder:
         self._hotspots(f)
         self._series.add(f)
         self.load.add(f)
+        if f.digests and not f.stale:
+            self.digest_reads.append(f.digests)
         if f.host is not None:
             self.host_frames += 1
             if f.host.cpus:
@@ -436,7 +441,8 @@ class ReportBuilder:
                       "address": e["info"].address, "first": e["first"], "last": e["last"]} for e in self.servers],
             stalls=(stalls := self._stall_episodes()), headline=headline(stalls, self.first),
             deadlocks=summarise_deadlocks(self.deadlocks),
-            load=self.load.summary(LOAD_POINTS))
+            load=self.load.summary(LOAD_POINTS, spans=[(e.id, e.first, e.last) for e in episodes]),
+            digests=top_sql.window(self.digest_reads, sum(r[0].span_s for r in self.digest_reads)))
 
     def _stall_episodes(self) -> list[StallEpisode]:
         eps = self.lock_window.stall_episodes()

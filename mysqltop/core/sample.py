@@ -41,7 +41,7 @@ class Cap(str, Enum):
 POLL_STATEMENTS: tuple[str, ...] = (
     "innodb_status", "innodb_mutex", "ps_waits", "global_status", "innodb_metrics", "server_time",
     "lock_waits", "row_locks", "transactions", "sessions", "session_states", "lock_sessions", "metadata_locks",
-    "mdl_plugin", "variables")
+    "mdl_plugin", "digests", "variables")
 STATUS_STATEMENT = "global_status"      # the statement that reads Questions
 
 
@@ -168,9 +168,22 @@ class RawSample:
     capped: dict[str, dict[str, Any]] | None = None
     # A read made at a slower cadence than the polls (its cost: the latch summary of a server with
     # a huge table cache), carried in the samples between reads: statement key → [wall, mono] of
-    # the read a field holds ("ps_waits", "ps_waits_before"); a key absent: read in this poll.
+    # the read a field holds ("ps_waits", "ps_waits_before", "global_status", …); a key absent:
+    # read in this poll.
     # None: every field read in this poll (and in older recordings).
     read_at: dict[str, list[float]] | None = None
     # The latch summary's read before the one in ps_waits, while it is read at a slower cadence:
     # the latch rates come from these two reads (Hotspot.span_s), whatever poll carries them.
     ps_waits_before: list[list[Any]] | None = None
+    # Every active session of this poll as [wait_class, wait_object, shape, user, host, schema,
+    # command, state, sessions] (core/active_sessions.py), identical tuples counted once: the load
+    # by statement, user, client host, schema or object over any window is a fold over them.
+    # None: not read (older recordings, imports without a processlist, a failed poll).
+    active_sessions: list[list[Any]] | None = None
+    # Statement digests that ran since the previous digest read (read every few polls; row shape:
+    # sources/digest_reads.py): their calls, time and rows over that span. None: not read in
+    # this poll (between reads, digests off, older recordings).
+    digests: list[list[Any]] | None = None
+    # SHOW GLOBAL STATUS's read before the one in global_status, while its cost paces it (read_at
+    # "global_status", "global_status_before"): the counters' rates are over these two reads.
+    global_status_before: dict[str, str] | None = None

@@ -236,10 +236,10 @@ def _action(kind: str, root: StallRoot | None, certainty: Certainty = Certainty.
     if root is None or root.kill is None:
         return "find the holder (below) and release it"
     if (root.command or "") == "Sleep":
-        what = "its transaction" if root.trx_age_s is not None else {
-            "global_read_lock": "its UNLOCK TABLES / BACKUP STAGE END", "table_lock": "its UNLOCK TABLES",
-            "user_lock": "its RELEASE_LOCK()"}.get(kind, "its locks")
-        return f"{root.kill} (idle: it will not finish on its own; or have its application end {what})"
+        what = "end its transaction" if root.trx_age_s is not None else {
+            "global_read_lock": "run UNLOCK TABLES / BACKUP STAGE END", "table_lock": "run UNLOCK TABLES",
+            "user_lock": "run RELEASE_LOCK()"}.get(kind, "release its locks")
+        return f"{root.kill} (idle: it will not finish on its own; or have its application {what})"
     if kind == "running_ddl":
         return f"let it finish, or {root.kill} (its work is rolled back); {ONLINE_DDL}"
     return f"let it finish or commit; {root.kill} if it must stop now (its work is rolled back)"
@@ -414,7 +414,11 @@ def _incident_stall(inc: wait_graph.Incident, by_id: dict[int, LockSession], fre
         if st.kind in ("metadata_lock", "table_lock") and len(chain) == 1 and (st.root.command or "") != "Sleep" \
                 and (st.root.lock_mode in _DDL_MODES or running_ddl(st.root.state)):
             st.kind = "running_ddl"
-        st.action = PASSING_ACTION if st.passing else _action(st.kind, st.root)
+        # what ends the root's hold is its own lock's (the last step), not the pile's
+        own = _EDGE_STALL_KIND.get(last.kind, st.kind) if last is not None else st.kind
+        if own == "metadata_lock" and st.root.lock_mode in _LOCK_TABLES_MODES:
+            own = "table_lock"
+        st.action = PASSING_ACTION if st.passing else _action(st.kind if own == "metadata_lock" else own, st.root)
         return st
     if inc.cycle:
         st.cycle, st.certainty, st.source = list(inc.cycle), Certainty.CYCLE, "lock tables"

@@ -16,11 +16,14 @@ Pure: reads one Frame.
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from mysqltop.core.frame import WAIT_CLASSES as CLASSES
-from mysqltop.core.frame import ClassShape, Frame, WaitLoad
+from mysqltop.core.frame import ClassShape, Frame, LoadSession, LoadSlice, WaitLoad
+from mysqltop.core.load_slices import LoadFold, of_sessions
 from mysqltop.core.statement_shape import shape
 
 CPU, ROW_LOCK, METADATA_LOCK, LATCH, IO, COMMIT, OTHER = CLASSES
@@ -40,6 +43,10 @@ class LoadSummary:
     classes: dict[str, float] = field(default_factory=dict)
     top: list[dict[str, Any]] = field(default_factory=list)        # {wait_class, shape, sessions}
     series: dict[str, list[float | None]] = field(default_factory=dict)   # time + one list per class
+    # By dimension (core/load_slices.py): dimension → [{value, sessions, classes}], and the same
+    # for each finding's span [{id, first, last, slices}]; empty without active session samples.
+    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    spans: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Commands that are not a session's work (an idle connection, server threads, replication).
@@ -86,6 +93,11 @@ STATE_CLASSES: tuple[tuple[str, str], ...] = (
 )
 
 TOP_SHAPES = 3           # statement shapes kept per class
+MAX_SESSION_ROWS = 256   # active session rows read of one sample (a source keeps ≤ 201)
+WINDOW_TOP = 10          # a report window's values per dimension
+SPAN_TOP = 5             # a finding's span's values per dimension
+MAX_SPANS = 20           # findings whose span the report slices
+MAX_SPAN_ROWS = 400_000  # active session rows a report keeps for the findings' spans (~40 MB)
 
 
 def state_class(command: str | None, state: str | None) -> str | None:
@@ -120,8 +132,9 @@ def _latch_threads(frame: Frame) -> float:
     return max(ms / 1000.0, frame.semaphores.waiting_threads or 0.0)
 
 
-def of(frame: Frame) -> WaitLoad:
-    """The sample's active sessions by class; all None when the sample holds no session counts."""
+def of(frame: Frame, active: Any = None) -> WaitLoad:
+    """The sample's active sessions by class; all None when the sample holds no session counts.
+    `active`: the sample's active session rows (RawSample.active_sessions), sliced by dimension."""
     cores = float(frame.host.cpus) if frame.host is not None and frame.host.cpus else None
     if not frame.session_states:
         return WaitLoad(cores=cores)
@@ -144,7 +157,62 @@ def of(frame: Frame) -> WaitLoad:
     for c in CLASSES:
         setattr(load, c, counts[c])
     load.top = _top_shapes(frame, waiter_ids)
+    load.sessions = sessions_of(active, counts, frame)
+    load.sessions_known = isinstance(active, list)
+    if load.sessions:
+        load.slices = of_sessions(load.sessions)
     return load
+
+
+def _session_rows(active: Any) -> list[LoadSession]:
+    """RawSample.active_sessions rows (hostile: a recording's) → LoadSessions; bad rows skipped."""
+    out: list[LoadSession] = []
+    if not isinstance(active, list):
+        return out
+    for r in active[:MAX_SESSION_ROWS]:
+        if not isinstance(r, list) or len(r) < 9:
+            continue
+        n = r[8]
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
+            continue
+        cls = r[0] if r[0] in CLASSES else OTHER
+        text = ["" if v is None else str(v) for v in r[1:8]]
+        out.append(LoadSession(cls, text[0], text[1], text[2], text[3], text[4], text[6] or text[5], float(n)))
+    return out
+
+
+def sessions_of(active: Any, counts: dict[str, float], frame: Frame) -> list[LoadSession]:
+    """The sample's active sessions by every dimension, agreeing with its wait classes: the latch,
+    IO and row-lock time the server counts beyond the sessions whose own rows show it (`counts`,
+    after the moves out of CPU) is given to the sessions on CPU, each its share."""
+    rows = _session_rows(active)
+    if not rows:
+        return rows
+    shown = dict.fromkeys(CLASSES, 0.0)
+    for s in rows:
+        shown[s.wait_class] += s.sessions
+    on_cpu = shown[CPU]
+    excess = {c: max(0.0, counts.get(c, 0.0) - shown[c]) for c in (ROW_LOCK, LATCH, IO)}
+    moved = sum(excess.values())
+    if on_cpu <= 0 or moved <= 0:
+        return rows
+    scale = min(1.0, on_cpu / moved) / on_cpu                 # never more than the CPU sessions
+    hot = next((h.name for h in frame.hotspots if not h.own), "latch")
+    objects = {ROW_LOCK: "row (waiter not listed)", LATCH: hot, IO: "data file"}
+    out: list[LoadSession] = []
+    for s in rows:
+        if s.wait_class != CPU:
+            out.append(s)
+            continue
+        left = s.sessions
+        for c, e in excess.items():
+            part = s.sessions * e * scale
+            if part > 0:
+                out.append(LoadSession(c, objects[c], s.sql, s.user, s.host, s.schema, s.state, part))
+                left -= part
+        if left > 1e-9:
+            out.append(LoadSession(CPU, s.object, s.sql, s.user, s.host, s.schema, s.state, left))
+    return out
 
 
 def _top_shapes(frame: Frame, row_waiters: set[int]) -> list[ClassShape]:
@@ -183,6 +251,14 @@ class LoadAccumulator:
         self.cores: float | None = None
         self.shapes: dict[tuple[str, str], float] = {}      # (class, shape) → sessions × seconds
         self.points: list[tuple[float, float, list[float]]] = []   # (time, dt, per class)
+        # frames' active sessions by dimension (core/load_slices.py): the window's, and each
+        # frame's kept for the spans of the findings, known once the window is read
+        self.by_dimension = LoadFold()
+        # (time, dt, sessions as tuples of interned strings): a window of 3,600 frames of 20
+        # sessions each holds a few MB; past MAX_SPAN_ROWS rows the spans fold what was kept
+        self.session_points: list[tuple[float, float, list[tuple[Any, ...]]]] = []
+        self._rows_kept = 0
+        self._strings: dict[str, str] = {}
 
     def add(self, frame: Frame) -> None:
         ld, dt = frame.load, frame.elapsed
@@ -199,16 +275,45 @@ class LoadAccumulator:
             key = (t.wait_class, t.shape)
             self.shapes[key] = self.shapes.get(key, 0.0) + t.sessions * dt
         self.points.append((frame.time, dt, values))
+        if ld.sessions_known and not frame.stale:
+            self.by_dimension.add(frame)
+            if self._rows_kept + len(ld.sessions) <= MAX_SPAN_ROWS:
+                self._rows_kept += len(ld.sessions)
+                one = self._strings.setdefault
+                self.session_points.append((frame.time, dt, [
+                    (one(x.wait_class, x.wait_class), one(x.object, x.object), one(x.sql, x.sql), one(x.user, x.user),
+                     one(x.host, x.host), one(x.schema, x.schema), one(x.state, x.state), x.sessions)
+                    for x in ld.sessions]))
 
-    def summary(self, points: int, top: int = TOP_SHAPES) -> LoadSummary:
+    def span_slices(self, spans: Iterable[tuple[str, float, float]], top: int = SPAN_TOP,
+                    most: int = MAX_SPANS) -> list[dict[str, Any]]:
+        """The load by dimension over each (id, first, last) span: a finding's or a stall's."""
+        out: list[dict[str, Any]] = []
+        times = [t for t, _, _ in self.session_points]
+        for ident, first, last in spans:
+            if len(out) >= most:
+                break
+            lo, hi = bisect.bisect_left(times, first), bisect.bisect_right(times, last)
+            acc = LoadFold()
+            for _, dt, rows in self.session_points[lo:hi]:
+                acc.add_sessions(dt, [LoadSession(*r) for r in rows])
+            got = acc.slices(top)
+            if got:
+                out.append({"id": ident, "first": first, "last": last, "slices": _plain_slices(got)})
+        return out
+
+    def summary(self, points: int, top: int = TOP_SHAPES,
+                spans: Iterable[tuple[str, float, float]] = ()) -> LoadSummary:
         if not self.seconds:
             return LoadSummary(cores=self.cores)
+        slices = _plain_slices(self.by_dimension.slices(WINDOW_TOP))
         classes = {c: self.sums[c] / self.seconds for c in CLASSES}
         ranked = sorted(self.shapes.items(), key=lambda kv: -kv[1])
         per = [{"wait_class": c, "shape": s, "sessions": v / self.seconds}
                for c in CLASSES for (s, v) in [(s, v) for (cls, s), v in ranked if cls == c][:top]]
         return LoadSummary(sum(classes.values()), self.peak[0] if self.peak else None,
-                           self.peak[1] if self.peak else None, self.cores, classes, per, self._series(points))
+                           self.peak[1] if self.peak else None, self.cores, classes, per, self._series(points),
+                           slices, self.span_slices(spans) if slices else [])
 
     def _series(self, n: int) -> dict[str, list[float | None]]:
         k = max(1, -(-len(self.points) // max(1, n)))
@@ -220,3 +325,8 @@ class LoadAccumulator:
             for j, c in enumerate(CLASSES):
                 out[c].append(sum(v[j] * dt for _, dt, v in run) / span if span else None)
         return out
+
+
+def _plain_slices(slices: dict[str, list[LoadSlice]]) -> dict[str, list[dict[str, Any]]]:
+    return {d: [{"value": x.value, "sessions": x.sessions, "classes": dict(x.classes)} for x in rows]
+            for d, rows in slices.items()}

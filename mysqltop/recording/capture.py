@@ -81,5 +81,19 @@ class IncidentRecorder:
         self.writer.append(raw)
         self._last_written = n
 
+    # A PausingWriter below says whether recording is paused (a full disk): the ring and the
+    # trigger go on meanwhile, so a window that opens during the pause is written once it ends.
+    @property
+    def paused(self) -> object | None:
+        return getattr(self.writer, "paused", None)
+
+    @property
+    def changes(self) -> int:
+        return int(getattr(self.writer, "changes", 0))
+
+    @property
+    def last_change(self) -> str | None:
+        return getattr(self.writer, "last_change", None)
+
     def close(self) -> None:
         self.writer.close()

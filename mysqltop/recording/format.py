@@ -42,6 +42,7 @@ import json
 from typing import Any
 
 from mysqltop.core.sample import Failure, HostSample, RawSample, ServerIdentity
+from mysqltop.recording import string_table
 
 # A keyframe is deflated alone every this many samples, the others against it: bounds the samples
 # decoded to reach any one (seek cost), in a recording and in the live session's ring alike.
@@ -86,6 +87,7 @@ STATE_TABLES = ("state", "state_copies")
 _SKIP = {"wall", "mono", "server", "variables"}
 _FIELDS = [f.name for f in dataclasses.fields(RawSample) if f.name not in _SKIP]
 _HOST_FIELDS = {f.name for f in dataclasses.fields(HostSample)}
+_TABLE_FIELDS = {"active_sessions"}         # rows dictionary-coded (recording/string_table.py)
 
 
 def _plain(value: Any) -> Any:
@@ -118,6 +120,10 @@ def sample_text(raw: RawSample) -> str:
         elif isinstance(value, dict):
             out.append(f"@{name} map {len(value)}")
             out.extend(_dump([k, v]) for k, v in value.items())
+        elif name in _TABLE_FIELDS and isinstance(value, (list, tuple)):
+            lines = string_table.encode([list(r) for r in value])
+            out.append(f"@{name} table {len(lines)}")
+            out.extend(lines)
         elif isinstance(value, (list, tuple)):
             out.append(f"@{name} rows {len(value)}")
             out.extend(_dump(row) for row in value)
@@ -157,6 +163,8 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
             kwargs[name] = dict(json.loads(line) for line in body)
         elif kind == "rows":
             kwargs[name] = [json.loads(line) for line in body]
+        elif kind == "table":
+            kwargs[name] = string_table.decode(body)
         elif kind == "json":
             kwargs[name] = json.loads(body[0])
         else:

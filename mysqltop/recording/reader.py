@@ -34,6 +34,7 @@ from mysqltop.recording import codec
 from mysqltop.recording.db import open_readonly, usable_path
 from mysqltop.recording.format import parse_sample_text, parse_state_json
 from mysqltop.recording.format import SEGMENT_TABLES, STATE_TABLES
+from mysqltop.recording.clock_steps import ClockStep, find_steps
 from mysqltop.recording.recover import recover, salvage, truncation
 
 _CACHE = 96     # decoded samples kept: more than one keyframe chain, so stepping back is cheap
@@ -44,6 +45,9 @@ T_MIN, T_MAX = 946_684_800.0, 4_102_444_800.0
 _T_OK = f"t BETWEEN {T_MIN!r} AND {T_MAX!r}"
 MONO_MAX = 1e11          # monotonic seconds (boot time based): finite and far below this
 DATA_MAX = 16 << 20      # one sample's payload; a live poll is a few KB to a few hundred KB
+# A recording claims max(seq) + 1 samples; past this many times the rows it holds (plus slack for
+# a short file) it is refused as not what it claims.
+CLAIM_RATIO, CLAIM_SLACK = 16, 10_000
 
 
 def _is_seq(v: object) -> bool:
@@ -70,6 +74,10 @@ def _wal_frames(path: Path) -> bool:
 
 def valid_mono(m: object) -> bool:
     return isinstance(m, (int, float)) and -MONO_MAX <= m <= MONO_MAX
+
+
+class FalseClaim(UserError):
+    """The file's sample numbers claim far more samples than it holds (see _check_claim)."""
 
 
 class DamagedSample(UserError):
@@ -154,8 +162,15 @@ class RecordingReader:
         self._dicts: dict[int, codec.Decoded] = {}
         self._bad: set[int] = set()
         self._why: dict[int, str] = {}      # why a damaged sample could not be decoded, when known
+        self._steps: list[ClockStep] = []   # clock steps found so far, among samples below _step_from
+        self._step_from = 0
+        self._step_last: tuple[int, float, float] | None = None
+        self._held = 0                      # sample rows counted (see _check_claim) …
+        self._counted_to = 0                # … those numbered below this
         cut = truncation(self.path) if self.path.is_file() else None
-        if cut is None:
+        if cut is not None and _wal_frames(self.path) and self._open_with_wal():
+            cut = None          # the pages the header promises are in the -wal: a whole recording
+        elif cut is None:
             try:
                 self._conn = open_readonly(self.path)
                 self.refresh()
@@ -163,6 +178,8 @@ class RecordingReader:
                 # A damaged header or schema page: the rows on every other page are still there.
                 if getattr(self, "_conn", None) is not None:
                     self._conn.close()
+                if isinstance(first, FalseClaim):
+                    raise                   # its rows read fine: rebuilding them changes no number
                 if not self.path.is_file() or not self._salvage(opening=True):
                     raise first from None
         else:
@@ -172,12 +189,13 @@ class RecordingReader:
                     raise UserError("nothing recovered", 1)
                 self._conn = open_readonly(self._recovered)
             except UserError:
-                self._drop_recovered()
                 raise UserError(f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes; a partial "
                                 "copy?) and nothing in it is readable: copy the whole file again", 1) from None
+            finally:
+                self._drop_recovered()       # open (or not): the name is needed no more
             missing = 100.0 * (cut.expected - cut.size) / cut.expected
             self.notice = (f"{self.path} is truncated ({cut.size:,} of {cut.expected:,} bytes, {missing:.0f} % "
-                           f"missing): read-only, the {n} sample{'s' if n != 1 else ''} of its readable prefix")
+                           f"missing): read-only, the {n} complete sample{'s' if n != 1 else ''} before the cut")
         try:
             self.refresh()
             # Samples whose times are all out of range (a wrong clock, a damaged or forged file)
@@ -188,6 +206,25 @@ class RecordingReader:
         except BaseException:
             self.close()
             raise
+
+    def _open_with_wal(self) -> bool:
+        """Open a file shorter than its header says through SQLite, when its -wal holds the rest:
+        a recorder whose disk filled during a checkpoint leaves FILE part-written and every
+        committed sample in FILE-wal. True when every page reads (quick_check), else the file
+        is read as a truncated one."""
+        try:
+            conn = open_readonly(self.path)
+        except UserError:
+            return False
+        try:
+            ok = conn.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError:
+            ok = None
+        if not ok or ok[0] != "ok":
+            conn.close()
+            return False
+        self._conn = conn
+        return True
 
     # -- shape ------------------------------------------------------------------------------
     def _inode(self) -> int | None:
@@ -229,6 +266,7 @@ class RecordingReader:
             raise UserError(f"{self.path} is a damaged recording ({exc})", 1) from None
         if not _is_seq(self._len):
             raise UserError(f"{self.path} is a damaged recording (sample numbers unreadable)", 1)
+        self._check_claim()
         # a damaged page can hand back NULL or text where a number was written: left out
         self._state_seqs = state_seqs
         self._dict_seqs = dict_seqs
@@ -236,6 +274,25 @@ class RecordingReader:
         self._segment_starts = starts
         self._offsets = self._mono_offsets(starts)
         return self._len
+
+    def _check_claim(self) -> None:
+        """A file whose sample numbers claim far more samples than it holds (a row numbered
+        10^12 among a few hundred) is not what it claims: every reader would walk the claimed
+        length — `report` striding over the real samples, `snapshot --replay` stepping through
+        a trillion missing ones. One line, before anything is read or written. Damage loses rows
+        but never numbers them higher, so a damaged file holds at least a good part of its claim;
+        the rows are counted once and then only those appended since."""
+        try:
+            new = self._conn.execute("SELECT count(*), max(seq) FROM samples WHERE seq >= ?",
+                                     (self._counted_to,)).fetchone()
+        except sqlite3.DatabaseError:
+            return
+        if new[0]:
+            self._held += int(new[0])
+            self._counted_to = int(new[1]) + 1 if _is_seq(new[1]) else self._counted_to
+        if self._len > CLAIM_RATIO * self._held + CLAIM_SLACK:
+            raise FalseClaim(f"{self.path} claims {self._len:,} samples but holds {self._held:,}: it is not what it "
+                            "claims (a damaged or forged recording), so nothing is read from it", 1)
 
     @_locked
     def _any_valid_time(self) -> bool:
@@ -314,8 +371,9 @@ class RecordingReader:
         try:
             conn = open_readonly(found.path)
         except UserError:
-            found.path.unlink(missing_ok=True)
             return False
+        finally:
+            found.path.unlink(missing_ok=True)   # the open connection keeps it; nothing is left behind
         if not opening:
             self._conn.close()
         self._conn, self._recovered = conn, found.path
@@ -323,6 +381,7 @@ class RecordingReader:
         self._why.clear()
         self._dicts.clear()
         self._states.clear()
+        self._held = self._counted_to = 0          # rows of the copy, counted afresh
         self.refresh()
         self._len = max(self._len, found.last)
         lost = self._len - found.samples
@@ -448,6 +507,29 @@ class RecordingReader:
         return raw
 
     @_locked
+    def clock_steps(self) -> list[ClockStep]:
+        """Where the recorder's wall clock stepped (recording/clock_steps.py), oldest first;
+        found once, then only among the samples appended since."""
+        found, self._step_last = find_steps(self._conn, self._segment_starts, self._step_from, self._step_last,
+                                            lambda t, m: valid_time(t) and valid_mono(m))
+        self._steps += found
+        if self._step_last is not None:
+            self._step_from = self._step_last[0] + 1
+        return list(self._steps)
+
+    @_locked
+    def first_run(self, t0: float | None, t1: float | None) -> tuple[int, int] | None:
+        """The first run of consecutive samples whose times lie in [t0, t1], in recorded order:
+        where the clock stepped back, a window's times come twice, and this is the first time."""
+        lo_t, hi_t = (T_MIN if t0 is None else t0), (T_MAX if t1 is None else t1)
+        row = self._conn.execute("SELECT min(seq) FROM samples WHERE t BETWEEN ? AND ?", (lo_t, hi_t)).fetchone()
+        if row is None or not _is_seq(row[0]):
+            return None
+        out = self._conn.execute("SELECT min(seq) FROM samples WHERE seq > ? AND NOT (t BETWEEN ? AND ?)",
+                                 (row[0], lo_t, hi_t)).fetchone()
+        return int(row[0]), (int(out[0]) - 1 if out and _is_seq(out[0]) else self._len - 1)
+
+    @_locked
     def mono_shift(self, i: int) -> float:
         """What sample(i).mono adds to the monotonic time recorded (segments made continuous)."""
         return self._offset(i)
@@ -478,9 +560,11 @@ class RecordingReader:
         self._drop_recovered()
 
     def _drop_recovered(self) -> None:
+        """Remove the temporary copy's name (its open connection keeps reading it): a reader
+        never closed, or a process killed, leaves no file behind. `_recovered` stays set: the
+        reader reads a copy, which is never salvaged again."""
         if self._recovered is not None:
             self._recovered.unlink(missing_ok=True)
-            self._recovered = None
 
     def __enter__(self) -> "RecordingReader":
         return self

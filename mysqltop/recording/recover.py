@@ -108,10 +108,13 @@ def _record(payload: bytes) -> list[object] | None:
         return None
 
 
-def _rows(data, page: int, usable: int, pages: Iterator[tuple[int, bytes | None]] | None = None):  # type: ignore[no-untyped-def]
+def _rows(data, page: int, usable: int, pages: Iterator[tuple[int, bytes | None]] | None = None,  # type: ignore[no-untyped-def]
+          newer: dict[int, bytes] | None = None):
     """(rowid, columns) of every cell of every table leaf page in `data` (the file's bytes), or
-    of `pages` ((page number, its bytes or None to read it from `data`)) when given."""
+    of `pages` ((page number, its bytes or None to read it from `data`)) when given. An overflow
+    page is read from `newer` (page number → bytes, the -wal's committed frames) when it is there."""
     n_pages = len(data) // page
+    newer = newer or {}
     max_local = usable - 35
     min_local = ((usable - 12) * 32 // 255) - 23
     for p, own in pages if pages is not None else ((p, None) for p in range(n_pages)):
@@ -140,13 +143,16 @@ def _rows(data, page: int, usable: int, pages: Iterator[tuple[int, bytes | None]
                     got = local
                     hops = 0
                     while got < size and nxt and hops < 100_000:
-                        o = (nxt - 1) * page
-                        if o + page > len(data):
-                            break                      # past the cut: this row is lost
+                        ov = newer.get(nxt - 1)
+                        if ov is None:
+                            o = (nxt - 1) * page
+                            if o + page > len(data):
+                                break                      # past the cut: this row is lost
+                            ov = data[o:o + page]
                         take = min(usable - 4, size - got)
-                        parts.append(bytes(data[o + 4:o + 4 + take]))
+                        parts.append(bytes(ov[4:4 + take]))
                         got += take
-                        nxt = int.from_bytes(data[o:o + 4], "big")
+                        nxt = int.from_bytes(ov[0:4], "big")
                         hops += 1
                     if got < size:
                         continue
@@ -248,18 +254,47 @@ def _write(found: _Found, samples: list[tuple]) -> Path:
 
 
 def recover(path: Path) -> tuple[Path, int]:
-    """A temporary recording holding every row readable in the prefix of `path`; and its
-    sample count. The caller deletes the file."""
+    """A temporary recording holding every row readable in the prefix of `path` and in the
+    committed frames of its -wal; and its sample count. The caller deletes the file.
+
+    Every sample whose row is whole and whose crc holds is kept, gaps and all: a row cut off
+    by the end of the file costs itself (and the samples coded against it), not every sample
+    after it. The reader reports the gaps as damaged samples."""
     data = path.read_bytes()
     page = int.from_bytes(data[16:18], "big")
     page = 65536 if page == 1 else page
     usable = page - data[20]
-    found = _collect(_rows(data, page, usable), checked=False)
-    # Keep the samples up to the first gap: the readable prefix, in order.
-    seq = 0
-    while seq in found.samples:
-        seq += 1
-    return _write(found, [found.samples[i] for i in range(seq)]), seq
+    newer = committed_frames(path, page)
+    pages = ((p, newer.get(p)) for p in sorted(set(range(len(data) // page)) | set(newer)))
+    found = _collect(_rows(data, page, usable, pages, newer), checked=True)
+    samples = [found.samples[k] for k in sorted(found.samples) if _crc_ok(found.samples[k][4], found.samples[k][5])]
+    return _write(found, samples), len(samples)
+
+
+def committed_frames(path: Path, page: int) -> dict[int, bytes]:
+    """The newest committed version of each page in `path`-wal (0-based page number → bytes):
+    frames of the current WAL generation (their salts match the header's) up to its last commit
+    frame. A transaction cut short (the disk filled mid-sample) leaves frames after the last
+    commit; those are not part of the recording and are left out."""
+    out: dict[int, bytes] = {}
+    try:
+        with open(f"{path}-wal", "rb") as w:
+            head = w.read(32)
+            if len(head) < 32 or int.from_bytes(head[:4], "big") not in _WAL_MAGIC \
+                    or int.from_bytes(head[8:12], "big") != page:
+                return out
+            salts = head[16:24]
+            pending: dict[int, bytes] = {}
+            while len(frame := w.read(24 + page)) == 24 + page:
+                if frame[8:16] != salts:
+                    break
+                pending[int.from_bytes(frame[:4], "big") - 1] = frame[24:]
+                if int.from_bytes(frame[4:8], "big"):      # a commit frame: its transaction is whole
+                    out.update(pending)
+                    pending.clear()
+    except OSError:
+        pass
+    return out
 
 
 @dataclass

@@ -292,6 +292,9 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     metadata_locks = _rows(raw.metadata_locks, {3: schema, 4: table})   # a table's or a user lock's name
     # lock_data is the locked key's values: the table's data, marked like a statement
     row_locks = _rows(raw.row_locks, {3: user, 4: host, 11: names.lock_table, 12: names.index, 16: sql, 18: sql})
+    # active sessions: the wait object after the lock rows above named its table and index
+    active = _rows(raw.active_sessions, {1: names.text, 2: sql, 3: user, 4: host, 5: schema,
+                                         7: lambda v: names.text(v, server=True)})
     server = raw.server
     if not names.keep_server_host:
         server = dataclasses.replace(server, hostname=str(names.host(server.hostname)) if server.hostname else None,
@@ -310,7 +313,7 @@ def redact_sample(raw: RawSample, names: Pseudonyms) -> RawSample:
     return dataclasses.replace(
         raw, server=server, sessions=sessions, transactions=transactions, lock_waits=lock_waits,
         lock_sessions=lock_sessions, metadata_locks=metadata_locks, row_locks=row_locks, host=host_sample,
-        variables=variables,
+        variables=variables, active_sessions=active,
         innodb_status=names.text(status, server=True) if status else status,  # type: ignore[arg-type]
         global_status={k: str(names.text(v)) for k, v in raw.global_status.items()},
         errors={k: str(names.text(v)) for k, v in raw.errors.items()},

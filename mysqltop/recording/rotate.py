@@ -6,6 +6,9 @@ the size) it is closed and renamed FILE.1 (FILE.1 → FILE.2 …), and a new FIL
 old files are kept (the oldest is deleted; keep=0 keeps none). So the disk used is bounded by
 about (keep + 1) × max_size. Rotating whole files keeps every file append-only and readable on
 its own; in trigger mode a window that straddles a rotation simply continues in the new file.
+The oldest file is deleted only when no trigger marked it: a file holding a trigger's window is
+the only copy of that incident, so it is moved aside under a name of its own instead (the disk
+then holds the rotation's bound plus the incidents kept).
 
 A reader may have FILE open while it rotates: when its -wal/-shm outlive the writer's close
 (a reader held them), they move with FILE to FILE.1, so the new FILE never starts on the old
@@ -36,6 +39,7 @@ class RotatingWriter:
         self.options = options
         self.rotations = 0
         self.samples_written = 0
+        self.kept: list[Path] = []       # incident files moved aside instead of deleted
         self.writer = RecordingWriter(self.path, **options)
 
     def append(self, raw: RawSample, frame: Frame | None = None) -> None:
@@ -63,11 +67,9 @@ class RotatingWriter:
         try:
             old = [Path(f"{self.path}.{k}") for k in range(1, self.keep + 1)]
             if self.keep == 0:
-                for p in _group(self.path):
-                    p.unlink(missing_ok=True)
+                self._drop(self.path)
             else:
-                for p in _group(old[-1]):
-                    p.unlink(missing_ok=True)
+                self._drop(old[-1])
                 for k in range(self.keep - 1, 0, -1):
                     _move(old[k - 1], old[k])
                 _move(self.path, old[0])
@@ -75,6 +77,62 @@ class RotatingWriter:
             raise UserError(f"cannot rotate {self.path}: {exc.strerror or exc}", 1) from None
         self.rotations += 1
         self.writer = RecordingWriter(self.path, **self.options)
+
+
+    def _drop(self, path: Path) -> None:
+        """Delete the oldest file, unless it holds an incident a trigger marked: that one is the
+        only copy of the window, so it moves aside (FILE-STEM.incident-START.SUFFIX), out of the
+        rotation, and is never deleted by it."""
+        if not path.exists():
+            return
+        if _marked(path):
+            aside = _aside_name(self.path, path)
+            _move(path, aside)
+            self.kept.append(aside)
+            return
+        for p in _group(path):
+            p.unlink(missing_ok=True)
+
+
+def _marked(path: Path) -> bool:
+    """Whether the recording holds a window a trigger marked (a bookmark a trigger wrote, or a
+    segment recorded under one). A file that cannot be read to tell counts as marked: it may
+    be the only copy of one."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT EXISTS (SELECT 1 FROM bookmarks WHERE trigger IS NOT NULL) "
+                                "OR EXISTS (SELECT 1 FROM segments WHERE trigger IS NOT NULL)").fetchone()[0] == 1
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return True
+
+
+def _aside_name(base: Path, path: Path) -> Path:
+    """FILE's name with the UTC time its oldest sample was taken, unique in the directory."""
+    import sqlite3
+    import time
+
+    stamp = "unknown"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            t = conn.execute("SELECT min(t) FROM samples").fetchone()[0]
+        finally:
+            conn.close()
+        if isinstance(t, (int, float)) and 0 < t < 4_102_444_800:
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t))
+    except sqlite3.Error:
+        pass
+    name = base.with_name(f"{base.stem}.incident-{stamp}{base.suffix}")
+    k = 2
+    while name.exists():
+        name = base.with_name(f"{base.stem}.incident-{stamp}-{k}{base.suffix}")
+        k += 1
+    return name
 
 
 def _group(path: Path) -> list[Path]:

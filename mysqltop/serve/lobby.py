@@ -133,10 +133,9 @@ class Lobby:
         self._leave(g)
         try:
             g.sock.setblocking(True)
-        except OSError:
+            self.admit(g.sock, g.address)
+        except (OSError, RuntimeError):           # gone, or no thread to be had: this one only
             _close(g.sock)
-            return
-        self.admit(g.sock, g.address)
 
     def _sweep(self) -> None:
         late = self.clock() - self.deadline_s

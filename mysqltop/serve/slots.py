@@ -1,8 +1,8 @@
 """Who may hold serve's connections: a slot is not something an unauthenticated client can keep.
 
-Every connection holds a slot from accept until it ends; until its request headers are in (the
-TLS handshake and the request line included) it is *waiting*, and a waiting connection is cut
-off at its deadline. When every slot is taken, a new connection takes the slot of the connection
+Every connection holds a slot from the end of its TLS handshake (lobby.py: before it, no slot)
+until it ends; until its request headers are in (the request line included) it is *waiting*, and
+a waiting connection is cut off at its deadline. When every slot is taken, a new connection takes the slot of the connection
 waiting longest (of the client holding the most waiting ones), once that has waited MIN_IDLE_S;
 only when none has is the newcomer refused. No client keeps more than MAX_IDLE_PER_CLIENT
 connections waiting past MIN_IDLE_S: its oldest go first. A scraper sends its request at once, so
@@ -140,8 +140,8 @@ class Slots:
 
 
 def _cut(c: _Conn) -> None:
-    """Shut the connection down by its fd (a TLS handshake in progress has no socket object to
-    hold): its thread wakes with an error and closes it. Closing it from here could hand the fd
+    """Shut the connection down by its fd (its socket object is its thread's): its thread wakes
+    with an error and closes it. Closing it from here could hand the fd
     to the next connection while that thread still reads it."""
     try:
         dup = socket.fromfd(c.fd, c.family, socket.SOCK_STREAM)

@@ -102,7 +102,7 @@ def connect(opts: ConnectionOptions, read_timeout: float, connect_timeout: float
               client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True, cleartext_ok=opts.enable_cleartext_plugin,
               server_key_ok=opts.get_server_public_key,
               program_name=OWN_PROGRAM)     # its own sessions are never a lock holder's candidates
-    # (core/stalls.py reads it back from performance_schema.session_connect_attrs)
+    # (sources/lock_reads.py leaves those sessions out; core/stalls.py too, where a row has one)
     try:
         conn = _CONN_CLASS(**kw)
     except (pymysql.err.MySQLError, AuthRefused) as e:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
-from mysqltop.core import collection_pages as pages, collection_series as series
+from mysqltop.core import active_sessions, collection_pages as pages, collection_series as series
 from mysqltop.core.sample import POLL_STATEMENTS, HostSample, RawSample, ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.sources.collection_files import Unusable, blocks, head_lines, lines, read_small, regular
@@ -484,6 +484,9 @@ class Importer:
                 kw["transactions"], kw["lock_waits"] = series.transactions(tpage.results, procs, local_now)
             # no -transactions page for this moment: not recorded (the loop's query may not have
             # finished), never "no transaction open" — that needs a page that lists none
+            if page is not None:                      # SHOW FULL PROCESSLIST prints host:port
+                kw["active_sessions"] = active_sessions.rows(series.busy_rows(rows), kw.get("lock_waits"),
+                                                             with_port=True)
             kw.update(extra)
             marks = []
             while marks_due and marks_due[0][0] <= t + 0.5:

@@ -8,6 +8,7 @@ from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources import poll_statements as ps
 from mysqltop.sources import read_caps
 from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.digest_reads import DIGEST_EVERY_S, K_DIGESTS
 from mysqltop.sources.wire import ANSWER_CAP_BYTES
 
 # When each statement is sent (by key).
@@ -15,14 +16,18 @@ CADENCE = {
     ps.K_STATUS: "every poll",
     ps.K_MUTEX: f"every poll while it lists latches; after {ps.MUTEX_GIVE_UP_POLLS} empty answers every "
                 f"{ps.MUTEX_RETRY_S:g} s; never on MariaDB 10.6+",
-    ps.K_PS: "every poll",
-    ps.K_GSTATUS: "every poll",
+    ps.K_PS: f"the first two polls, then every {ps.PS_SUMMARY_EVERY_S:g} s (slower while a read costs over "
+             f"{ps.PS_DUTY:.0%} of the time); the polls between carry its last two reads",
+    ps.K_GSTATUS: f"every poll while it costs under {ps.COSTLY_S * 1000:g} ms, else after two reads every "
+                  f"took / {ps.PACED_DUTY:.0%} (its rates over its last two reads)",
     ps.K_METRICS: f"every poll while a counter it asks for is enabled, else every {ps.METRICS_RETRY_S:g} s "
                   "(MariaDB: only the page cleaner's, its status variables count the rest)",
     ps.K_TIME: "every poll",
     locks_src.K_SESSIONS: "every poll",
     locks_src.K_SESSION_STATES: "every poll",
     ps.K_VARS: f"every {ps.VARIABLES_EVERY_S:g} s",
+    K_DIGESTS: f"every {DIGEST_EVERY_S:g} s: the digests seen since the previous read (the first read of a "
+               "connection: all of them, its baseline); never again on the connection once the consumer is off",
     locks_src.K_TRANSACTIONS: f"second round trip: a row-lock wait, a session waiting on a lock, or a "
                               f"transaction ACTIVE {ps.OLD_TRANSACTION_S} s or more",
     locks_src.K_LOCK_WAITS: "second round trip: while a transaction waits for a row lock",

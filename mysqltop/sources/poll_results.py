@@ -7,8 +7,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from mysqltop.core import active_sessions
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 from mysqltop.sources import lock_reads as locks_src
+from mysqltop.sources.digest_reads import K_DIGESTS
+from mysqltop.sources.digest_reads import OFF as DIGESTS_OFF
 from mysqltop.sources.poll_statements import (
     K_GSTATUS, K_LOCK_WAITS, K_METRICS, K_MUTEX, K_PS, K_STATUS, K_TIME, Poll, StatementPlan,
 )
@@ -43,15 +46,17 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     reads = plan.locks
     threads: locks_src.Threads | None = None
+    busy: list[list[Any]] | None = None       # every busy session read: the active session rows
     if K_SESSIONS in values:
         if reads.ps:
-            rows = locks_src.plain_rows(values[K_SESSIONS])
+            rows = busy = locks_src.plain_rows(values[K_SESSIONS])
             out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(rows)
             if K_SESSION_STATES in values:
                 out[K_SESSION_STATES] = locks_src.session_groups(rows, values[K_SESSION_STATES])
         else:
             rows, threads = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
-            out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(locks_src.busy(rows))
+            busy = locks_src.busy(rows)
+            out[K_SESSIONS] = locks_src.SESSIONS_PS.pick(busy)
             out[K_SESSION_STATES] = locks_src.session_groups(rows)
     for key, sel in ((K_TRANSACTIONS, reads.transactions), (K_LOCK_WAITS, reads.lock_waits)):
         if key in values:
@@ -66,6 +71,11 @@ def lock_rows(plan: StatementPlan, values: dict[str, Any]) -> dict[str, Any]:
         # no performance_schema: every session is in SHOW PROCESSLIST's rows already
         rows, _ = locks_src.processlist_rows(values[K_SESSIONS], plan.own_thread_id)
         out[locks_src.K_LOCK_SESSIONS] = locks_src.lock_sessions_from(rows, out.get(K_TRANSACTIONS))
+    if busy is not None:
+        # the wait objects come from this poll's lock rows; performance_schema prints no port
+        out["active_sessions"] = active_sessions.rows(
+            busy, out.get(K_LOCK_WAITS), out.get(locks_src.K_ROW_LOCKS), out.get(locks_src.K_METADATA_LOCKS),
+            with_port=not reads.ps)
     return out
 
 
@@ -87,6 +97,12 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     elif plan.ps_slowed:
         latches = plan.latch_summary(None, None, wall)       # not due: its last reads, carried
 
+    digests = None
+    if K_DIGESTS in p.values:
+        digests = plan.digests.take(locks_src.plain_rows(p.values[K_DIGESTS]), clock_row(v.get(K_TIME))["server_time"])
+        if plan.digests.off:
+            plan.disabled[K_DIGESTS] = DIGESTS_OFF[len("skipped: "):]     # said in every sample from now
+    paced_status = plan.status_summary(p)
     plan.saw_plugins(p)         # before the errors are taken: a missing plugin is not one
     errors = {**{k: f"skipped: {e}" for k, e in plan.disabled.items() if k not in p.errors}, **p.errors}
     c = plan.caps
@@ -106,9 +122,11 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
         wall=wall, mono=mono, server=server, host=host, innodb_status=innodb_status,
         innodb_mutex=[[str(c) for c in r] for r in mutex] if mutex else None,
         ps_waits=latches.get("ps_waits"), ps_waits_before=latches.get("ps_waits_before"),
-        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {})} or None,
+        read_at={**{k: [c[1], c[2]] for k, c in plan.carried.items()}, **latches.get("read_at", {}),
+                 **paced_status.get("read_at", {})} or None,
+        global_status_before=paced_status.get("global_status_before"),
         global_status={str(k): str(val) for k, val in v[K_GSTATUS]} if K_GSTATUS in v else {},
         innodb_metrics={str(k): int(c) for k, c in v[K_METRICS]} if K_METRICS in v else None,
         variables=variables, timings_ms=p.timings_ms, errors=errors,
-        capped=capped, **clock_row(v.get(K_TIME)),
+        capped=capped, digests=digests, **clock_row(v.get(K_TIME)),
         **locks)

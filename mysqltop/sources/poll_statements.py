@@ -28,10 +28,12 @@ from typing import Any
 from mysqltop.core.derive import METRIC_NAMES
 from mysqltop.core.derive import STATUS_NAMES as DERIVE_STATUS_NAMES
 from mysqltop.core.derive import VARIABLE_NAMES as DERIVE_VARIABLE_NAMES
+from mysqltop.core.hotspots import PS_SUMMARY_EVERY_S
 from mysqltop.core.sample import POLL_STATEMENTS, Cap
 from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
+from mysqltop.sources.digest_reads import K_DIGESTS, DigestBook
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
 from mysqltop.sources.read_caps import CAP_ERRORS, CapBook, cut_words
 
@@ -59,15 +61,20 @@ PS_WAITS_SQL = (
     "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name "
     "WHERE EVENT_NAME LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
 
-# The latch summary walks every instance once per instrument class: a table cache of 100,000
-# tables makes it hundreds of milliseconds of the server's CPU. It is read every poll while it
-# costs less than PS_DUTY of the time, else once every took / PS_DUTY seconds (at most
-# PS_SLOWEST_S), its rates then over its last two reads (RawSample.ps_waits_before).
+# The latch summary walks every instance once per instrument class: about a millisecond of the
+# server's CPU on a busy server, hundreds with a table cache of 100,000 tables. After the first two
+# polls (rates at once) it is read every PS_SUMMARY_EVERY_S, or once every took / PS_DUTY seconds
+# when dearer (at most PS_SLOWEST_S); the samples between carry its last two reads and their rates
+# over the real span between them (RawSample.ps_waits_before). PS_EARLY_S: a poll this much before
+# the due time reads it, so jitter does not push the read a whole interval later.
 PS_DUTY = 0.02
 PS_SLOWEST_S = 60.0
+PS_EARLY_S = 0.25
 
-# Reads of rows as they are now (no counters: a sample may carry an older read, dated) whose
-# cadence follows their cost: a read that took T is sent again after T / PACED_DUTY seconds (at
+# SHOW GLOBAL STATUS is paced the same way, carried between reads with the read before it
+# (RawSample.global_status_before): its counters' rates are then over the real span between the
+# two reads. Reads of rows as they are now (no counters: a sample may carry an older read, dated)
+# whose cadence follows their cost: a read that took T is sent again after T / PACED_DUTY seconds (at
 # most PACED_SLOWEST_S), the samples between carrying it with the time it was read
 # (RawSample.read_at). Cheap, they are read every poll; 1,000 open transactions joined with
 # their sessions, or a flood of lock waits, cost a server hundreds of milliseconds a read.
@@ -170,6 +177,8 @@ class StatementPlan:
         self.ps_due_at = float("-inf")           # the latch summary: when it is read next,
         self.ps_reads: list[tuple[Any, float, float]] = []   # its last two reads (rows, wall, mono),
         self.ps_every_poll = True                # and whether the last poll read it
+        self.status_reads: list[tuple[Any, float, float]] = []   # SHOW GLOBAL STATUS: its last two reads,
+        self.status_every_poll = True            # and whether the last poll read it (else its cost paces it)
         self.ps_slowed = False                   # this poll leaves it out: not due (its cost)
         self.metrics_rows = True                 # the last INNODB_METRICS answer had rows (asked first anyway)
         self.metrics_asked_at = float("-inf")
@@ -184,6 +193,7 @@ class StatementPlan:
         self.multi = True                        # the server takes multi-statements
         self.mdl_plugin = mdl_plugin
         self.locks = locks_src.reads(caps.flavor, caps.version_tuple, caps.performance_schema, mdl_plugin)
+        self.digests = DigestBook()              # statement digests: a bounded delta, every DIGEST_EVERY_S
 
     def statements(self, mono: float) -> list[tuple[str, str]]:
         """(key, SQL) of the first round trip of a poll at `mono`."""
@@ -205,6 +215,8 @@ class StatementPlan:
             stmts.append((K_METRICS, self._metrics_sql + cond))
         stmts.append((K_TIME, self._clock_sql()))
         stmts += self.locks.first_trip()
+        if c.performance_schema and K_DIGESTS not in self.disabled and self.digests.due(mono):
+            stmts.append((K_DIGESTS, self.digests.sql(mono)))
         if self.variables_due(mono):
             stmts.append((K_VARS, VARIABLES_SQL))
         return self._due(stmts)
@@ -233,19 +245,38 @@ class StatementPlan:
         return min(before, took)
 
     def _paced(self, key: str, rows: Any, took: float) -> None:
-        if key in PACED:
+        if key in PACED or key == K_GSTATUS:
             took = self._cost(key, took)
             self.last_read[key] = (rows, time.time(), self.mono)
             self.paced_due[key] = self.mono + (min(PACED_SLOWEST_S, took / PACED_DUTY) if took >= COSTLY_S else 0.0)
+            if key == K_GSTATUS:
+                self.status_reads = [*self.status_reads[-1:], self.last_read[key]]
+                if len(self.status_reads) < 2:
+                    self.paced_due[key] = self.mono   # two reads first: a carried read always has its rates
+
+    def status_summary(self, poll: Poll) -> dict[str, Any]:
+        """RawSample fields of SHOW GLOBAL STATUS beyond its rows, while its cost paces it (a server
+        with thousands of sessions sums every session's counters for it): the read before the one
+        the sample holds, and when it was made (global_status_before, read_at), whenever the two
+        are not one poll apart; the counters' rates are then over the real span between them."""
+        was_every_poll = self.status_every_poll
+        self.status_every_poll = K_GSTATUS in poll.values
+        if (self.status_every_poll and was_every_poll) or len(self.status_reads) < 2:
+            return {}
+        before = self.status_reads[0]
+        return {"global_status_before": {str(k): str(v) for k, v in before[0]},
+                "read_at": {"global_status_before": list(before[1:])}}
 
     def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
         """The RawSample fields of the latch summary for this poll: `rows` read now (None: not
-        read, its cadence slowed by its cost) → ps_waits, ps_waits_before, read_at."""
+        read: not due yet) → ps_waits, ps_waits_before, read_at."""
         was_every_poll = self.ps_every_poll
         if rows is not None:
             self.ps_reads = [*self.ps_reads[-1:], (rows, wall, self.mono)]
             took = self._cost(K_PS, took_s or 0.0)
-            self.ps_due_at = self.mono + (min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0)
+            costly = min(PS_SLOWEST_S, took / PS_DUTY) if took >= COSTLY_S else 0.0
+            self.ps_due_at = self.mono + (max(PS_SUMMARY_EVERY_S - PS_EARLY_S, costly)
+                                          if len(self.ps_reads) >= 2 else costly)
             self.ps_every_poll = True
             if was_every_poll or len(self.ps_reads) < 2:
                 return {"ps_waits": rows}
@@ -284,8 +315,12 @@ class StatementPlan:
         old or waits, the lock-wait join when one waits (or when the first trip cannot tell).
         Sets poll.none_waiting when the lock waits are known to be none."""
         v = self.values(poll)
-        waits = _status_value(v.get(K_GSTATUS), "Innodb_row_lock_current_waits") if K_GSTATUS in v else None
         status = v.get(K_STATUS)
+        waits = _status_value(poll.values.get(K_GSTATUS), "Innodb_row_lock_current_waits")
+        if K_GSTATUS not in poll.values and K_GSTATUS in self.carried and status and len(status[0]) > 2:
+            # the status is an older read (its cost paces it): a waiting transaction's "LOCK WAIT"
+            # line in this poll's status text tells instead (statement text can only add reads)
+            waits = 1 if "LOCK WAIT" in str(status[0][2]) else 0
         oldest = oldest_active_s(str(status[0][2])) if status and len(status[0]) > 2 else OLD_TRANSACTION_S
         waiting = waits is None or waits > 0
         others = lock_waiting_sessions(v.get(K_SESSIONS), 5 if self.locks.ps else 6)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import SPEEDS, step_choice
+from mysqltop.recording.clock_steps import ClockStep
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.finding_search import FindingSearch
 from mysqltop.timeline.judging import AT_ONCE, Judging
@@ -34,6 +35,13 @@ class NavigatorView(Protocol):
 
     def notice(self, text: str, severity: str = "information") -> None:
         """Say `text` briefly."""
+
+
+@runtime_checkable
+class SteppedClock(Protocol):
+    """A store that knows where its recorder's wall clock stepped (a recording)."""
+
+    def clock_steps(self) -> list[ClockStep]: ...
 
 
 @dataclass(frozen=True)
@@ -171,6 +179,25 @@ class Navigator:
         was = self.cursor.index
         self.cursor.seek(t)
         self.move(was)
+        self._clock_stepped_at(t)
+
+    def _clock_stepped_at(self, t: float) -> None:
+        """`g TIME` goes by the wall times recorded: where the recorder's clock stepped over TIME
+        (the times there repeat, or no sample holds them), say so."""
+        store = self.cursor.store
+        steps = store.clock_steps() if isinstance(store, SteppedClock) else []
+        for n, step in enumerate(steps):
+            lo, hi = sorted((step.before, step.after))
+            if step.step < 0:         # repeated: up to where the samples after the step reach
+                last = steps[n + 1].index - 1 if n + 1 < len(steps) else len(store) - 1
+                hi = min(hi, store.time_or_none(last) or hi)
+            else:                     # skipped: unless a sample from elsewhere holds the time
+                near = store.time_or_none(self.cursor.index)
+                if near is not None and abs(near - t) <= abs(step.step) / 2:
+                    continue
+            if lo <= t <= hi:
+                self.view.notice(step.describe("the recording"), "warning")
+                return
 
     def jump(self, seconds: float) -> None:
         cur = self.cursor

@@ -54,6 +54,12 @@ class Range:
         self._pending: int | None = None     # first index of a damaged run not yet reported
         if self.reader.notice and on_damage is not None:
             on_damage(self.reader.notice)
+        if on_damage is not None:        # times in range go by the recorder's clock: where it jumped
+            for step in self.reader.clock_steps():
+                asked = any(t is not None and min(step.before, step.after) <= t <= max(step.before, step.after)
+                            for t in self._asked)
+                if self.first < step.index <= self.last or asked:
+                    on_damage(step.describe(self.reader.path))
 
     def _resolve(self, start: str | float | None, end: str | float | None, tz: tzinfo | None) -> None:
         r = self.reader
@@ -66,8 +72,15 @@ class Range:
             raise UserError(f"{r.path} holds no sample times it can read", 1)
         t0 = self._when("--start", start, first, last, tz)
         t1 = self._when("--end", end, first, last, tz)
+        self._asked = (t0, t1)           # a time the clock stepped over matches by the times recorded
         lo = 0 if t0 is None else r.first_at_or_after(t0)
         hi = n - 1 if t1 is None else (r.index_at(t1) if t1 >= first else None)
+        if (t0 is not None or t1 is not None) and r.clock_steps():
+            # times repeat where the clock stepped back: the window's first run, in recorded order
+            run = r.first_run(t0, t1)
+            lo, hi = run if run is not None else (None, None)
+            if t1 is None and lo is not None:
+                hi = n - 1                # no end asked: to the end, whatever the clock did
         if lo is None or hi is None or lo > hi:
             span = f"{format_clock(first, tz)} – {format_clock(last, tz)}"
             want = " – ".join(format_clock(t, tz) if t is not None else "…" for t in (t0, t1))

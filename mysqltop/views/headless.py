@@ -34,7 +34,7 @@ SCALAR_GROUPS: tuple[tuple[str, type], ...] = (
 
 
 def scalar_fields(cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls) if f.name not in ("threads", "top")]   # lists: JSON only
+    return [f.name for f in dataclasses.fields(cls) if f.name not in ("threads", "top", "sessions", "slices")]   # lists: JSON only
 
 
 def _finite(v: Any) -> Any:
@@ -227,13 +227,19 @@ def json_frame(f: Frame) -> str:
 CSV_HEAD = ["time", "elapsed", "stale", "server.version", "server.flavor", "server.address"]
 CSV_TAIL = ["hotspot.top.name", "hotspot.top.source", "hotspot.top.waits_per_s",
             "hotspot.top.wait_ms_per_s", "hotspot.top.share", "hotspots", "advice"]
+# The load of the frame's busiest users and schemas (load.slices): a fixed number of columns,
+# whatever the server's sessions are — `load.user.1`, `load.user.1.sessions`, … after the others.
+CSV_LOAD_DIMENSIONS = ("user", "schema")
+CSV_LOAD_TOP = 3
+CSV_LOAD = [c for d in CSV_LOAD_DIMENSIONS for n in range(1, CSV_LOAD_TOP + 1)
+            for c in (f"load.{d}.{n}", f"load.{d}.{n}.sessions")]
 
 
 def csv_columns() -> list[str]:
     cols = list(CSV_HEAD)
     for group, cls in SCALAR_GROUPS:
         cols += [f"{group}.{name}" for name in scalar_fields(cls)]
-    return cols + CSV_TAIL
+    return cols + CSV_TAIL + CSV_LOAD
 
 
 def _csv_cell(v: Any) -> Any:
@@ -257,6 +263,10 @@ def csv_row(f: Frame) -> list[Any]:
     top = f.hotspots[0] if f.hotspots else None
     row += ([top.name, top.source, top.waits_per_s, top.wait_ms_per_s, top.share] if top else [None] * 5)
     row += [len(f.hotspots), len(f.advice)]
+    for d in CSV_LOAD_DIMENSIONS:
+        busiest = f.load.slices.get(d, [])[:CSV_LOAD_TOP]
+        for s in [*busiest, *[None] * (CSV_LOAD_TOP - len(busiest))]:
+            row += [None, None] if s is None else [s.value, s.sessions]
     return [_csv_cell(v) for v in row]
 
 

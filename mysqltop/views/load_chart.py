@@ -7,6 +7,7 @@ without colour too. Statement shapes are server text: made visible before they a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from mysqltop.core import units
@@ -136,4 +137,91 @@ def report_block(load: LoadSummary, block: Callable[..., Any]) -> Any:
         if shapes:
             b.lines.append(f"{GLYPHS[c]} {LABELS[c]}: " + "; ".join(
                 f"{units.num(t['sessions'])} {t['shape']}" for t in shapes))
+    return b
+
+
+# (dimension, heading) of the TOP LOAD tables, in the order a DBA asks
+TOP_LOAD_DIMENSIONS = (("sql", "statement"), ("user", "user"), ("host", "client host"), ("schema", "schema"),
+                       ("object", "wait object"))
+TOP_LOAD_ROWS = 5
+LABEL_CHARS = 100
+
+
+def mix_text(classes: dict[str, float]) -> str:
+    """A slice's wait classes as shares, largest first: 'row lock 74 %, CPU / running 26 %'."""
+    total = sum(v for v in classes.values() if v > 0)
+    if total <= 0:
+        return ""
+    ranked = sorted(((c, v) for c, v in classes.items() if v > 0 and c in LABELS), key=lambda x: -x[1])
+    return ", ".join(f"{LABELS[c]} {100.0 * v / total:.0f} %" for c, v in ranked[:3])
+
+
+def _cut(text: str, n: int = LABEL_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def top_load_lines(slices: dict[str, Any], rows: int = TOP_LOAD_ROWS, indent: str = "") -> list[str]:
+    """The load by dimension as lines: per dimension its top values, average sessions, wait mix."""
+    out: list[str] = []
+    for dim, heading in TOP_LOAD_DIMENSIONS:
+        got = slices.get(dim) or []
+        if not got:
+            continue
+        out.append(f"{indent}by {heading}:")
+        for x in got[:rows]:
+            value = x["value"] if x["value"] != "" else "(none)"
+            out.append(visible(f"{indent}  {units.num(x['sessions']):>6}  {_cut(value)}  [{mix_text(x['classes'])}]"))
+    return out
+
+
+def top_sql_lines(digests: Sequence[dict[str, Any]], rows: int = TOP_LOAD_ROWS) -> list[str]:
+    """The window's top statement digests with their per-call figures."""
+    if not digests:
+        return []
+    out = ["top SQL (statement digests): load, calls/s, avg ms, rows examined/call, statement"]
+    for d in digests[:rows]:
+        out.append(visible(f"  {units.num(d['load']):>6}  {units.num(d['calls_per_s']):>6}/s  "
+                           f"{units.num(d['avg_ms']):>6} ms  {units.num(d['rows_examined_per_call']):>6}  "
+                           f"{_cut(d['sql'])}"))
+    return out
+
+
+def top_load_block(load: LoadSummary, block: Callable[..., Any],
+                   digests: Sequence[dict[str, Any]] = ()) -> Any:
+    """The report's TOP LOAD: who carries the load over the window and over each finding's span,
+    and the top statement digests where the server keeps them."""
+    b = block("Top load (average active sessions by statement, user, client host, schema and object)",
+              key="top_load")
+    if not load.slices:
+        b.lines.append("not recorded: this window holds no active-session samples (an older recording, an "
+                       "import without a processlist)")
+        b.lines += top_sql_lines(digests)
+        return b
+    b.lines += top_load_lines(load.slices)
+    b.lines += top_sql_lines(digests)
+    for span in load.spans:
+        b.lines.append(visible(f"during {span['id']} ({_clock(span['first'])}–{_clock(span['last'])} UTC):"))
+        b.lines += top_load_lines(span["slices"], rows=3, indent="  ")
+    return b
+
+
+def _clock(epoch: float) -> str:
+    try:
+        return datetime.fromtimestamp(epoch, timezone.utc).strftime("%H:%M:%S")
+    except (ValueError, OverflowError, OSError):
+        return "?"
+
+
+def compare_block(grown: dict[str, list[dict[str, Any]]], block: Callable[..., Any]) -> Any:
+    """Two windows' load by dimension side by side, what grew most first."""
+    b = block("Top load compared (average active sessions, what grew most first)", key="top_load",
+              header=["dimension", "A", "B", "change", "value"])
+    for dim, heading in TOP_LOAD_DIMENSIONS:
+        for x in grown.get(dim, [])[:TOP_LOAD_ROWS]:
+            d = x["b"] - x["a"]
+            b.rows.append([heading, units.num(x["a"]), units.num(x["b"]), ("+" if d >= 0 else "") + units.num(d),
+                           visible(_cut(x["value"] if x["value"] != "" else "(none)"))])
+    if not b.rows:
+        b.lines.append("not recorded: neither window holds active-session samples")
     return b

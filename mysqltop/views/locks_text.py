@@ -61,11 +61,32 @@ def kill_line(frame: Frame) -> str | None:
     named = next((s.root.kill for s in piles if s.root is not None and s.root.kill), None)
     if named is not None or piles:
         return f"{named};" if named is not None else None
-    # no pile yet: a blocker whose waiters have waited a moment may be one of a queue passing a
-    # hot row along; it is offered once they have waited as long as a pile's threshold
-    top = next((b for b in (*frame.blocking, *frame.metadata_blocking)
-                if b.kill and (b.longest_wait_s or 0.0) >= STALL_MIN_WAIT_S), None)
+    top = next((b for b in (*frame.blocking, *frame.metadata_blocking) if b.kill and settled(b)), None)
     return f"{top.kill};" if top is not None else None
+
+
+def hottest_blocker(frame: Frame) -> str | None:
+    """"KILL 42;", or the hottest blocker without a KILL yet and why; None without a blocker."""
+    line = kill_line(frame)
+    if line is not None:
+        return line
+    b = next((b for b in frame.blocking if b.thread_id is not None), None)
+    if b is None:
+        return None
+    if b.kill and not settled(b):
+        return (f"thread {b.thread_id}, no KILL yet: it has held the lock a moment only (transaction "
+                f"{secs(b.trx_age_s)}, waits {secs(b.longest_wait_s)}): it may be one of a queue passing a hot row along")
+    return f"thread {b.thread_id}, no single KILL (it waits itself, or shares the row)"
+
+
+def settled(b: Blocker) -> bool:
+    """No pile yet: a blocker is offered when it is not one of a queue passing a hot row along —
+    its transaction open a pile's threshold and longer than its waiters have waited, or (its age
+    unknown) its waiters waiting that long."""
+    wait = b.longest_wait_s or 0.0
+    if b.trx_age_s is not None:
+        return b.trx_age_s >= max(STALL_MIN_WAIT_S, wait)
+    return wait >= STALL_MIN_WAIT_S
 
 
 def candidate_ids(st: Stall, top: int = TOP_CANDIDATES) -> str:
@@ -289,7 +310,7 @@ def text_lines(frame: Frame, top: int = TOP_TRANSACTIONS) -> list[str]:
             out += ["  " + line for line in blocking_lines(frame, trees=frame.metadata_blocking)]
     if lk.blocked_sessions is not None or not_read(frame, "lock_waits"):
         if frame.blocking:
-            out.append(f"LOCK WAITS  {lk.blocked_sessions} session(s) blocked; hottest blocker: {kill_line(frame)}")
+            out.append(f"LOCK WAITS  {lk.blocked_sessions} session(s) blocked; hottest blocker: {hottest_blocker(frame)}")
             out += ["  " + line for line in blocking_lines(frame)]
         elif (why := not_read(frame, "lock_waits")) is not None:
             out.append(f"LOCK WAITS  not read: {why}")

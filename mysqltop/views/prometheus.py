@@ -68,10 +68,14 @@ class Exposition:
     """Renders `states()` (the poller's copies; never waits on a poll) on every scrape."""
 
     def __init__(self, states: Callable[[], list[ServerState]], interval: float,
-                 max_latches: int = reg.MAX_LATCH_SERIES, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_latches: int = reg.MAX_LATCH_SERIES, clock: Callable[[], float] = time.monotonic,
+                 max_load: int = reg.MAX_LOAD_SERIES) -> None:
         self.states = states
         self.interval = interval
         self.max_latches = max_latches
+        self.max_load = max_load
+        # server → session-seconds by user and by schema, added as each frame arrives (prepare)
+        self._load: dict[str, tuple[reg.LoadSeries, reg.LoadSeries]] = {}
         self.clock = clock
         self._latches: dict[str, reg.LatchSeries] = {}
         self._frames: dict[str, tuple[Frame, Chunks]] = {}    # server → (frame, its sample lines)
@@ -80,10 +84,17 @@ class Exposition:
         self._lock = threading.Lock()          # scrapes and polls run concurrently; the caches are shared
 
     def prepare(self, name: str, frame: Frame) -> None:
-        """Build a new frame's lines now (the poll thread calls this as the frame arrives)."""
+        """Build a new frame's lines now (the poll thread calls this as the frame arrives), and
+        count its sessions by user and schema (every frame passes here once)."""
         if not frame.stale:
             with self._lock:
                 self._chunks(name, frame)
+                load = self._load.get(name)
+                if load is None:
+                    load = self._load[name] = (reg.LoadSeries("user", self.max_load),
+                                               reg.LoadSeries("schema", self.max_load))
+                for series in load:
+                    series.add(frame)
 
     def render(self, names: set[str] | None = None, openmetrics: bool = False) -> bytes:
         """The exposition of the servers named (None: every server)."""
@@ -102,6 +113,7 @@ class Exposition:
                 for gone in set(self._frames) - {st.name for st in states}:
                     self._frames.pop(gone, None)
                     self._latches.pop(gone, None)
+                    self._load.pop(gone, None)
         out: list[bytes] = []
         for m in OWN_FAMILIES:
             if own[m.name] or m.name in ALWAYS:
@@ -147,6 +159,10 @@ class Exposition:
         for cls, v in zip(WAIT_CLASSES, st.session_seconds):
             own[reg.SESSION_SECONDS.name].append(f'{reg.SESSION_SECONDS.sample}{{{self._server(st.name)},'
                                                  f'wait_class="{cls}"}} {_value(v)}\n')
+        for m, series in zip((reg.USER_SESSION_SECONDS, reg.SCHEMA_SESSION_SECONDS), self._load.get(st.name, ())):
+            for value, seconds in series.samples():
+                own[m.name].append(f'{m.sample}{{{self._server(st.name)},{m.labels[0]}="{_label(value)}"}} '
+                                   f'{_value(seconds)}\n')
         known = st.good or st.frame
         if known is not None and (known.server.flavor or known.server.version):
             own[reg.SERVER_INFO.name].append(

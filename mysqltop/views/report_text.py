@@ -179,7 +179,8 @@ def _report_blocks(r: Report, label: str = "") -> list[Block]:
         adv.lines.append("no rule fired in this window")
     dead = [deadlocks_text.report_block(r.deadlocks, Block)] if r.deadlocks.captured or r.deadlocks.before \
         or r.deadlocks.counted else []
-    blocks = [head, thr, *report_charts.blocks(r, Block), load_chart.report_block(r.load, Block), drops, hot, peaks,
+    blocks = [head, thr, *report_charts.blocks(r, Block), load_chart.report_block(r.load, Block),
+              load_chart.top_load_block(r.load, Block, r.digests), drops, hot, peaks,
               *locks_text.report_blocks(r, Block), *dead, host, adv]
     if r.stalls:                       # the story first: right under the window line
         blocks.insert(1, locks_text.stall_block(r, Block))
@@ -234,7 +235,7 @@ def _compare_blocks(c: Comparison) -> list[Block]:
     for side, rep in (("A", a), ("B", b)):
         for e in rep.advice:
             adv.lines.append(f"{side} [{e.severity}] {e.id} {_span(e.first, e.last)}: {e.evidence}")
-    return [head, figures, hot, adv]
+    return [head, figures, load_chart.compare_block(c.load, Block), hot, adv]
 
 
 def _change(pct: float | None) -> str:

@@ -112,3 +112,17 @@ def test_a_flood_of_headings_is_bounded() -> None:
     d = parse_innodb_status(text).deadlock
     assert time.process_time() - t0 < 5
     assert d is not None and d.doubtful
+
+
+def test_a_later_statement_forging_an_earlier_ones_lines_is_in_doubt() -> None:
+    """Text in the second statement shaped as the first transaction's locks and a new head: the
+    server's lines cannot tell which reading is the server's, so the story is told in doubt."""
+    forged = """ /*
+*** WAITING FOR THIS LOCK TO BE GRANTED:
+RECORD LOCKS space id 5 page no 3 n bits 320 index PRIMARY of table `shop`.`accounts` trx id 32 lock_mode X locks rec but not gap waiting
+*** (2) TRANSACTION:
+TRANSACTION 31, ACTIVE 20 sec starting index read
+MariaDB thread id 4242, OS thread handle 1, query id 1 10.0.0.5 dba Updating
+*/ UPDATE shop.accounts SET balance=balance+10 WHERE id=2"""
+    d = parse_innodb_status(_forge(MARIADB, "UPDATE shop.accounts SET balance=balance+10 WHERE id=2", forged)).deadlock
+    assert d is not None and d.doubtful and "in doubt" in "\n".join(deadlocks_text.story(d))

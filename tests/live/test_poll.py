@@ -56,9 +56,10 @@ def test_one_poll_holds_every_statement_in_one_round_trip(source: MySQLSource, m
     assert trips[0] == 1 and source.stats.round_trips == 1
     # nobody waits for a lock and no transaction is old: neither INNODB_TRX nor the lock-wait join
     # is sent (the lock waits are known to be none; transactions come from the status text)
-    assert source.stats.statements == 8 and source.stats.bytes_received > 1000
+    # (the statement digests too: their baseline, read at the first poll and every 10 s after)
+    assert source.stats.statements == 9 and source.stats.bytes_received > 1000
     assert set(s.timings_ms) == {"innodb_status", "ps_waits", "global_status", "innodb_metrics", "variables",
-                                 "server_time", "sessions", "session_states", "poll"}
+                                 "server_time", "sessions", "session_states", "digests", "poll"}
     assert s.lock_waits == [] and s.transactions is None
     assert s.sessions == [] and s.session_states is not None
     # the server's own clock, read in the same round trip (the same machine here: the same time)

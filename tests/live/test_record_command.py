@@ -64,8 +64,15 @@ def test_a_full_disk_stops_record_with_exit_1_and_the_reason(mariadb) -> None:  
         out = _mysqltop("record", f"{d}/full.mtrec", *mariadb.cli_args(), "--interval", "0.05",
                         "--max-size", "0", timeout=300)
         assert out.returncode == 1, out.stderr
-        assert "recording stopped (disk full)" in out.stderr.strip().splitlines()[-1], out.stderr
+        last = out.stderr.strip().splitlines()[-1]
+        assert "recording stopped (disk full)" in last and "all readable" in last, out.stderr
         assert "Traceback" not in out.stderr
+        # every sample it acknowledged reads back, on the full disk itself
+        written = int(re.search(r"after (\d+) samples?", last).group(1))       # type: ignore[union-attr]
+        with RecordingReader(f"{d}/full.mtrec") as r:
+            assert len(r) == written >= 2, r.notice
+            for i in range(written):
+                r.sample(i)
     finally:
         unmount(d)
 
@@ -102,3 +109,50 @@ def _has_samples(path: Path, n: int) -> bool:
             return len(r) >= n
     except Exception:  # noqa: BLE001 — not yet a complete file
         return False
+
+
+def test_keep_going_pauses_on_a_full_disk_and_resumes_in_a_new_segment(mariadb) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+    import threading
+
+    from tests.support.tmpfs import fill
+
+    d = small_tmpfs("2m")
+    if d is None:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    proc = subprocess.Popen([sys.executable, "-m", "mysqltop", "record", f"{d}/kg.mtrec", *mariadb.cli_args(),
+                             "--interval", "0.1", "--max-size", "0", "--keep-going"],
+                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    try:
+        wait_until(lambda: os.path.exists(f"{d}/kg.mtrec") and _count(f"{d}/kg.mtrec") >= 5, timeout=60)
+        fill(d)
+        wait_until(lambda: any("recording paused (disk full)" in ln for ln in lines), timeout=60)
+        os.unlink(f"{d}/filler")
+        wait_until(lambda: any("recording resumed in a new segment" in ln for ln in lines), timeout=60)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0, lines
+        reader.join(timeout=10)
+        assert "Traceback" not in "".join(lines)
+        assert "paused 1 time for space" in lines[-1], lines
+        with RecordingReader(f"{d}/kg.mtrec") as r:
+            assert len(r) >= 6 and len(r.segment_starts) >= 2
+            for i in range(len(r)):
+                r.sample(i)                              # every sample written reads back
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        unmount(d)
+
+
+def _count(path: str) -> int:
+    try:
+        with RecordingReader(path) as r:
+            return len(r)
+    except Exception:
+        return 0

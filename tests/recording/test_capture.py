@@ -174,3 +174,47 @@ def test_max_size_bounds_the_disk_and_a_follower_never_sees_damage_or_time_going
             kept += len(r)
     per = sum(p.stat().st_size for p in files[1:]) / sum(len(RecordingReader(p)) for p in files[1:])
     assert kept >= 3.4 * 192 * 1024 / per                  # ~ (keep + a partial FILE) × max_size of samples
+
+
+def test_rotation_never_deletes_the_only_copy_of_a_triggered_window(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--keep 1 with windows coming faster than the files rotate: every window's samples and
+    bookmark are still on disk, the oldest files moved aside as incidents, not deleted."""
+    running = ([1] * 12 + [20, 20, 20] + [1] * 12) * 8
+    samples = [dataclasses.replace(s, wall=START + i, mono=1000.0 + i)
+               for i, s in enumerate(series(len(running), start=START))]
+    path = tmp_path / "inc.mtrec"
+    writer = RotatingWriter(path, max_size=64 * 1024, keep=1, interval=1.0, trigger="t", before=4, after=2)
+    rec = IncidentRecorder(writer, parse_trigger("throughput.threads_running>10"), before=4, after=2)
+    for s, r in zip(samples, running):
+        rec.append(s, Frame(time=s.wall, throughput=Throughput(threads_running=r)))
+    rec.close()
+    assert writer.rotations >= 3 and writer.kept
+    assert all(p.name.startswith("inc.incident-2025") and p.suffix == ".mtrec" for p in writer.kept)
+    walls: list[float] = []
+    marks: list[float] = []
+    for f in tmp_path.iterdir():
+        if f.suffix in (".mtrec", ".1") and not f.name.endswith(("-wal", "-shm")):
+            with RecordingReader(f) as r:
+                walls += [r.sample(i).wall for i in range(len(r))]
+                marks += [b.time for b in r.bookmarks]
+    fired = [START + i for i in range(len(running)) if running[i] > 10 and (i == 0 or running[i - 1] <= 10)]
+    assert sorted(marks) == fired                                  # every incident's bookmark
+    window = {START + i for i in range(len(running))
+              if any(f - 4 <= START + i <= f + 2 + 2 for f in fired)}
+    assert window <= set(walls) and len(walls) == len(set(walls))   # every window sample, once
+
+
+def test_plain_rotation_keeps_a_file_a_trigger_marked_and_deletes_the_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "rot.mtrec"
+    w = RotatingWriter(path, max_size=64 * 1024, keep=1, interval=1.0)
+    samples = series(150)
+    w.append(samples[0])
+    w.bookmark(samples[0].wall, "throughput.threads_running>10", 20.0)
+    for s in samples[1:]:
+        w.append(s)
+    w.close()
+    assert w.rotations >= 3 and len(w.kept) == 1
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(["rot.mtrec", "rot.mtrec.1", w.kept[0].name])
+    with RecordingReader(w.kept[0]) as r:
+        assert r.sample(0) == samples[0] and len(r.bookmarks) == 1

@@ -301,7 +301,7 @@ def test_truncated_copy_opens_read_only_with_its_readable_prefix(tmp_path) -> No
             assert [r.sample(i) for i in range(n)] == expected[:n]      # every sample of the prefix
             assert r.notice is not None and "\n" not in r.notice
             assert f"truncated ({part.stat().st_size:,} of {len(data):,} bytes" in r.notice
-            assert f"the {n} samples of its readable prefix" in r.notice
+            assert f"the {n} complete samples before the cut" in r.notice
     out = subprocess.run([sys.executable, "-m", "mysqltop", "report", str(part)], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 0 and "Traceback" not in out.stderr

@@ -8,6 +8,7 @@ import functools
 import html
 import inspect
 import re
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
@@ -34,6 +35,10 @@ class ListReader:
             recorder_host=None, interval=1.0, start=walls[0] if walls else None, end=walls[-1] if walls else None,
             samples=len(walls), segments=1, redacted=False, trigger=None)
         self.notice: str | None = None
+        self.path = Path("test.mtrec")
+
+    def clock_steps(self) -> list[Any]:
+        return []
 
     first = 0
 

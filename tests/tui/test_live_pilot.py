@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import threading
 import time
+from pathlib import Path
 
 from mysqltop.timeline.polled import live_timeline
 from mysqltop.core.sample import Failure, RawSample, ServerIdentity
@@ -328,3 +330,66 @@ async def test_an_outage_and_a_restart_are_each_said_once() -> None:
         assert len(down) == 1 and "Connection refused" in down[0], toasts.texts
         assert len(back) == 1 and "it restarted (up 3.0s)" in back[0], toasts.texts
         await wait_for(pilot, lambda: "LIVE" in status(app))
+
+
+@pilot
+async def test_a_full_disk_pauses_recording_says_why_and_live_goes_on(tmp_path) -> None:
+    """The disk under the recording fills mid-run (a small tmpfs, or SQLite's page limit where
+    nothing can be mounted): the status bar says REC paused and why, a notice says it once, live
+    frames keep coming; space back, recording resumes in a new segment and says so."""
+    from mysqltop.recording.pausing import PausingWriter
+    from tests.support.tmpfs import fill, small_tmpfs, unmount
+
+    mount = small_tmpfs("2m")
+    where = Path(mount) if mount is not None else tmp_path
+    path = where / "live.mtrec"
+    writers: list[RecordingWriter] = []
+    full = [False]
+
+    def open_writer() -> RecordingWriter:
+        w = RecordingWriter(path, interval=INTERVAL)
+        writers.append(w)
+        if full[0] and mount is None:
+            w._conn.execute(f"PRAGMA max_page_count={w._conn.execute('PRAGMA page_count').fetchone()[0]}")
+        return w
+
+    def fill_disk() -> None:
+        full[0] = True
+        if mount is not None:
+            fill(mount)
+        else:
+            writers[-1]._conn.execute(
+                f"PRAGMA max_page_count={writers[-1]._conn.execute('PRAGMA page_count').fetchone()[0]}")
+
+    def free_disk() -> None:
+        full[0] = False
+        if mount is not None:
+            os.unlink(os.path.join(mount, "filler"))
+
+    source = StallingSource(healthy=100_000)
+    app = live_app(source, record_path=str(path),
+                   open_recorder=lambda p: PausingWriter(open_writer, retry=2 * INTERVAL))
+    toasts = Toasts()
+    try:
+        async with app.run_test(size=(120, 30), message_hook=toasts) as pilot:
+            await wait_for(pilot, lambda: app.position.recording is not None and source.reads >= 5)
+            assert "● REC" in status(app)
+            fill_disk()
+            await wait_for(pilot, lambda: "REC paused: disk full" in status(app))
+            await wait_for(pilot, lambda: any(t.startswith("recording paused (disk full)") for t in toasts.texts))
+            reads = source.reads
+            await wait_for(pilot, lambda: source.reads >= reads + 3)          # live goes on
+            assert app.position.recording == str(path)
+            free_disk()
+            await wait_for(pilot, lambda: any(t.startswith("recording resumed in a new segment")
+                                              for t in toasts.texts))
+            await wait_for(pilot, lambda: "● REC" in status(app))
+            await pilot.pause(3 * INTERVAL)
+            paused = [t for t in toasts.texts if t.startswith("recording paused")]
+            assert len(paused) == 1 and "\n" not in paused[0], toasts.texts
+        with RecordingReader(path) as r:
+            assert len(r) >= 5 and len(r.segment_starts) >= 2
+            assert all(r.sample(i).server.address == "db1:3306" for i in range(len(r)))
+    finally:
+        if mount is not None:
+            unmount(mount)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mysqltop.core.frame import ClassShape, WaitLoad
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views import load_chart as lc
@@ -98,3 +100,72 @@ def test_legend_is_of_the_samples_the_chart_shows() -> None:
     trend = [frame(i, 8) for i in range(100)] + [frame(100 + i, 0) for i in range(60)]
     text = load_text(trend[-1], trend, lc.AXIS_W + 60, 24).plain
     assert "last 60 samples" in text and "▓ row lock 0 " in text, text
+
+
+def _sliced_samples() -> list:
+    """The gallery's row-lock pile-up with the active session rows a live poll would have kept."""
+    import dataclasses
+
+    from mysqltop.core import active_sessions
+
+    with RecordingReader(GALLERY / "row-lock-idle-trx.mtrec") as r:
+        raws = [r.sample(i) for i in range(len(r))]
+    return [dataclasses.replace(s, active_sessions=None if s.sessions is None else active_sessions.rows(
+        s.sessions, s.lock_waits, s.row_locks, s.metadata_locks)) for s in raws]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pilot
+async def test_w_slices_by_dimension_filters_the_chart_and_clears(size: tuple[int, int]) -> None:
+    raws = _sliced_samples()
+    app = replay_app(raws, start=len(raws) - 1)
+    async with app.run_test(size=size) as p:
+        await wait_for(p, lambda: app.frame is not None and len(app.trend) > 10)
+        await p.press("w")
+        await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" in screen_text(app))
+        shown = screen_text(app)
+        assert "UPDATE sbtest1 SET k=k+? WHERE id=?" in shown          # by SQL first
+        for _ in range(4):                                             # user, host, schema, object
+            await p.press("s")
+        await wait_for(p, lambda: "`mysqltop_test`.`sbtest1` (PRIMARY)" in screen_text(app))
+        await p.press("enter")
+        await wait_for(p, lambda: "only object `mysqltop_test`.`sbtest1`" in screen_text(app))
+        assert "▶" in screen_text(app)
+        await p.press("s")                                             # wait class: the filter stays
+        await wait_for(p, lambda: "row lock" in screen_text(app).split("wait class", 1)[-1])
+        assert "only object" in screen_text(app)
+        await p.press("escape")
+        await wait_for(p, lambda: "only object" not in screen_text(app))
+        assert "DATABASE LOAD BY WAIT CLASS" in screen_text(app)
+        await p.press("escape")
+        await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" not in screen_text(app))
+
+
+@pilot
+async def test_w_follows_the_moment_shown() -> None:
+    raws = _sliced_samples()
+    app = replay_app(raws, start=len(raws) - 1)
+    async with app.run_test(size=(120, 40)) as p:
+        await wait_for(p, lambda: app.frame is not None and len(app.trend) > 10)
+        await p.press("w")
+        await wait_for(p, lambda: "DATABASE LOAD BY WAIT CLASS" in screen_text(app))
+        screen = app.screen
+        before = screen.shown[0].time
+        await p.press("left")
+        await wait_for(p, lambda: screen.shown[0] is not None and screen.shown[0].time < before)
+        assert all(f.time <= screen.shown[0].time for f in screen.shown[1])     # the window up to it
+
+
+def test_the_sql_table_shows_the_newest_digest_read() -> None:
+    from mysqltop.core import top_sql
+    from mysqltop.core.frame import Frame
+    from mysqltop.views.tui.load_screen import load_text
+
+    f = Frame(time=1.0, elapsed=1.0)
+    f.load = WaitLoad(active=0, cpu=0, row_lock=0, metadata_lock=0, latch=0, io=0, commit=0, other=0)
+    f.load.sessions_known = True
+    f.digests = top_sql.rates([["s", "d", "SELECT `qty` FROM `inventory` WHERE `sku` = ?", 5000, 2500.0, 3.0, 5000,
+                                5000, 0, 0, 10.0]])
+    text = load_text(f, [f], 100, 40).plain
+    assert "top SQL by the server's digests (over 10 s)" in text
+    assert "500" in text and "SELECT `qty` FROM `inventory` WHERE `sku` = ?" in text

@@ -48,3 +48,18 @@ async def test_the_purge_kill_shows_at_160x48_with_default_instruments() -> None
         assert "performance_schema" in notes and "[mysqld]" in notes, notes
         await p.press("escape")
         await wait_for(p, lambda: app.screen is app.main_screen)
+
+
+def test_a_session_finding_comes_before_a_more_severe_setup_finding() -> None:
+    """An early purge hint (info) with its KILL, beside instruments off (warning): the hint first,
+    whole; the setup finding after it, on one line."""
+    from mysqltop.core.frame import Advice, Frame
+    from mysqltop.views.tui.widgets.advice_pane import AdvicePane
+
+    setup = Advice("synch_instruments_off", "warning", "Latch wait instruments are off — " + "x; " * 200, "e" * 300)
+    hint = Advice("purge_early", "info", "Early hint — purge is starting to fall behind: thread 9 — KILL 9 or "
+                  "commit it", "history list 200 → 5,000")
+    lines = AdvicePane(6).body(Frame(time=1.0, advice=[setup, hint]), [], 160).plain.split("\n")
+    assert "KILL 9" in lines[0] and lines[1].strip().startswith("history list")
+    assert lines[2].startswith("!  Latch wait instruments are off") and len(lines) == 3
+    assert len(lines[2]) <= 160 and lines[2].endswith("… i: the rest")

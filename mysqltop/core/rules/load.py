@@ -7,6 +7,7 @@ from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.blocking import Transaction, hot_row
+from mysqltop.core.load_slices import who_carries
 from mysqltop.core.safe_text import visible
 import mysqltop.core.rules.trends as trends   # the submodule, not the package (__init__ imports this module)
 from mysqltop.core.rules.rule_kit import (
@@ -109,6 +110,9 @@ def cpu_saturation(w: Window, v: Vars) -> Iterator[Advice]:
                 f"{num(w.avg(_busy))} %; {num(running)} sessions running, ≈ {num(min(mysqld, running))} on a CPU, "
                 f"{num(waiting)} waiting on row locks / commits; ≥ {num(CPU_SATURATED_PCT)} % busy in "
                 f"{pct(held)} of samples {w.label}")
+    who = who_carries(w.frames, "cpu")
+    if who is not None:
+        evidence += f"; {visible(who)}"
     yield advice("cpu_saturation", sev, msg, evidence)
 
 
@@ -389,6 +393,9 @@ def row_lock_waits(w: Window, v: Vars) -> Iterator[Advice]:
                 f"{num(w.peak(lambda f: f.locks.row_lock_current_waits))} waiting at once"
                 + (f", {num(deadlocks)} deadlocks/s" if deadlocks else "")
                 + f", in {pct(held)} of samples {w.label}")
+    who = who_carries(w.frames, "row_lock")
+    if who is not None:
+        evidence += f"; {visible(who)}"
     yield advice("row_lock_waits", "critical" if avg >= ROW_LOCK_CRITICAL_MS_PER_S else "warning", msg, evidence)
 
 

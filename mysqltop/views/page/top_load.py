@@ -2,9 +2,10 @@
 
 The section draws one table per dimension (sql, user, host, schema, object) from a small
 interface — `Slices`: for each dimension, rows of (label, wait class → average active sessions
-over the window) — so a fold of the active sessions by any dimension plugs in by filling it. What a report holds today: each wait class's
-busiest statement shapes (Report.load.top, from the sessions each poll listed); the other
-dimensions are not in the recording, and their tables say so. Labels are server text: made
+over the window), filled from the fold of the active session samples (Report.load.slices,
+core/load_slices.py). A recording without them gives each wait class's busiest statement shapes
+(Report.load.top, from the sessions each poll listed); the other dimensions' tables say they
+are not recorded. Labels are server text: made
 visible here, escaped by the template. Pure.
 """
 
@@ -58,8 +59,14 @@ class LoadTable:
 
 
 def report_slices(r: Report) -> tuple[Slices, str]:
-    """What the report holds: the statement shapes (the busiest of each wait class, summed by
-    shape) and a note saying what they are."""
+    """What the report holds: the fold of the active session samples by every dimension, else
+    (older recordings) the statement shapes — the busiest of each wait class, summed by shape —
+    and a note saying what they are."""
+    if r.load.slices:
+        got = {d: [(str(x["value"]) or "(none)", dict(x["classes"])) for x in r.load.slices.get(d, [])]
+               for d, _, _ in DIMENSIONS}
+        return got, ("average active sessions over the window, with their wait classes (every active "
+                     "session of each poll: docs/wait-classes.md, Dimensions)")
     by: dict[str, dict[str, float]] = {}
     for t in r.load.top:
         mix = by.setdefault(str(t["shape"]), {})

@@ -234,10 +234,11 @@ class MysqltopApp(App[None]):
             if isinstance(pane, AdvicePane):
                 pane.judging = self.position.judging
             pane.show(host if isinstance(pane, HostPane) else frame, self.trend)
-        if isinstance(self.screen, DeadlockScreen):
-            self.screen.show(frame, *self._deadlocks())
-        elif isinstance(self.screen, LoadScreen):
-            self.screen.show(frame, self.trend)
+        top = self._top
+        if isinstance(top, DeadlockScreen):
+            top.show(frame, *self._deadlocks())
+        elif isinstance(top, LoadScreen):
+            top.show(frame, self.trend)
         self.update_status()
 
     def _deadlocks(self) -> tuple[Position, DeadlocksAt | None, DeadlocksRead | None]:
@@ -249,8 +250,16 @@ class MysqltopApp(App[None]):
         self.deadlocks_read = event
         if event.deadlocks is not None and event.deadlocks.index == self.position.index:
             self.deadlocks = event.deadlocks
-        if isinstance(self.screen, DeadlockScreen):
-            self.screen.show(self.good_frame or self.frame, *self._deadlocks())
+        top = self._top
+        if isinstance(top, DeadlockScreen):
+            top.show(self.good_frame or self.frame, *self._deadlocks())
+
+    @property
+    def _top(self) -> Screen[Any] | None:
+        """The screen on top, None once the app is closing: the feed's last messages may still
+        arrive then, and `self.screen` would raise on the empty stack."""
+        stack = self.screen_stack
+        return stack[-1] if stack else None
 
     def on_feed_opened(self, message: FeedOpened) -> None:
         self.replay = message.event.info
@@ -305,8 +314,10 @@ class MysqltopApp(App[None]):
             mode=self.mode, address=(server.address if server else None) or self.address,
             flavor=server.flavor if server else None, version=server.version if server else None,
             uptime_s=frame.server.uptime_s if frame is not None else None, paused=self.paused, position=self.position,
-            recording=self.position.recording, recording_stopped=self.position.recording_stopped, alert=self.alert(time.monotonic()),
+            recording=self.position.recording, recording_stopped=self.position.recording_stopped,
+            recording_paused=self.position.recording_paused, alert=self.alert(time.monotonic()),
             poll_s=shown.poll_s if shown is not None else None, late_s=shown.late_s if shown is not None else None,
+            capped=tuple(dict.fromkeys(c.statement for c in frame.capped_reads)) if frame is not None else (),
             source=self.source_name or (replay.server if replay else None),
             clock=shown.time if shown is not None else None,
             server_clock=shown.server.time if shown is not None else None))

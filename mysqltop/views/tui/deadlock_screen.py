@@ -70,12 +70,18 @@ def deadlock_text(frame: Frame | None, width: int, position: Position, deadlocks
         line(visible(dt.pattern_line(i, p)))
         for fix in p.fixes[:2]:
             line(f"   fix: {fix}", "dim")
-    seen = [(s.seen, s.deadlock, s.prior) for s in book.seen]
+    seen = [(s.seen, s.deadlock, s.prior) for s in book.seen[-LISTED:]]
     if seen:
+        hidden = len(book.seen) + book.dropped - len(seen)
         line("")
-        line("each one, newest first (\"before\": already shown at the first sample)", "bold")
-        for s in dt.list_lines(seen[-LISTED:], width):
+        line("each one, newest first (\"before\": already shown at the first sample)"
+             + (f": the newest {len(seen)}, {hidden:,} older not shown" if hidden else ""), "bold")
+        for s in dt.list_lines(seen, width):
             line(s)
+    elif book.dropped:
+        line("")
+        line(f"each one: {book.dropped:,} not listed at this moment (the list keeps the session's newest few "
+             "hundred; the patterns above count them all)", "bold")
     return out
 
 

@@ -254,6 +254,7 @@ class LiveFeed(Feed):
         engine.set_interval(interval)
         self.open_recorder = open_recorder
         self.record_path: str | None = None
+        self._recorder_changes = 0             # pauses and resumes of the recorder seen so far
         self._initial_record = record_path
         self.directory = directory
         self.last: Frame | None = None        # the newest frame as live showed it
@@ -277,8 +278,10 @@ class LiveFeed(Feed):
         newest = h.time_or_none(len(h) - 1)
         behind = (newest - p.sample_time if newest is not None and p.sample_time is not None and not p.playing
                   else None)
+        paused = self.engine.recording_paused
         return replace(p, interval=self.interval, recording=self.record_path, behind_s=behind,
                        recording_stopped=stopped.reason if stopped is not None else None,
+                       recording_paused=paused.reason if paused is not None else None,
                        history_recorded=h.recorded)
 
     def position(self) -> Position:
@@ -313,6 +316,8 @@ class LiveFeed(Feed):
             self.session.recording_ended(newest)               # the failed sample is not in it
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
+        elif self.record_path:
+            self._paused_or_resumed()
         if self.paused:
             self._post(LivePolled(frame, self.position()))
         else:
@@ -322,6 +327,23 @@ class LiveFeed(Feed):
         newest = self.timeline.newest
         trend = tuple(self.timeline.cursor.history(newest, TREND, last=frame))
         self._post(FrameShown(frame, trend, self.position(), self.deadlocks.at()))
+
+    def _paused_or_resumed(self) -> None:
+        """Recording paused for space (the file holds what came before) or resumed (in a new
+        segment): the session's recorded history is one span per stretch that went in."""
+        recorder = self.engine.recorder
+        changes = getattr(recorder, "changes", 0)
+        if changes == self._recorder_changes:
+            return
+        self._recorder_changes = changes
+        paused = self.engine.recording_paused
+        line = getattr(recorder, "last_change", None) or ""
+        if paused is not None:
+            self.session.recording_ended(self.timeline.newest)      # the refused sample is not in it
+            self._notice(line, "warning")
+        else:
+            self.session.recording_started(self.record_path or "")    # from the next sample on
+            self._notice(line)
 
     # -- commands ---------------------------------------------------------------------------
     def apply(self, command: FeedCommand) -> None:
@@ -398,6 +420,7 @@ class LiveFeed(Feed):
             return
         self.session.recording_started(target)
         self.record_path = target
+        self._recorder_changes = 0
         self._notice(f"recording to {target}")
 
     def close(self) -> None:

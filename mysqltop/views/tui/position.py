@@ -23,6 +23,7 @@ class Position:
     interval: float | None = None      # live: the poll interval (s), as the engine holds it
     recording: str | None = None       # live: file being recorded to
     recording_stopped: str | None = None   # live: why recording stopped ("disk full"), until restarted
+    recording_paused: str | None = None    # live: why recording waits ("disk full"), until it resumes
     index: int | None = None           # the sample shown (None: following live)
     count: int | None = None           # samples in the timeline (one past the newest index)
     first: int = 0                     # the oldest index still held (live history drops old ones)

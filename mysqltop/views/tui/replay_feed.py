@@ -9,9 +9,11 @@ got (DeadlocksRead) every so often and once done. No Textual here.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Callable, Protocol
 
 from mysqltop.engine import run_paced
+from mysqltop.recording.clock_steps import ClockStep
 from mysqltop.recording.reader import Bookmark, RecordingMeta
 from mysqltop.timeline.cursor import Cursor, SampleStore
 from mysqltop.timeline.deadlock_reading import DeadlockReading
@@ -31,6 +33,9 @@ class Recording(SampleStore, Protocol):
     def bookmarks(self) -> list[Bookmark]: ...
     @property
     def notice(self) -> str | None: ...
+    @property
+    def path(self) -> Path: ...
+    def clock_steps(self) -> list[ClockStep]: ...
     def close(self) -> None: ...
 
 
@@ -72,6 +77,9 @@ class ReplayFeed(Feed):
         bookmarks = bookmark_list(reader)
         if reader.notice:
             self._post(Notice(reader.notice, "warning"))
+        # replay, `g TIME` and the time line go by the wall times recorded: say where they jump
+        for step in reader.clock_steps()[:3]:
+            self._post(Notice(step.describe(Path(str(reader.path)).name), "warning"))
         meta = reader.meta
         self._post(Opened(TimelineInfo(
             count=count, start=meta.start or cur.clock_at(0), end=meta.end or cur.clock_at(count - 1),

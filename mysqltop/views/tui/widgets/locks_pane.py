@@ -65,6 +65,8 @@ class LocksPane(Pane):
             offer = f"  ({self.holders_key.show}: make the server list holders)" if self.holders_key else ""
             lines.append(Text.assemble(("release first: ", p.header), (_fit(first, max(1, width - 15)).plain, p.warm),
                                        (offer, p.dim)))
+        elif (note := lt.hottest_blocker(frame)) is not None:
+            lines.append(Text.assemble(("hottest blocker: ", p.header), (_fit(note, max(1, width - 17)).plain, p.warm)))
         lines += [_fit(line, width, p.hot) for line in lt.stall_lines(frame)]
         if frame.blocking or frame.metadata_blocking:
             for trees in (frame.metadata_blocking, frame.blocking):

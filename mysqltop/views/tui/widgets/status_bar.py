@@ -32,12 +32,14 @@ class StatusState:
     position: Position | None = None
     recording: str | None = None
     recording_stopped: str | None = None
+    recording_paused: str | None = None   # recording waits for space (it resumes by itself)
     alert: str | None = None            # "STALE 12s", "DISCONNECTED 40s", "waiting for first sample"
     source: str | None = None           # replay: the file name
     clock: float | None = None          # epoch of the sample on screen (live: when it was polled)
     server_clock: float | None = None   # live: the server's own clock at that poll, when read
     poll_s: float | None = None         # how long the poll behind it took
     late_s: float | None = None         # … and how much longer than the interval, when it was late
+    capped: tuple[str, ...] = ()        # reads of that poll a server-side bound cut, or skipped while it backs off
 
 
 def short_version(version: str | None) -> str | None:
@@ -97,7 +99,13 @@ def segments(s: StatusState, palette: Palette = DEFAULT_PALETTE) -> list[tuple[i
             out.append((8, Text(f"{poll}, late +{units.duration(s.late_s)}", style=WARM)))
         else:
             out.append((1, Text(poll, style=DIM)))
-    if s.recording:
+    if s.capped:
+        # a read the statement cap (or lock wait / answer size bound) cut: that part of the screen
+        # is missing or older, not zero
+        out.append((8, Text(visible(f"CAPPED {', '.join(s.capped)}"), style=_badge(WARM))))
+    if s.recording and s.recording_paused:
+        out.append((10, Text(visible(f"REC paused: {s.recording_paused}"), style=_badge(HOT))))
+    elif s.recording:
         out.append((9, Text("● REC", style=HOT)))
     elif s.recording_stopped:
         out.append((10, Text(visible(f"REC stopped: {s.recording_stopped}"), style=_badge(HOT))))
