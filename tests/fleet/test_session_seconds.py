@@ -55,8 +55,7 @@ def test_user_and_schema_series_are_capped_with_the_rest_in_other() -> None:
     ex.prepare("db1:3306", sliced(2.0, ["a", "b"]))
     ex.prepare("db1:3306", sliced(1.0, ["c", "other", "a"], schema="dw"))
     ex.prepare("db1:3306", sliced(1.0, ["b"], schema="x"))
-    stale = sliced(9.0, ["a"])
-    stale.stale = True
+    stale = replace(sliced(9.0, ["a"]), stale=True)
     ex.prepare("db1:3306", stale)
     for text, parse in ((ex.render().decode(), parse_text), (ex.render(openmetrics=True).decode(), parse_om)):
         users = next(f for f in parse(text) if f.name == "mysqltop_user_session_seconds")
