@@ -1,4 +1,4 @@
-"""The sampler: source.read() → pipeline.push(raw) → Frame → recorder.append(raw, frame).
+"""The sampler: source.read() → timeline.push(raw) → Frame → recorder.append(raw, frame).
 
 One engine drives every consumer (TUI worker thread, `record`, `snapshot`, bench/poll), so the
 pacing rules live in one place:
@@ -15,15 +15,16 @@ pacing rules live in one place:
   while paused) with its own `due`. Recorded samples are never read through the engine: they
   are moved through by the timeline cursor (timeline/cursor.py).
 
-Every sample read goes to the session's history when there is one (the live TUI's, for stepping
-back through it with the timeline cursor). The frame is derived before the sample is recorded, so a recorder that decides what to keep
+Every sample read is appended to the session's timeline (timeline/polled.PolledTimeline), whose
+one cursor gives its frame: live is the newest index of the store the live TUI steps back through.
+The frame is derived before the sample is recorded, so a recorder that decides what to keep
 (trigger capture) is handed the frame instead of deriving it again; recordings stay raw-only.
 
 A recorder that pauses on a full disk (recording/pausing.py) is asked `paused`, and its pause
 and resume lines join the frame's notes. Other recorder errors (disk full without one, file
 removed) follow one policy: recording stops, the engine keeps
 `recording_stopped` (a typed reason), says it through `on_message` and in the notes of the frame
-it hands out (a new value: the pipeline's frame stays as derived), and — with
+it hands out (a new value: the timeline's frame stays as derived), and — with
 `stop_on_recording_error` (the `record` command) — ends the run. No UI imports here.
 """
 
@@ -39,17 +40,14 @@ from typing import Callable, Protocol
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.recording.stopped import RecordingStopped, recording_stopped
-from mysqltop.sources.sample_source import SampleSource
+from mysqltop.sources.sample_source import PacedSource, SampleSource
 
 
-class Pipeline(Protocol):
+class Timeline(Protocol):
+    """Where each sample goes and its frame comes from (timeline/polled.PolledTimeline)."""
+
     def push(self, raw: RawSample) -> Frame: ...
-
-
-class History(Protocol):
-    """Where the live session's samples are kept for stepping back (timeline/ring.SampleRing)."""
-
-    def append(self, raw: RawSample) -> int: ...
+    def set_interval(self, seconds: float) -> None: ...
 
 
 class Recorder(Protocol):
@@ -63,7 +61,7 @@ class EngineStats:
 
     polls: int = 0
     read_s: float = 0.0          # wall seconds inside source.read() (server + wire + host)
-    derive_s: float = 0.0        # wall seconds inside pipeline.push() (parse + derive + findings)
+    derive_s: float = 0.0        # wall seconds inside timeline.push() (parse + derive + findings)
     cpu_s: float = 0.0           # this thread's CPU seconds in step() (wire decode, parse, derive)
     last_cpu_ms: float = 0.0     # CPU of the last step: read (wire decode, host) + derive
     last_derive_cpu_ms: float = 0.0   # of which parse + derive + findings
@@ -76,22 +74,20 @@ class Engine:
     def __init__(
         self,
         source: SampleSource,
-        pipeline: Pipeline,
+        timeline: Timeline,
         recorder: Recorder | None = None,
         *,
         on_message: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         stop_on_recording_error: bool = False,
-        history: History | None = None,
     ) -> None:
         self.source = source
-        self.pipeline = pipeline
+        self.timeline = timeline
         self.recorder = recorder
         self.on_message = on_message
         self.stop_on_recording_error = stop_on_recording_error
         self.recording_stopped: RecordingStopped | None = None
         self.interval: float | None = None     # the paced loop's spacing (the one place it is held)
-        self.history = history                 # every sample read, for the timeline cursor
         self.last_raw: RawSample | None = None
         self.stats = EngineStats()
         self._clock = clock
@@ -113,11 +109,11 @@ class Engine:
             recorder.close()
 
     def set_interval(self, interval: float) -> None:
-        """New poll spacing for the paced loop, and for the source's timeouts."""
+        """New poll spacing for the paced loop, the source's timeouts and the timeline's cache."""
         self.interval = interval
-        set_source = getattr(self.source, "set_interval", None)
-        if set_source is not None:
-            set_source(interval)
+        if isinstance(self.source, PacedSource):
+            self.source.set_interval(interval)
+        self.timeline.set_interval(interval)
 
     # -- one poll -------------------------------------------------------------------------
     def step(self) -> Frame | None:
@@ -128,13 +124,11 @@ class Engine:
         if raw is None:
             return None
         cpu1 = time.thread_time()
-        frame = self.pipeline.push(raw)
+        frame = self.timeline.push(raw)
         t2, cpu2 = time.perf_counter(), time.thread_time()
         note = self._record(raw, frame)
         if note:
             frame = dataclasses.replace(frame, notes=[*frame.notes, note])
-        if self.history is not None:
-            self.history.append(raw)
         self.last_raw = raw
         s = self.stats
         s.polls += 1
@@ -201,7 +195,10 @@ class Engine:
         paced = pace
         if paced and interval <= 0:
             raise ValueError("interval must be > 0")
-        self.interval = interval
+        if interval != self.interval:
+            self.interval = interval               # the source was made for it already
+            if interval > 0:
+                self.timeline.set_interval(interval)
         made = 0
 
         def more() -> bool:

@@ -1,6 +1,6 @@
 """FleetPoller: one engine thread per server, the newest frame of each kept for the views.
 
-Each server has its own Engine (source → optional recorder → FramePipeline) running its own paced
+Each server has its own Engine (source → timeline → optional recorder) running its own paced
 loop on its own daemon thread, so a server whose poll hangs delays only its own row: the others
 keep their one poll per interval. Views (the fleet overview, the Prometheus collector) read
 `states()` whenever they like; it copies under a lock and never waits on a poll.
@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 from mysqltop.core import wait_load
 from mysqltop.core.fleet_rank import LatchTotal, hottest_latch, latch_totals, worst_finding
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.engine import Engine
 from mysqltop.sources.fleet_sources import Member, recording_file_name
 
@@ -146,7 +146,7 @@ class FleetPoller:
                 recorder = self._open_recorder(path)
             except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
                 path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
-        engine = Engine(m.source, FramePipeline(advice_every_s=ADVICE_EVERY_S), recorder)
+        engine = Engine(m.source, PolledTimeline(advice_every_s=ADVICE_EVERY_S), recorder)
         return _Slot(m, engine, ServerState(name=m.name, started=self._clock(), open_error=m.error,
                                             recording=path, recording_error=error))
 
@@ -210,9 +210,8 @@ class FleetPoller:
             if fresh and slot.trend:
                 # Only the newest frame's latch counters are read (the exporter); the trend's older
                 # frames drop theirs: ~100 per frame × 120 frames × every server adds up.
-                for old in slot.trend:
-                    if old.latch_counters:
-                        old.latch_counters = []
+                for k in [k for k, old in enumerate(slot.trend) if old.latch_counters]:
+                    slot.trend[k] = replace(slot.trend[k], latch_counters=[])    # a frame never changes
             slot.trend.append(frame)
             late = st.arrived is not None and now - st.arrived > LATE_AFTER * self.interval
             slot.state = replace(

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mysqltop.cli import build_parser  # noqa: E402
-from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.polled import PolledTimeline  # noqa: E402
 from mysqltop.core.trigger import parse_trigger  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
@@ -111,7 +111,7 @@ def reencode(old: Path, out: Path, trigger_text: str) -> int:
     tmp = out.with_name(out.name + ".tmp")
     tmp.unlink(missing_ok=True)
     marker = StormMarker(trigger_text)
-    pipeline = FramePipeline()
+    pipeline = PolledTimeline()
     with RecordingReader(old) as r:
         samples = [r.sample(i) for i in range(len(r))]
         interval = r.meta.interval
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(["record", str(tmp), *db.cli_args(), "--interval", "1"])
         source, _caps = open_live(args)
         writer = RecordingWriter(tmp, interval=1.0, trigger=a.trigger)
-        engine = Engine(source, FramePipeline(), recorder=writer)
+        engine = Engine(source, PolledTimeline(), recorder=writer)
         stop = threading.Event()
         marks: dict[str, float] = {}
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mysqltop.core.frame import Frame  # noqa: E402
-from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.polled import PolledTimeline  # noqa: E402
 from mysqltop.recording.reader import RecordingReader  # noqa: E402
 from mysqltop.views.tui import app as app_module  # noqa: E402
 from mysqltop.views.tui.app import MysqltopApp  # noqa: E402
@@ -71,7 +71,7 @@ def main() -> int:
     os.environ["TZ"] = "UTC"
     time.tzset()
     w, h = (int(x) for x in a.size.split("x"))
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(ROOT / "recordings" / f"{a.recording}.mtrec") as r:
         end = min(len(r) - 1, r.bookmarks[0].index + a.at)
         frames = [pipe.push(r.sample(i)) for i in range(0, end + 1)]

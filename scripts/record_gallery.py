@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from mysqltop.cli import build_parser  # noqa: E402
 from mysqltop.arguments import open_live  # noqa: E402
 from mysqltop.core.frame import Frame  # noqa: E402
-from mysqltop.timeline.pipeline import FramePipeline  # noqa: E402
+from mysqltop.timeline.polled import PolledTimeline  # noqa: E402
 from mysqltop.engine import Engine  # noqa: E402
 from mysqltop.recording.writer import RecordingWriter  # noqa: E402
 from tests.support import slow_sync  # noqa: E402
@@ -154,7 +154,7 @@ def record(inc: Incident, out: Path, scale: float, build_dir: Path) -> dict[str,
         args = build_parser().parse_args(["record", str(tmp), *db.cli_args(), "--interval", "1"])
         source, _caps = open_live(args)
         writer = RecordingWriter(tmp, interval=1.0)
-        engine = Engine(source, FramePipeline(), recorder=writer)
+        engine = Engine(source, PolledTimeline(), recorder=writer)
         stop = threading.Event()
         held: list[Any] = []
         gens: list[LoadGenerator] = []

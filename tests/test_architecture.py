@@ -92,3 +92,13 @@ def test_module_names_are_unique_and_modules_small() -> None:
             big.append(str(path.relative_to(ROOT)))
     assert not {n: p for n, p in names.items() if len(p) > 1}
     assert not big
+
+
+def test_derive_imports_nothing_that_judges_or_reports_its_frames() -> None:
+    """derive makes frames; the rules that judge them and the report that sums them sit above it."""
+    code = "import sys, mysqltop.core.derive; print('\\n'.join(sorted(sys.modules)))"
+    loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True).stdout.split())
+    above = ("mysqltop.core.rules", "mysqltop.core.advice", "mysqltop.core.incident_report",
+             "mysqltop.core.report_builder", "mysqltop.core.lock_report")
+    assert not {m for m in loaded if m.startswith(above)}

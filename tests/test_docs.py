@@ -12,7 +12,7 @@ from mysqltop.core.frame import (CappedRead, ClassShape, DigestRate, Frame, Host
                                  WaitLoad)
 from mysqltop.core.innodb.deadlock import Deadlock, DeadlockTrx
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState, Transaction
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.reader import RecordingReader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def test_report_json_keys_are_documented_both_ways() -> None:
 def incident_frames() -> list[Frame]:
     reader = RecordingReader(INCIDENT)
     try:
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         return [pipe.push(reader.sample(i)) for i in range(len(reader))]
     finally:
         reader.close()

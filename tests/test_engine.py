@@ -38,13 +38,17 @@ class ListSource:
         self.closed = True
 
 
-class CountingPipeline:
+class CountingTimeline:
     def __init__(self) -> None:
         self.pushed: list[RawSample] = []
+        self.intervals: list[float] = []
 
     def push(self, raw: RawSample) -> Frame:
         self.pushed.append(raw)
         return Frame(time=raw.wall, elapsed=None if len(self.pushed) == 1 else 1.0)
+
+    def set_interval(self, seconds: float) -> None:
+        self.intervals.append(seconds)
 
 
 def test_step_reads_records_and_derives_until_exhausted() -> None:
@@ -58,7 +62,7 @@ def test_step_reads_records_and_derives_until_exhausted() -> None:
             frames.append(frame)
         def close(self) -> None: pass
 
-    src, pipe = ListSource(2), CountingPipeline()
+    src, pipe = ListSource(2), CountingTimeline()
     eng = Engine(src, pipe, Rec())
     assert eng.step().time == 1000.0
     assert eng.step().time == 1001.0
@@ -80,7 +84,7 @@ def test_recorder_failure_disables_recording_and_keeps_going() -> None:
             raise OSError(28, "No space left on device")
         def close(self) -> None: closed.append(True)
 
-    eng = Engine(ListSource(3), CountingPipeline(), Broken(), on_message=messages.append)
+    eng = Engine(ListSource(3), CountingTimeline(), Broken(), on_message=messages.append)
     frames: list[Frame] = []
     assert eng.run(0.01, on_frame=frames.append) == 3
     assert Broken.calls == 1 and closed == [True] and eng.recorder is None
@@ -98,7 +102,7 @@ def test_a_recording_error_ends_the_run_when_asked() -> None:
             raise err
         def close(self) -> None: pass
 
-    eng = Engine(ListSource(5), CountingPipeline(), Full(), stop_on_recording_error=True)
+    eng = Engine(ListSource(5), CountingTimeline(), Full(), stop_on_recording_error=True)
     assert eng.run(0.01) == 1
     assert eng.recording_stopped.reason == "disk full" and "disk full" in eng.recording_error
 
@@ -111,7 +115,7 @@ def test_start_and_stop_recording() -> None:
         def append(self, raw: RawSample, frame: Frame) -> None: got.append(raw.wall)
         def close(self) -> None: closed.append(True)
 
-    eng = Engine(ListSource(4), CountingPipeline())
+    eng = Engine(ListSource(4), CountingTimeline())
     eng.step()
     eng.start_recording(Rec())
     eng.step()
@@ -124,7 +128,7 @@ def test_start_and_stop_recording() -> None:
 def test_the_wait_hook_serves_commands_and_the_deadline_follows_the_interval() -> None:
     t = FakeTime()
     src = TimedSource(t, [0.0] * 4)
-    eng = Engine(src, CountingPipeline(), clock=t.clock)
+    eng = Engine(src, CountingTimeline(), clock=t.clock)
     calls: list[float] = []
 
     def wait(seconds: float) -> bool:
@@ -179,14 +183,14 @@ def test_run_paces_on_a_grid_without_drift() -> None:
     # Polls take 0..40 ms; on a 100 ms grid they still start at exactly k·100 ms.
     t = FakeTime()
     src = TimedSource(t, [0.04, 0.0, 0.03, 0.01, 0.04, 0.0, 0.02, 0.0])
-    assert Engine(src, CountingPipeline(), clock=t.clock).run(0.1, count=8, stop_event=t) == 8
+    assert Engine(src, CountingTimeline(), clock=t.clock).run(0.1, count=8, stop_event=t) == 8
     assert src.starts == pytest.approx([0.1 * k for k in range(8)])
 
 
 def test_overrun_starts_next_poll_at_once_then_re_anchors() -> None:
     t = FakeTime()
     src = TimedSource(t, [0.0, 0.25, 0.0, 0.0])
-    Engine(src, CountingPipeline(), clock=t.clock).run(0.1, count=4, stop_event=t)
+    Engine(src, CountingTimeline(), clock=t.clock).run(0.1, count=4, stop_event=t)
     # right after the 250 ms poll (not at 0.2 or 0.4), then 100 ms later (no catch-up burst)
     assert src.starts == pytest.approx([0.0, 0.1, 0.35, 0.45])
 
@@ -194,14 +198,14 @@ def test_overrun_starts_next_poll_at_once_then_re_anchors() -> None:
 def test_run_in_real_time_never_overlaps_polls() -> None:
     src = ListSource(5, delays=[0.02] * 5)
     t0 = time.monotonic()
-    Engine(src, CountingPipeline()).run(0.05, count=5)
+    Engine(src, CountingTimeline()).run(0.05, count=5)
     assert src.max_active == 1 and time.monotonic() - t0 >= 0.2
 
 
 def test_stop_event_interrupts_the_wait() -> None:
     stop = threading.Event()
     src = ListSource(100)
-    eng = Engine(src, CountingPipeline())
+    eng = Engine(src, CountingTimeline())
     threading.Timer(0.15, stop.set).start()
     t0 = time.monotonic()
     made = eng.run(10.0, stop_event=stop)
@@ -210,7 +214,7 @@ def test_stop_event_interrupts_the_wait() -> None:
 
 def test_unpaced_only_when_asked() -> None:
     src = ListSource(50, replay=True)             # a source saying it replays is paced all the same
-    eng = Engine(src, CountingPipeline())
+    eng = Engine(src, CountingTimeline())
     assert eng.run(5.0, count=1) == 1
     t0 = time.monotonic()
     assert eng.run(5.0, pace=False) == 49
@@ -219,7 +223,7 @@ def test_unpaced_only_when_asked() -> None:
 
 def test_close_closes_source() -> None:
     src = ListSource(1)
-    Engine(src, CountingPipeline()).close()
+    Engine(src, CountingTimeline()).close()
     assert src.closed
 
 

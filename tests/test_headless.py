@@ -51,9 +51,7 @@ def make_frame(**over) -> Frame:
         advice=[Advice("bp-instances", "warning", "buffer pool mutex is the top wait",
                        "buf_pool_mutex 60% of wait time over 1.0 s")],
     )
-    for k, v in over.items():
-        setattr(f, k, v)
-    return f
+    return dataclasses.replace(f, **over)
 
 
 def first_frame() -> Frame:

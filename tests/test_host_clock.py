@@ -8,7 +8,7 @@ import itertools
 import threading
 
 from mysqltop.config import ConnectionOptions
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import Failure, HostSample
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.mysql import MySQLSource
@@ -48,7 +48,7 @@ def hung_source(host: bool = True) -> tuple[MySQLSource, threading.Event]:
 
 def test_a_hung_poll_gives_host_samples_every_read_then_its_late_answer() -> None:
     src, release = hung_source()
-    pipeline = FramePipeline()
+    pipeline = PolledTimeline()
     waiting = [src.read() for _ in range(4)]
     assert [s.failure for s in waiting] == [Failure.WAITING] * 4
     assert all(s.host is not None for s in waiting)

@@ -18,12 +18,12 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 
 
 def hostile_frame() -> Frame:
-    f = Frame(time=1_700_000_000.0, elapsed=1.0, server=ServerInfo(version=EVIL, flavor="mariadb", address=EVIL))
-    f.hotspots = [Hotspot(name=EVIL, kind="mutex", source="performance_schema", waits_per_s=1.0, share=1.0,
-                          site=EVIL)]
+    f = Frame(time=1_700_000_000.0, elapsed=1.0, server=ServerInfo(version=EVIL, flavor="mariadb", address=EVIL),
+              hotspots=[Hotspot(name=EVIL, kind="mutex", source="performance_schema", waits_per_s=1.0, share=1.0,
+                                site=EVIL)],
+              advice=[Advice(id=EVIL, severity="warning", message=EVIL, evidence=EVIL)],
+              notes=[EVIL], errors={EVIL: EVIL})
     f.io.threads = [IoThread(id=1, role="read", state=EVIL)]
-    f.advice = [Advice(id=EVIL, severity="warning", message=EVIL, evidence=EVIL)]
-    f.notes, f.errors = [EVIL], {EVIL: EVIL}
     return f
 
 

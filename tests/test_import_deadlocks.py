@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import main
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views.headless import text_frame
 
@@ -24,7 +24,7 @@ def test_pt_stalk_innodbstatus_deadlock_reaches_frames_and_report(tmp_path: Path
     capsys.readouterr()
     with RecordingReader(out) as r:
         raws = [r.sample(i) for i in range(len(r))]
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(x, advise=False) for x in raws]
     deadlocks = [f.deadlock for f in frames if f.deadlock is not None]
     assert deadlocks, "no imported sample carried its deadlock"

@@ -21,7 +21,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core import collection_series
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.stalls import NOT_RECORDED
 from mysqltop.recording.reader import RecordingReader
 
@@ -78,7 +78,7 @@ def test_no_advice_for_what_the_collection_did_not_hold(collection: Path, tmp_pa
 
 def test_a_loop_without_lock_rows_says_not_recorded_and_the_report_names_the_holder(
         percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(percona) as r:
         frames = [pipe.push(r.sample(i)) for i in range(len(r))]
     named = [f for f in frames if any(s.is_stall and s.root is not None and s.root.thread_id == 31 for s in f.stalls)]
@@ -97,7 +97,7 @@ def test_a_loop_without_lock_rows_says_not_recorded_and_the_report_names_the_hol
 
 def test_latch_waits_between_the_two_mutex_snapshots_are_hotspots_over_their_span(
         percona: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(percona) as r:
         frames = [pipe.push(r.sample(i)) for i in range(len(r))]
         snapshots = [r.sample(i).wall for i in range(len(r)) if r.sample(i).innodb_mutex is not None]
@@ -127,7 +127,7 @@ def test_the_timeline_cursor_gives_the_frames_the_pipeline_gives(percona: Path) 
     as the pipeline did, the mutex span included."""
     from mysqltop.timeline.cursor import Cursor
 
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(percona) as r:
         streamed = [pipe.push(r.sample(i)) for i in range(len(r))]
         cursor = Cursor(r)

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.cli import main
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.reader import RecordingReader
 from tests.support.ptstalk_export import write_collection
 
@@ -19,7 +19,7 @@ WINDOW = 40
 
 
 def _frames(path: Path, lo: int, hi: int) -> list[Frame]:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(path) as r:
         return [pipe.push(r.sample(i)) for i in range(lo, min(hi, len(r)))]
 

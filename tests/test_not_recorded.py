@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.views import locks_text
 from mysqltop.views.tui.widgets.locks_pane import copy_kill_line
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _frame(path: Path, at: int):  # -> Frame
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     with RecordingReader(path) as r:
         frame = None
         for i in range(at + 1):

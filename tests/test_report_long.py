@@ -90,12 +90,12 @@ def test_the_strided_path_decodes_only_the_points() -> None:
 def test_chart_series_stay_bounded_and_carry_the_top_three_hotspots() -> None:
     b = ReportBuilder()
     for i in range(5000):
-        f = Frame(time=1_800_000_000.0 + i, elapsed=1.0)
+        f = Frame(time=1_800_000_000.0 + i, elapsed=1.0, hotspots=[
+            Hotspot(name=f"latch{k}", kind="mutex", source="performance_schema", share=0.2, waits_per_s=10.0,
+                    wait_ms_per_s=float(10 - k)) for k in range(5)])
         f.throughput.tps = 100.0 if i < 2500 else 300.0
         f.flush.history_list_length = float(i)
         f.io.pending_reads = 7.0 if i == 1234 else 0.0
-        f.hotspots = [Hotspot(name=f"latch{k}", kind="mutex", source="performance_schema", share=0.2,
-                              waits_per_s=10.0, wait_ms_per_s=float(10 - k)) for k in range(5)]
         b.add(f)
     r = b.build()
     s = r.series

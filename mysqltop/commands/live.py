@@ -86,18 +86,17 @@ def _run(args: argparse.Namespace) -> int:
         raise
 
     from mysqltop.core.pacing import FIRST_GAP
-    from mysqltop.timeline.pipeline import FramePipeline
     from mysqltop.core.when import parse_when
     from mysqltop.engine import Engine
-    from mysqltop.timeline.ring import SampleRing, capacity_for
+    from mysqltop.timeline.polled import live_timeline
     from mysqltop.recording.pausing import PausingWriter
     from mysqltop.recording.writer import RecordingWriter
     from mysqltop.views.first_look import FirstLook
     from mysqltop.views.tui.feeds import LiveFeed
     from mysqltop.views.tui.position import ViewMode
 
-    # The last hour of samples at the interval, in memory, for `p` / `←` (bench/history: its size).
-    engine = Engine(source, FramePipeline(), history=SampleRing(capacity_for(args.interval)))
+    # The last hour of samples, in memory, for `p` / `←` (bench/history: its size).
+    engine = Engine(source, live_timeline(args.interval))
     look = FirstLook(rates_in=min(FIRST_GAP, args.interval))
     feed = LiveFeed(engine, args.interval, record_path=args.record, first_look=look.show,
                     open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=feed.interval)))

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.keep < 0:
         raise UserError("--keep must be 0 or more", 2)
 
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
     from mysqltop.engine import Engine, Recorder
     from mysqltop.recording.pausing import RETRY_S, PausingWriter
     from mysqltop.recording.rotate import RotatingWriter
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
     stop = threading.Event()
     # A recorder that cannot write (disk full …) ends the run: a recorder must not keep polling.
-    engine = Engine(source, FramePipeline(), recorder=recorder, stop_on_recording_error=True)
+    engine = Engine(source, PolledTimeline(), recorder=recorder, stop_on_recording_error=True)
     from mysqltop.process.stop_signals import leave_terminal, set_soon, stop_signals
 
     def stopped(sig: int, _frame: object) -> None:

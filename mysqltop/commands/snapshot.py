@@ -80,7 +80,7 @@ def _open_source(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
     from mysqltop.engine import Engine
     from mysqltop.views.headless import writer_for
 
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             return
         emit(frame)
 
-    engine = None if not is_live else Engine(source, FramePipeline(),
+    engine = None if not is_live else Engine(source, PolledTimeline(),
                                              on_message=lambda m: print(f"mysqltop: {m}", file=sys.stderr))
     from mysqltop.process.stop_signals import set_soon, stop_signals
 

@@ -6,16 +6,25 @@ per read (by the rows' identity) and every rate is over the real span between th
 from __future__ import annotations
 
 import dataclasses
+from typing import Protocol
 
 from mysqltop.core import hotspots as hs
 from mysqltop.core.counters import valid_dt
-from mysqltop.core.frame import Frame, Hotspot, LatchCounter
+from mysqltop.core.frame import Hotspot, LatchCounter
 from mysqltop.core.identity_memo import IdentityMemo
 from mysqltop.core.parsed import ParsedSample, numeric_status, waits_of
 
 
+class Notes(Protocol):
+    """Where a read says how it was made: a frame while derive makes it."""
+
+    notes: list[str]
+    read_at: dict[str, float]
+    elapsed: float | None
+
+
 def status_span(prev: ParsedSample | None, cur: ParsedSample, dt: float | None,
-                frame: Frame) -> ParsedSample | None:
+                frame: Notes) -> ParsedSample | None:
     """`prev` with the status counters it would have had were they read at its moment, while the
     sample's SHOW GLOBAL STATUS is an older read or follows one (its cost paces it): each counter
     on the straight line between its last two reads, so every status rate over dt is the exact
@@ -78,7 +87,7 @@ def _count_latches(cur: ParsedSample) -> list[LatchCounter]:
     return sorted(out.values(), key=lambda x: (x.source, x.name))
 
 
-def latch_reads(cur: ParsedSample, frame: Frame) -> list[Hotspot] | None:
+def latch_reads(cur: ParsedSample, frame: Notes) -> list[Hotspot] | None:
     """The latch summary read at a slower cadence than the polls (its cost): the rates over its
     last two reads, which the sample carries, marked as a span (Hotspot.span_s) and said with when
     they were read; [] when only one read is carried yet. None: read every poll (the usual path)."""

@@ -9,7 +9,9 @@ where it is the classic source, status variables where they are more exact or th
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Any
 
 from collections.abc import Sequence
 
@@ -27,7 +29,7 @@ from mysqltop.core.innodb.model import InnodbStatus
 from mysqltop.core.instrumentation import ENABLE_SQL, hint_config
 from mysqltop.core.carried_reads import latch_counters, latch_reads, status_span
 from mysqltop.core.parsed import ParsedSample
-from mysqltop.core.rules.server import predates_performance_schema
+from mysqltop.core.server_version import predates_performance_schema
 from mysqltop.core.sample import Failure, HostSample, RawSample, own_statements, sent_statements
 
 # Rows read where InnoDB has no row counters (MariaDB) and Rows_read is not polled.
@@ -86,10 +88,10 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     admin = raw.server.monitor_connection_admin
-    frame = Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
-                                                   cur.status.get("uptime"), _clock(raw.server_time),
-                                                   admin if isinstance(admin, bool) else None,
-                                                   raw.server.uid, raw.server.replaced_at))
+    frame = _Draft(Frame(time=raw.wall, server=ServerInfo(raw.server.version, raw.server.flavor, raw.server.address,
+                                                          cur.status.get("uptime"), _clock(raw.server_time),
+                                                          admin if isinstance(admin, bool) else None,
+                                                          raw.server.uid, raw.server.replaced_at)))
     frame.errors.update(raw.errors)
     frame.errors.update(cur.errors)
     frame.capped_reads = _capped(raw)
@@ -101,7 +103,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
         frame.errors["poll"] = raw.error
         frame.failure = (raw.failure or Failure.OTHER).value   # recordings before the typed field: other
         frame.host = _host(host_prev, raw)            # local counters do not wait for the server
-        return frame
+        return frame.made()
     if prev is not None and prev.raw.error:
         prev = None                                   # a stale sample carries no counters
     if prev is not None and not prev.raw.server.same_server(raw.server):
@@ -133,9 +135,30 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.counters = _counters(cur)
     frame.latch_counters = latch_counters(cur)
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
-    frame.load = wait_load.of(frame, raw.active_sessions)
     frame.digests = top_sql.rates(raw.digests)
-    return frame
+    made = frame.made()
+    return dataclasses.replace(made, load=wait_load.of(made, raw.active_sessions))
+
+
+class _Draft:
+    """A frame's fields while derive works them out: a Frame never changes once made (`made`),
+    so every view and every judgement of it reads the same value."""
+
+    notes: list[str]
+    read_at: dict[str, float]
+    elapsed: float | None
+
+    def __init__(self, start: Frame) -> None:
+        self.__dict__.update({f.name: getattr(start, f.name) for f in dataclasses.fields(Frame)})
+
+    def __getattr__(self, name: str) -> Any:               # the Frame's fields, for the type checker
+        raise AttributeError(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__[name] = value
+
+    def made(self) -> Frame:
+        return Frame(**self.__dict__)
 
 
 def _capped(raw: RawSample) -> list[CappedRead]:
@@ -349,7 +372,7 @@ def _locks(prev: ParsedSample | None, cur: ParsedSample, dt: float | None) -> Lo
 UNRECORDED_KEYS = ("lock_waits", "transactions", "sessions")
 
 
-def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None = None) -> None:
+def _lock_activity(prev: ParsedSample | None, cur: ParsedSample, frame: _Draft, dt: float | None = None) -> None:
     raw = cur.raw
     frame.blocking = lock_tree.blocking_tree(raw.lock_waits, raw.row_locks)
     frame.transactions = lock_tree.transactions(raw.transactions, raw.innodb_status)
@@ -404,7 +427,7 @@ def _row_lock_side(s: ParsedSample, longest_s: float | None = None) -> rlt.RowLo
         longest_s=longest_s, sessions=_int(s.stat("Threads_connected")))
 
 
-def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: Frame, dt: float | None) -> None:
+def _waits_in_progress(prev: ParsedSample | None, cur: ParsedSample, frame: _Draft, dt: float | None) -> None:
     """Waits counted from their start times, each waited second once (core/row_lock_time.py):
     Innodb_row_lock_time adds a wait whole when it ends, so a stall of sixteen sessions reads
     0 ms/s while it lasts and then the whole stall in one second."""
@@ -626,7 +649,7 @@ def _top_process(ph: HostSample, h: HostSample, dt: float | None, out: Host) -> 
         out.top_process_cpu_pct, out.top_process_pid, out.top_process = best[0] * 100.0, best[1], best[2]
 
 
-def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[Hotspot]:
+def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: _Draft) -> list[Hotspot]:
     """Latch waits between two SHOW ENGINE INNODB MUTEX snapshots further apart than one interval
     (pt-stalk's mutex-status1/2): ranked like any hotspots, their rates over the span and marked
     as one (Hotspot.span_s) — a start→end delta, never spread into a per-second series."""
@@ -642,7 +665,7 @@ def _mutex_span(before: ParsedSample, cur: ParsedSample, frame: Frame) -> list[H
     return hot
 
 
-def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: Frame,
+def _hotspots(prev: ParsedSample | None, cur: ParsedSample, dt: float | None, frame: _Draft,
               prev_mutex: ParsedSample | None = None) -> list[Hotspot]:
     """Fills frame.sources/notes on the way: which latch sources this sample has, what is missing."""
     groups: list[list[Hotspot]] = []

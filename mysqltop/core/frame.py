@@ -395,8 +395,11 @@ class Advice:
     evidence: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Frame:
+    """What one moment shows, derived from two samples (core/derive.py) and never changed after:
+    the views compose a new value with its findings (timeline/judge.compose)."""
+
     time: float                               # epoch seconds of the sample (JSON: ISO 8601 UTC)
     elapsed: Num = None                       # seconds since the previous sample
     stale: bool = False
@@ -457,16 +460,6 @@ class Frame:
     # Values read before this frame's poll (a read at a slower cadence than the polls, for its
     # cost): statement key → epoch time it was read (JSON: ISO 8601 UTC); empty: all read now.
     read_at: dict[str, float] = field(default_factory=dict)
-
-    def memo(self) -> dict[Any, Any]:
-        """Per-frame results the rules worked out once (e.g. which hotspots belong to a latch
-        family): a frame is judged by every window it is part of, so this keeps a rule's cost
-        per window proportional to the frames, not to frames × hotspots. Not a field: never in
-        JSON, equality or copies."""
-        memo = self.__dict__.get("_memo")
-        if memo is None:
-            memo = self.__dict__["_memo"] = {}
-        return memo
 
     @property
     def outage(self) -> bool:

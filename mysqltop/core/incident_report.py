@@ -1,7 +1,7 @@
 """Incident report of a window of frames: what happened, where InnoDB waited, what to change. Pure.
 
 `report_builder.build_report(frames, variables)` summarises frames already derived by the
-FramePipeline (so each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
+timeline (so each frame's `advice` is what live showed at that moment): the TPS/QPS timeline with drops
 marked, the top hotspots over the window with their share, IO/flush peaks, host saturation,
 every advice episode (first–last time, evidence), and the advice that holds over the whole
 window. `compare(a, b)` puts two reports side by side with the change of each headline figure.
@@ -16,6 +16,7 @@ from typing import Any, Callable
 from mysqltop.core.deadlocks import DeadlocksSummary
 from mysqltop.core.frame import Advice, iso_utc
 from mysqltop.core.lock_report import ChainSummary, StallEpisode, TransactionSummary
+from mysqltop.core.wait_load import LoadSummary
 
 
 @dataclass
@@ -109,24 +110,6 @@ class Outage:
 
 
 LOAD_POINTS = 60          # columns of the report's load chart
-
-
-@dataclass
-class LoadSummary:
-    """Database load by wait class over the window (core/wait_load.py): time-weighted averages of
-    the active sessions of each class, the peak, each class's top statement shapes by average
-    sessions, and the chart's points (each the average of its run of frames)."""
-    active_avg: float | None = None
-    active_peak: float | None = None
-    peak_time: float | None = None
-    cores: float | None = None
-    classes: dict[str, float] = field(default_factory=dict)
-    top: list[dict[str, Any]] = field(default_factory=list)        # {wait_class, shape, sessions}
-    series: dict[str, list[float | None]] = field(default_factory=dict)   # time + one list per class
-    # By dimension (core/load_slices.py): dimension → [{value, sessions, classes}], and the same
-    # for each finding's span [{id, first, last, slices}]; empty without active session samples.
-    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    spans: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

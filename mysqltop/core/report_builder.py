@@ -30,8 +30,9 @@ from mysqltop.core.rules import KNOBS, finding_metrics, trends
 from mysqltop.core.rules.rule_kit import clock, cpu_busy_pct, num
 from mysqltop.core.stalls import NOT_RECORDED, NOT_RECORDED_WORDS
 
-# An advice that disappears for a few frames (a noisy sample at its threshold) is the same episode.
-EPISODE_GAP_FRAMES = 3
+# An advice that disappears for a few seconds (a noisy sample at its threshold) is the same episode:
+# gone for at most this long, beyond the frames' own spacing (a report over every k-th sample too).
+EPISODE_GAP_S = 3.0
 # Two hours at 1 s: plenty for "sustained over the window", ~20 MB of frames at most.
 ADVICE_SAMPLE_MAX = 7200
 
@@ -229,7 +230,7 @@ class ReportBuilder:
         self.notes: dict[str, int] = {}
         self.errors: dict[str, int] = {}
         self.unrecorded: dict[str, int] = {}     # row source → samples that did not hold it at all
-        self._open: dict[str, tuple[AdviceEpisode, int]] = {}   # advice id → (episode, frame index seen)
+        self._open: dict[str, AdviceEpisode] = {}   # advice id → its episode still open
         self._done: list[AdviceEpisode] = []
         self._sample: list[Frame] = []
         self._sample_max = max(2, advice_sample_max)
@@ -279,7 +280,6 @@ class ReportBuilder:
             self._fresh = f
 
     def add(self, f: Frame) -> None:
-        i = self.frames
         self.frames += 1
         self.first = self.first or f
         self.last = f
@@ -289,7 +289,7 @@ class ReportBuilder:
             self.errors[k] = self.errors.get(k, 0) + 1
         for k in f.unrecorded:
             self.unrecorded[k] = self.unrecorded.get(k, 0) + 1
-        self._episodes(i, f)
+        self._episodes(f)
         self._outage(f)
         self.deadlocks.add(f)
         if f.stale:
@@ -346,19 +346,19 @@ class ReportBuilder:
                 a.ms_weight += h.wait_ms_per_s * dt
                 a.ms_dt += dt
 
-    def _episodes(self, i: int, f: Frame) -> None:
+    def _episodes(self, f: Frame) -> None:
         for a in f.advice:
             open_ = self._open.get(a.id)
-            if open_ is not None and i - open_[1] <= EPISODE_GAP_FRAMES:
-                ep = open_[0]
+            if open_ is not None and f.time - open_.last - (f.elapsed or 0.0) <= EPISODE_GAP_S + 1e-6:
+                ep = open_
                 ep.last, ep.frames = f.time, ep.frames + 1
                 if severity_rank(a.severity) >= severity_rank(ep.severity):
                     ep.severity, ep.message, ep.evidence = a.severity, a.message, a.evidence
             else:
                 if open_ is not None:
-                    self._done.append(open_[0])
+                    self._done.append(open_)
                 ep = AdviceEpisode(a.id, a.severity, a.message, a.evidence, f.time, f.time, 1)
-            self._open[a.id] = (ep, i)
+            self._open[a.id] = ep
 
     def _hotspot_summaries(self) -> list[HotspotSummary]:
         """Share = the hotspot's part of all waiting its source measured over the window (wait time
@@ -407,7 +407,7 @@ class ReportBuilder:
         for (sec, key), acc in self.stats.items():
             sections[sec][key] = acc.stat()
         server = self.last.server if self.last else None
-        episodes = self._done + [ep for ep, _ in self._open.values()]
+        episodes = self._done + list(self._open.values())
         # stalls first (the story), then every other finding in the order it began
         episodes.sort(key=lambda e: (not e.id.startswith("stall_"), e.first, -severity_rank(e.severity), e.id))
         window_advice = advise(self._sample, variables or {}, min_span_s=None)

@@ -18,17 +18,36 @@ from __future__ import annotations
 
 import bisect
 import math
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from mysqltop.core.frame import WAIT_CLASSES as CLASSES
 from mysqltop.core.frame import ClassShape, Frame, LoadSession, LoadSlice, WaitLoad
-from mysqltop.core.incident_report import LoadSummary
 from mysqltop.core.load_slices import LoadFold, of_sessions
 from mysqltop.core.statement_shape import shape
 
 CPU, ROW_LOCK, METADATA_LOCK, LATCH, IO, COMMIT, OTHER = CLASSES
 LABELS = {CPU: "CPU / running", ROW_LOCK: "row lock", METADATA_LOCK: "metadata / table lock", LATCH: "latch",
           IO: "IO", COMMIT: "commit / log", OTHER: "other"}
+
+
+@dataclass
+class LoadSummary:
+    """Database load by wait class over the window (core/wait_load.py): time-weighted averages of
+    the active sessions of each class, the peak, each class's top statement shapes by average
+    sessions, and the chart's points (each the average of its run of frames)."""
+    active_avg: float | None = None
+    active_peak: float | None = None
+    peak_time: float | None = None
+    cores: float | None = None
+    classes: dict[str, float] = field(default_factory=dict)
+    top: list[dict[str, Any]] = field(default_factory=list)        # {wait_class, shape, sessions}
+    series: dict[str, list[float | None]] = field(default_factory=dict)   # time + one list per class
+    # By dimension (core/load_slices.py): dimension → [{value, sessions, classes}], and the same
+    # for each finding's span [{id, first, last, slices}]; empty without active session samples.
+    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    spans: list[dict[str, Any]] = field(default_factory=list)
+
 
 # Commands that are not a session's work (an idle connection, server threads, replication).
 IDLE_COMMANDS = frozenset({"Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID", "Slave_IO", "Slave_SQL",

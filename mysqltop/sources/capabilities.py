@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.instrumentation import ENABLE_SQL, HINT_COST, LATCH_INSTRUMENTS, MUTEX_MONITOR_SQL, hint_config
-from mysqltop.core.rules.server import version_tuple
+from mysqltop.core.server_version import version_tuple
 from mysqltop.core.sample import ServerIdentity
 from mysqltop.core.stalls import OWN_PROGRAM
 from mysqltop.errors import UserError

@@ -364,7 +364,7 @@ class Importer:
             self.notes.append("host: -vmstat without -procstat or -mpstat gives no CPU count: host not recorded")
             return
         # vmstat: per-interval percentages and rates, summed into cumulative CPU seconds and
-        # context switches (the pipeline works from deltas)
+        # context switches (derive works from deltas)
         acc = {k: 0.0 for k in ("user", "system", "idle", "iowait", "steal")}
         ctx = 0
         for i, row in enumerate(series.vmstat_rows(self._guarded(lines(vm)))):

@@ -1,8 +1,9 @@
-"""What every sample source offers: live MySQL (+host), or a recording being replayed."""
+"""What every sample source offers: live MySQL (+host), or a recording being replayed; and the
+capabilities only some offer, declared (PacedSource, LockHolderSource)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from mysqltop.core.sample import RawSample
 
@@ -17,6 +18,21 @@ class SampleSource(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class PacedSource(Protocol):
+    """A source whose timeouts follow the poll interval (a live server)."""
+
+    def set_interval(self, interval: float) -> None: ...
+
+
+@runtime_checkable
+class LockHolderSource(Protocol):
+    """A source that can have the server list lock holders (a live server, on its own connection):
+    the lines to show, or UserError saying why not."""
+
+    def enable_lock_holders(self) -> list[str]: ...
 
 
 # The TUI's feed thread (host counters, parsing, deriving) runs this much nicer than the process, so

@@ -1,10 +1,11 @@
 """Cursor: the one way to move through a store of samples and get frames out of it.
 
-A store is a recording file (RecordingReader) or the live session's samples (session_store: the
-recent ones in memory, ring.SampleRing, then the older ones the session recorded): both hand
-out RawSamples by index. The live TUI paused in its history, the replay TUI, `snapshot --replay`
-and `report` all go through a Cursor, so a moment gives the same frame — numbers *and* findings —
-however it was reached (live is the newest index):
+A store is a recording file (RecordingReader), the live session's samples (session_store: the
+recent ones in memory, ring.SampleRing, then the older ones the session recorded) or a headless
+session's newest ones (sample_tail.SampleTail): each hands out RawSamples by index. Live (the
+engine appends each sample and asks for its frame: polled.PolledTimeline), the live TUI paused in
+its history, the replay TUI, `snapshot` and `report` all go through a Cursor, so a moment gives
+the same frame — numbers *and* findings — however it was reached (live is the newest index):
 
 - `derived(i)` is sample i's frame from the good sample before it (two samples, nothing more),
   cached; `frame_at(i)` composes it with the findings the cursor's Judge gives at i, judged from
@@ -50,10 +51,22 @@ class SampleStore(Protocol):
     def index_at(self, t: float) -> int: ...
 
 
+class Spacing(Protocol):
+    """How far apart a store's samples are in polls, for a store of every k-th sample
+    (strided.py): `polls(j, i)` polls between samples j and i; `restarts(i)`: sample i has no
+    sample before it to take rates from (the first of a recording segment)."""
+
+    def polls(self, j: int, i: int) -> int: ...
+    def restarts(self, i: int) -> bool: ...
+
+
 class Cursor:
-    def __init__(self, store: SampleStore, *, cache: int = CACHE, floor: int = 0,
-                 every_s: float = 0.0) -> None:
+    def __init__(self, store: SampleStore, *, cache: int = CACHE, floor: int = 0, every_s: float = 0.0,
+                 min_span_s: float | None = 0.0, spacing: Spacing | None = None) -> None:
+        """`every_s`, `floor`, `min_span_s`: the judge's (timeline/judge.py). `spacing`: a store
+        whose neighbours are more than one poll apart (strided.py)."""
         self.store = store
+        self.spacing = spacing
         self.cache_size = max(1, cache)
         self.index = 0
         self._derived: OrderedDict[int, Frame] = OrderedDict()
@@ -63,7 +76,7 @@ class Cursor:
         # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
         # from there: samples before `floor` give rates and charts, not evidence, so a relief window
         # is not judged on the storm before it.
-        self.judge = Judge(self, every_s=every_s, floor=max(0, floor))
+        self.judge = Judge(self, every_s=every_s, floor=max(0, floor), min_span_s=min_span_s)
 
     @property
     def floor(self) -> int:
@@ -236,18 +249,18 @@ class Cursor:
             if not _damaged(frame):
                 yield i, frame
 
-    def adopt(self, i: int, frame: Frame, judgement: Judgement | None = None) -> None:
-        """Sample i's derived frame (and findings) as a pipeline over the same samples made them
-        (the live TUI pausing: the frames of the last span are not derived or judged again)."""
-        if i not in self._derived:
-            self._derived[i] = frame
-            if len(self._derived) > self.cache_size:
-                self._derived.popitem(last=False)
-        if judgement is not None and self.judge.cached(i) is None:
-            self.judge.adopt(i, judgement)
+    def forget_before(self, lo: int, since: int) -> None:
+        """The store let go of samples since..lo-1: their frames and findings go too."""
+        for j in range(since, lo):
+            self._derived.pop(j, None)
+            self._parsed.pop(j, None)
+        self.judge.forget_before(lo, since)
 
     # FrameSeries: what the judge reads
     def frame_at_position(self, i: int) -> Frame | None:
+        hit = self._derived.get(i)          # the judge reads a span every judgement: no LRU bookkeeping
+        if hit is not None:
+            return hit
         return self.derived(i) if self.lo <= i < len(self) else None
 
     def derived(self, i: int) -> Frame:
@@ -261,37 +274,48 @@ class Cursor:
             frame = self._damaged_frame(i)
         else:
             self.derives += 1
-            prev, prev_host = self._before(i)
+            prev, prev_host, j = self._before(i)
             cur = self._parse(i, raw)
             prev_mutex = self._mutex_before(i) if cur.mutex and (prev is None or prev.mutex is None) else None
-            try:
-                frame = derive(prev, cur, prev_host, prev_mutex=prev_mutex)
-            except Exception as exc:  # noqa: BLE001 — a derive bug on odd input must not end a replay
-                frame = Frame(time=raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
-                              failure=Failure.OTHER.value)
+            polls = self.spacing.polls(j, i) if self.spacing is not None and j is not None else 1
+            frame = derive_guarded(prev, cur, prev_host, polls, prev_mutex)
         self._derived[i] = frame
         if len(self._derived) > self.cache_size:
             self._derived.popitem(last=False)
         return frame
 
-    def _before(self, i: int) -> tuple[ParsedSample | None, RawSample | None]:
-        """The last good sample before i (parsed: its counters give i's rates) and the last one
-        with host counters, stale or not."""
+    def _before(self, i: int) -> tuple[ParsedSample | None, RawSample | None, int | None]:
+        """The last good sample before i (parsed: its counters give i's rates), the last one
+        with host counters, stale or not, and the good one's index."""
         host: RawSample | None = None
-        for j in range(i - 1, max(self.lo, i - LOOK_BACK) - 1, -1):
+        for j in self._back_from(i):
             raw = self.sample(j)
             if raw is None:
                 continue
             if host is None and raw.host is not None:
                 host = raw
             if raw.error is None:
-                return self._parse(j, raw), host
-        return None, host
+                return self._parse(j, raw), host, j
+        return None, host, None
+
+    def _back_from(self, i: int) -> range:
+        """The indexes before i that may give its rates, newest first: back to LOOK_BACK samples,
+        and not past the start of i's segment where the store is spaced (strided.py)."""
+        stop = max(self.lo, i - LOOK_BACK) - 1
+        spacing = self.spacing
+        if spacing is not None:
+            if spacing.restarts(i):
+                return range(0)
+            for j in range(i - 1, stop, -1):
+                if spacing.restarts(j):
+                    stop = j - 1
+                    break
+        return range(i - 1, stop, -1)
 
     def _mutex_before(self, i: int) -> ParsedSample | None:
         """The last sample before i with SHOW ENGINE INNODB MUTEX rows (an import's two mutex
         snapshots: the latch waits over the span between them)."""
-        for j in range(i - 1, max(self.lo, i - LOOK_BACK) - 1, -1):
+        for j in self._back_from(i):
             raw = self.sample(j)
             if raw is not None and raw.error is None and raw.innodb_mutex:
                 parsed = self._parse(j, raw)
@@ -306,35 +330,6 @@ class Cursor:
             if len(self._parsed) > PARSED:
                 self._parsed.popitem(last=False)
         return hit
-
-    def strided(self, plan: list[int], min_span_s: float,
-                primer: int | None = None) -> Iterator[tuple[int, Frame, RawSample | None]]:
-        """(index, frame, sample) at each index of `plan` (a report over every k-th sample), each
-        derived from the plan's point before: counters are cumulative, so every rate is the exact
-        time-weighted average over its span; gauges (pending IO, history length, lock trees) are as
-        at the point. The rules judge at least `min_span_s`, so they still see enough points.
-        `primer`: the sample before the first point, for its rates. A damaged point: (index, a
-        stale frame, None). Not cached: a strided frame is not the frame of its moment."""
-        from mysqltop.timeline.pipeline import FramePipeline
-
-        pipe = FramePipeline(min_span_s=min_span_s)
-        prev: int | None = None
-        if primer is not None and (raw := self.sample(primer)) is not None:
-            pipe.derive(raw)
-            prev = primer
-        starts = getattr(self.store, "is_segment_start", None)
-        for i in plan:
-            raw = self.sample(i)
-            if raw is None:
-                yield i, self._damaged_frame(i), None
-                continue
-            if starts is not None and starts(i):
-                pipe.forget_previous()
-                prev = None
-            polls = 1 if prev is None else i - prev
-            yield i, pipe.push(raw, polls=polls), raw
-            if raw.error is None:       # a stale sample carries no counters: the next spans it
-                prev = i
 
     def history(self, i: int, n: int, fill: int = 0, last: Frame | None = None) -> list[Frame]:
         """Up to n frames ending at i (i's own with its findings, or `last`: its frame while they
@@ -361,6 +356,17 @@ class Cursor:
         except UserError as exc:
             why = exc.message
         return Frame(time=self.clock_at(i), stale=True, errors={"recording": why})
+
+
+def derive_guarded(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
+                   polls: int = 1, prev_mutex: ParsedSample | None = None) -> Frame:
+    """derive(), and a stale frame saying why when it fails: a derive bug on odd input costs that
+    frame, never a live session or a replay."""
+    try:
+        return derive(prev, cur, prev_host, polls, prev_mutex)
+    except Exception as exc:  # noqa: BLE001 — see above
+        return Frame(time=cur.raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
+                     failure=Failure.OTHER.value)
 
 
 def _damaged(frame: Frame) -> bool:

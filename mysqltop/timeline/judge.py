@@ -3,7 +3,7 @@
 A frame is derived from two samples and never changed; the findings at a position are judged
 from the frames whose time lies within each rule's span in seconds before it (core/advice.py),
 so they depend on time, not on how many samples a span holds. The judge reads frames by
-position from a `FrameSeries` (a timeline's frame cache, or the live pipeline's recent frames)
+position from a `FrameSeries` (a timeline cursor's frames)
 and caches its findings by position: stepping back, or a second view of the same moment, judges
 nothing again.
 
@@ -73,10 +73,10 @@ class Judge:
     def cached(self, i: int) -> Judgement | None:
         return self._cache.get(i)
 
-    def adopt(self, i: int, judgement: Judgement) -> None:
-        """The findings at i as another judge over the same frames found them."""
-        if i >= self.floor:
-            self._store(i, judgement)
+    def forget_before(self, lo: int, since: int) -> None:
+        """Drop the judgements at positions since..lo-1 (their frames are gone)."""
+        for k in range(since, lo):
+            self._cache.pop(k, None)
 
     def forget_from(self, i: int) -> None:
         """Drop the judgements at and after position i (their frames changed)."""

@@ -27,6 +27,7 @@ from mysqltop.core.when import WhenError, format_clock, parse_when
 from mysqltop.errors import UserError
 from mysqltop.recording.reader import DamagedRange, RecordingReader
 from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.strided import strided
 
 
 # A report over every k-th sample has each rule judge at least this many points.
@@ -133,10 +134,11 @@ class Range:
 
     def strided_frames(self, stride: int) -> Iterator[tuple[Frame, RawSample]]:
         """(frame, sample) at the indexes of `points(stride)`, derived by the cursor each from the
-        point before (see Cursor.strided); damaged points are reported and left out."""
+        point before (timeline/strided.py); damaged points are reported and left out."""
         interval = (self.reader.meta.interval or 1.0)
         span = ADVICE_POINTS * stride * interval
-        for i, frame, raw in self.cursor.strided(self.points(stride), span, self.primer_index()):
+        for i, frame, raw in strided(self.reader, self.points(stride), span, self.primer_index(),
+                                     self.reader.is_segment_start):
             if raw is None:
                 self._pending = i
                 self._report(i)

@@ -5,7 +5,10 @@ RawSamples by index (timeline/cursor.py). Indexes are absolute and never reused 
 i-th sample of the session — so a cursor or a frame cache keyed by index stays right while old
 samples drop out at the front.
 
-Memory is bounded by `capacity` samples and kept small: each sample's text (format.sample_text,
+It keeps `seconds` of history (the last hour) by the samples' monotonic time, whatever the
+interval — a change of interval (`+`/`-`) keeps the history's length in seconds, not in samples
+— and never more than `capacity` samples (an hour at the fastest interval; a clock that stands
+still). Memory is kept small: each sample's text (format.sample_text,
 as in a recording) is deflated with the text of the last keyframe as preset dictionary (successive
 polls share almost every line), a keyframe deflated alone every KEYFRAME_EVERY samples; the server
 identity and the variables are held once per change, not once per sample. Any sample decodes from
@@ -26,16 +29,11 @@ from mysqltop.core.sample import RawSample, ServerIdentity
 from mysqltop.errors import UserError
 from mysqltop.recording.format import KEYFRAME_EVERY, parse_sample_text, sample_text
 
-DEFAULT_SECONDS = 3600   # the live TUI keeps the last hour (at its interval; see capacity_for)
-MAX_SAMPLES = 14_400     # … but never more samples than this (an hour at 0.25 s)
+DEFAULT_SECONDS = 3600   # the live TUI keeps the last hour, whatever the interval
+MAX_SAMPLES = 14_400     # … but never more samples than this (an hour at 0.25 s, the fastest)
 LEVEL = 6
 ZDICT = 32768            # deflate's window: the preset dictionary's tail that can be referred to
 _KEYS = 4                # keyframe texts kept decoded (each serves its KEYFRAME_EVERY samples)
-
-
-def capacity_for(interval: float, seconds: float = DEFAULT_SECONDS) -> int:
-    """Samples that cover `seconds` of history at `interval` (at least two keyframe groups)."""
-    return max(2 * KEYFRAME_EVERY, min(MAX_SAMPLES, int(seconds / max(interval, 1e-3)) + 1))
 
 
 @dataclass(frozen=True)
@@ -49,8 +47,9 @@ class _Entry:
 
 
 class SampleRing:
-    def __init__(self, capacity: int = MAX_SAMPLES) -> None:
+    def __init__(self, capacity: int = MAX_SAMPLES, seconds: float = DEFAULT_SECONDS) -> None:
         self.capacity = max(2 * KEYFRAME_EVERY, capacity)
+        self.seconds = seconds
         self._entries: deque[_Entry] = deque()
         self._first = 0                 # absolute index of _entries[0]
         self._key: tuple[int, bytes] | None = None     # (index, text) of the newest keyframe
@@ -112,9 +111,20 @@ class SampleRing:
         server = last.server if last is not None and last.server == raw.server else raw.server
         variables = last.variables if last is not None and last.variables == raw.variables else raw.variables
         self._entries.append(_Entry(raw.wall, raw.mono, self._key[0], payload, server, variables))
-        while len(self._entries) > self.capacity:
+        while len(self._entries) > self.capacity or self._older_than_kept():
             self._drop_group()
+        # Held decoded: the cursor derives this sample's frame now and the next one's from it.
+        self._samples[index] = raw
+        if len(self._samples) > 8:
+            self._samples.popitem(last=False)
         return index
+
+    def _older_than_kept(self) -> bool:
+        """The oldest keyframe group lies wholly before the `seconds` kept (the sample after it
+        is at least that old), so dropping it keeps the history's length in seconds."""
+        after = self._entries[0].key + KEYFRAME_EVERY - self._first
+        return (after < len(self._entries)
+                and self._entries[-1].mono - self._entries[after].mono >= self.seconds)
 
     def _drop_group(self) -> None:
         """Drop the oldest keyframe and the samples deflated against it."""

@@ -2,10 +2,10 @@
 recent samples from memory (ring.SampleRing), older ones from what the session recorded.
 
 Indexes are the session's: index i is the i-th sample polled, whoever holds it. The ring holds
-the newest (the last hour at the interval). When the live TUI records (`--record FILE`, or `r`),
-each recording made during the session is a span of session indexes [start, end): the engine
-writes every sample to the recorder before it appends it to the ring, so a recording started
-when the ring had `start` samples holds the session's samples from `start` on, one for one,
+the newest (the last hour, whatever the interval). When the live TUI records (`--record FILE`, or
+`r`), each recording made during the session is a span of session indexes [start, end): recording
+starts and stops between polls, and the engine appends every sample here (`append`) and writes it
+to the recorder in the same poll, so a recording started when the ring had `start` samples holds the session's samples from `start` on, one for one,
 numbered in the file from the count it had then (a file appended to keeps its earlier samples
 before that; its segments' monotonic shift is taken out, so Δt across the ring/recording seam is
 the session's). Samples still in the ring come from the ring; older ones from their recording,
@@ -99,6 +99,10 @@ class SessionStore:
         return self.first < self.ring.first
 
     # -- the store the cursor reads ---------------------------------------------------------
+    def append(self, raw: RawSample) -> int:
+        """The session's next sample (into the ring); its index."""
+        return self.ring.append(raw)
+
     def __len__(self) -> int:
         return len(self.ring)
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from mysqltop.core import units
 from mysqltop.core.frame import WAIT_CLASSES, WaitLoad
-from mysqltop.core.incident_report import LoadSummary
+from mysqltop.core.wait_load import LoadSummary
 from mysqltop.core.safe_text import visible
 from mysqltop.core.wait_load import CPU, IO, LABELS, LATCH
 

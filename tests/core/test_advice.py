@@ -1,6 +1,6 @@
 """Diagnosis rules: each fires on a window where its condition holds and stays silent on calm ones.
 
-Latch windows come from real captures pushed through the FramePipeline: the MariaDB lab P_S
+Latch windows come from real captures pushed through the PolledTimeline: the MariaDB lab P_S
 capture (taken 18 s after start, so count/18 is the real per-second rate) and the MySQL 8.0
 SHOW ENGINE INNODB MUTEX capture (replayed as growing over 10 s). Gauge windows (pending aio,
 checkpoint age) repeat a real SHOW ENGINE INNODB STATUS. Host/spin/purge/fsync windows use
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from mysqltop.core import innodb as innodb_parser
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import (ClassShape, Flush, Frame, Host, Hotspot, Io, Pressure, Semaphores, ServerInfo,
                                   Throughput, WaitLoad)
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import HostSample, RawSample, ServerIdentity
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
@@ -57,7 +58,7 @@ def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(),
                status_override: dict[str, int] | None = None) -> list[Frame]:
     """The lab capture replayed second by second: counters grow by capture/18 each second;
     seconds in `calm_at` grow `calm_factor` times slower (a quiet moment)."""
-    pipe, frames, progress = FramePipeline(), [], 0.0
+    pipe, frames, progress = PolledTimeline(), [], 0.0
     for k in range(seconds + 1):
         progress += 0 if k == 0 else (1 / calm_factor if k in calm_at else 1)
         num, den = int(progress * 1000), LAB_UPTIME * 1000
@@ -73,7 +74,7 @@ def lab_window(seconds: int = LAB_UPTIME, calm_at: frozenset[int] = frozenset(),
 
 def mutex_window(seconds: int = 10, variables: dict[str, str] | None = None) -> list[Frame]:
     """The 8.0 mutex capture replayed as accumulating evenly over `seconds`."""
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k in range(seconds + 1):
         rows = [[t, n, re.sub(r"\d+", lambda m: str(int(m.group()) * k // seconds), s)] for t, n, s in MUTEX_ROWS]
         frames.append(pipe.push(RawSample(wall=T0 + k, mono=float(k), server=MYSQL80, innodb_mutex=rows,
@@ -84,7 +85,7 @@ def mutex_window(seconds: int = 10, variables: dict[str, str] | None = None) -> 
 def status_window(name: str, n: int = 10, interval: float = 1.0) -> list[Frame]:
     """One real InnoDB status text polled n times: its gauges (pending IO, checkpoint age) hold."""
     text = (CORPUS / "innodb-status" / name).read_text()
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k in range(n):
         status = {"Uptime": str(1000 + k), "Com_commit": str(500 * k), "Com_rollback": "0"}
         frames.append(pipe.push(RawSample(wall=T0 + k * interval, mono=k * interval, innodb_status=text,
@@ -96,11 +97,8 @@ def frames_of(n: int, **per_frame) -> list[Frame]:
     """n live frames one second apart; keyword values are callables k → sub-object."""
     out = []
     for k in range(n):
-        f = Frame(time=T0 + k + 1, elapsed=1.0, server=ServerInfo("8.0.36", "mysql", "db1"),
-                  sources=["performance_schema"])
-        for attr, make in per_frame.items():
-            setattr(f, attr, make(k))
-        out.append(f)
+        fields = {"server": ServerInfo("8.0.36", "mysql", "db1"), "sources": ["performance_schema"]}
+        out.append(Frame(time=T0 + k + 1, elapsed=1.0, **{**fields, **{attr: make(k) for attr, make in per_frame.items()}}))
     return out
 
 
@@ -227,25 +225,21 @@ def test_an_index_tree_latch_storm_is_named_with_its_statement_and_no_knob() -> 
 
 def test_an_index_tree_queue_behind_a_full_log_buffer_is_the_log_waits_finding() -> None:
     frames = _tree_frames(13_000)
-    for f in frames:
-        f.pressure = Pressure(log_waits_per_s=12.0)
+    frames = [replace(f, pressure=Pressure(log_waits_per_s=12.0)) for f in frames]
     found = ids(advise(frames, {"innodb_log_buffer_size": str(2 * 2**20)}))
     assert "log_waits" in found and "index_tree_latch" not in found
 
 
 def test_buffer_pool_mutex_on_mariadb_105_plus_knows_there_is_one_pool() -> None:
-    frames = _bp_frames(0.3)
-    for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab")) for f in _bp_frames(0.3)]
     a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
     assert a.severity == "warning" and "single buffer pool" in a.message
 
 
 def test_a_pool_with_plenty_free_is_never_told_to_grow() -> None:
     # the held-out run: 55 % of the pool free, and the finding advised a larger pool
-    frames = _bp_frames(0.3)
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab")) for f in _bp_frames(0.3)]
     for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
         f.flush.free_pct = 55.0
     a = one(advise(frames, {"innodb_buffer_pool_size": str(2**30)}), "buffer_pool_mutex")
     assert "not a larger innodb_buffer_pool_size: 55 % of the pool is free" in a.message
@@ -378,9 +372,8 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
     d = one(advise(fast, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert d.message.startswith("Checkpoint age near its maximum: the redo log is too small")
     # saturated storage: more IO capacity would not be written either
-    frames = _checkpoint_frames(65.0)
+    frames = [replace(f, host=Host(cpu_iowait_pct=60.0)) for f in _checkpoint_frames(65.0)]
     for f in frames:
-        f.host = Host(cpu_iowait_pct=60.0)
         f.io.pending_writes, f.io.pending_fsyncs = 12, 1
     c = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100"}), "checkpoint_age")
     assert c.message.startswith("Checkpoint age near its maximum")
@@ -390,9 +383,8 @@ def test_a_small_redo_log_flushing_past_its_io_capacity_still_says_redo() -> Non
 def test_iowait_of_other_processes_does_not_hide_a_capped_io_capacity() -> None:
     """Host iowait 35 % (another process's IO on a shared box) while the server queues no write:
     flushing is still paced by innodb_io_capacity, which is named first, not the redo log."""
-    frames = _checkpoint_frames(65.0)
+    frames = [replace(f, host=Host(cpu_iowait_pct=35.0)) for f in _checkpoint_frames(65.0)]
     for f in frames:
-        f.host = Host(cpu_iowait_pct=35.0)
         f.io.pending_writes, f.io.pending_fsyncs = 0, 0
     a = one(advise(frames, {**REDO_96M, "innodb_io_capacity": "100", "innodb_io_capacity_max": "200"}),
             "checkpoint_age")
@@ -418,7 +410,7 @@ def test_checkpoint_age_silent_at_73_percent() -> None:
 def test_calm_percona_series_gives_no_warning() -> None:
     # Five real captures of one quiet Percona 5.5 server, 30 s apart.
     names = sorted(p.name for p in (CORPUS / "innodb-status").glob("percona-5.5__percona-toolkit__2018*"))
-    pipe, frames = FramePipeline(), []
+    pipe, frames = PolledTimeline(), []
     for k, name in enumerate(names):
         raw = RawSample(wall=T0 + 30 * k, mono=30.0 * k, innodb_status=(CORPUS / "innodb-status" / name).read_text(),
                         global_status={"Uptime": str(10_000 + 30 * k)}, ps_waits=[])
@@ -490,9 +482,8 @@ def _holder(age: float, read_view: bool | None = True):
 
 def test_purge_lag_behind_an_open_read_view_names_the_transaction_first() -> None:
     # MariaDB 10.11 measured: one consistent snapshot + 8 updaters, history +3.5k/s
-    frames = _purge_frames(3_500, (), holder=_holder(142))
-    for f in frames:
-        f.server = ServerInfo("10.11.19-MariaDB", "mariadb", "lab")
+    frames = [replace(f, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab"))
+              for f in _purge_frames(3_500, (), holder=_holder(142))]
     a = one(advise(frames, {"innodb_purge_threads": "4"}), "purge_lag")
     assert a.message.startswith("Purge is held back by an old transaction: thread 1234, app@10.0.0.5, open 142 s, "
                                 "read view — KILL 1234 or commit it")
@@ -760,7 +751,7 @@ def test_a_server_without_performance_schema_gets_no_advice_to_enable_it() -> No
     frames = []
     for server, want_advice in ((ServerIdentity("5.1.73-log", "mysql", "db0"), False),
                                 (ServerIdentity("5.5.62-log", "mysql", "db0"), True)):
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         for k in range(10):
             frames.append(pipe.push(RawSample(wall=T0 + k, mono=k, server=server, innodb_status=text,
                                               global_status={"Uptime": str(1000 + k)})))
@@ -807,7 +798,7 @@ def _hogged(n: int, hog_cores: float, mysqld_cores: float, hog: tuple[int, str] 
 
 
 def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(raw, advise=False) for raw in _hogged(60, hog_cores=1.6, mysqld_cores=0.3)]
     host = frames[-1].host
     assert host is not None and host.top_process == "stress-ng-cpu" and host.top_process_pid == 4242
@@ -824,7 +815,7 @@ def test_a_cpu_hog_is_named_from_the_host_sample_and_mysqld_is_not_blamed() -> N
 def test_another_database_server_on_the_host_is_named_as_one_and_the_monitored_one_is_not_told_to_stop() -> None:
     """A second mariadbd on the host (another instance, not the monitored one) saturates the CPUs:
     the finding says it is another database server and never reads as "stop your database"."""
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(raw, advise=False) for raw in _hogged(60, 1.6, 0.3, hog=(5151, "mariadbd"))]
     a = one(advise(frames, {}), "cpu_other_process")
     assert a.message.startswith("CPU saturated by another database server on this host, mariadbd (pid 5151) — not "
@@ -835,10 +826,10 @@ def test_another_database_server_on_the_host_is_named_as_one_and_the_monitored_o
 
 
 def test_no_other_process_finding_when_mysqld_is_the_cause_or_the_hog_is_small() -> None:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     busy_mysqld = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.2, mysqld_cores=1.7)], {})
     assert "cpu_other_process" not in ids(busy_mysqld)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     small = advise([pipe.push(r, advise=False) for r in _hogged(60, hog_cores=0.3, mysqld_cores=0.2)], {})
     assert "cpu_other_process" not in ids(small)
 

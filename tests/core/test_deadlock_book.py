@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mysqltop.core.deadlocks import DeadlockBook, fixes, signature, summary
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import RawSample, ServerIdentity
 
 MADE = Path(__file__).resolve().parents[1] / "fixtures" / "deadlocks"
@@ -24,7 +24,7 @@ def again(text: str, n: int) -> str:
 
 
 def frames(texts: list[str | None], counts: list[int]) -> list:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     out = []
     for i, (text, count) in enumerate(zip(texts, counts)):
         raw = RawSample(wall=1_800_000_000.0 + i, mono=100.0 + i, server=SERVER, innodb_status=text,
@@ -52,21 +52,21 @@ def test_each_distinct_deadlock_once_grouped_by_pattern() -> None:
 
 
 def test_signature_ignores_values_rows_and_numbering() -> None:
-    a = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
-    b = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=again(TWO_ROW, 3)
+    a = PolledTimeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
+    b = PolledTimeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=again(TWO_ROW, 3)
                                        .replace("id=1", "id=77")), advise=False).deadlock
     assert a is not None and b is not None and signature(a) == signature(b)
-    g = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
+    g = PolledTimeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
     assert g is not None and signature(g) != signature(a)
 
 
 def test_summary_and_fixes() -> None:
-    g = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
+    g = PolledTimeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=GAP), advise=False).deadlock
     assert g is not None
     assert summary(g) == ("2 trx on shop.orders (idx_customer): X insert-intention ⇄ X insert-intention, "
                           "victim (1) thread 7: INSERT INTO shop.orders (customer) VALUES (?)")
     assert "record lock instead" in fixes(g)[0]
-    t = FramePipeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
+    t = PolledTimeline().push(RawSample(wall=1.0, mono=1.0, innodb_status=TWO_ROW), advise=False).deadlock
     assert t is not None and fixes(t)[0].startswith("lock the rows in one consistent order")
 
 

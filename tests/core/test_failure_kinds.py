@@ -9,7 +9,7 @@ import pytest
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
 from mysqltop.core.parsed import ParsedSample
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
 from mysqltop.sources.failure import classify
@@ -70,7 +70,7 @@ def test_the_frame_carries_the_failure_and_says_why() -> None:
 
 
 def test_an_old_recording_without_a_kind_reads_as_other() -> None:
-    f = FramePipeline().push(RawSample(wall=5.0, mono=5.0, error="read timeout"))
+    f = PolledTimeline().push(RawSample(wall=5.0, mono=5.0, error="read timeout"))
     assert f.failure == "other" and f.why_stale() == "read timeout"
 
 

@@ -207,9 +207,9 @@ def test_the_stall_finding_leads_with_the_shared_row_and_still_names_the_real_ro
     waits = {3000 + i: 0 for i in range(30)} | {3100 + i: 1 for i in range(3)}
     g = Graph(holds, waits, readonly={2000 + i for i in range(35)})
     pairs = sorted(wait_pairs(g), key=lambda r: str(r[14]) != "`db`.`t0`")[:1000]
-    frame = Frame(time=1000.0, elapsed=1.0)
-    frame.blocking = blocking_tree(pairs, row_locks(g))
-    frame.stalls = stalls.find(frame.blocking, None, None, "mariadb", frame.time)
+    blocking = blocking_tree(pairs, row_locks(g))
+    frame = Frame(time=1000.0, elapsed=1.0, blocking=blocking,
+                  stalls=stalls.find(blocking, None, None, "mariadb", 1000.0))
     found = [a for a in advise([frame], {}, min_span_s=None) if a.id == "stall_row_lock"]
     assert len(found) == 1
     msg = found[0].message

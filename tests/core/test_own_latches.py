@@ -44,8 +44,7 @@ def _frames(n: int = 40) -> list[Frame]:
     out = []
     for k in range(n):
         f = Frame(time=1_700_000_000.0 + k, elapsed=1.0, server=ServerInfo("10.11.19-MariaDB", "mariadb", "lab"),
-                  sources=["performance_schema"])
-        f.hotspots = _hot()
+                  sources=["performance_schema"], hotspots=_hot())
         out.append(f)
     return out
 

@@ -3,6 +3,8 @@ any poll interval, names its knob with the server's value, and stays quiet on a 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 import pytest
@@ -211,8 +213,9 @@ def test_a_full_spill_comes_before_the_commit_path_it_slows() -> None:
     """Same severity: the cache too small (the cause) before the commit path (the effect)."""
     from mysqltop.core.frame import Throughput
     fs = frames(60, 1.0, binlog_cache_disk_use_per_s=50.0, binlog_cache_use_per_s=50.0)
+    fs = [replace(f, throughput=Throughput(binlog_commits_per_s=50.0, binlog_group_commits_per_s=50.0,
+                                           threads_running=4)) for f in fs]
     for f in fs:
-        f.throughput = Throughput(binlog_commits_per_s=50.0, binlog_group_commits_per_s=50.0, threads_running=4)
         f.io.fsyncs_per_s = 100.0
         f.io.pending_fsyncs = 2
     vars_ = {**VARS, "binlog_cache_size": "4096", "log_bin": "ON", "sync_binlog": "1",

@@ -172,8 +172,7 @@ def test_a_kill_target_is_the_oldest_real_read_view(ss: list[Sess]) -> None:
     """Whatever the statements and table names print: a KILL the purge finding gives names a
     session of the server's rows that holds a read view, and no older one holds one."""
     trx = locks.transactions(_trx_rows(ss), _status(ss))
-    frame = Frame(time=0.0, elapsed=1.0)
-    frame.transactions = trx
+    frame = Frame(time=0.0, elapsed=1.0, transactions=trx)
     holder = _view_holder(Window.of([frame], None))
     truth = {s.thread: s for s in ss}
     holders = [s for s in ss if s.view]
@@ -200,8 +199,7 @@ def test_the_reported_attack_names_the_attacker() -> None:
     dba = Sess(28, 0, 30, True, None, None)
     for ss in ([dba, attacker], [attacker]):
         trx = locks.transactions(_trx_rows(ss), _status(ss))
-        frame = Frame(time=0.0, elapsed=1.0)
-        frame.transactions = trx
+        frame = Frame(time=0.0, elapsed=1.0, transactions=trx)
         holder = _view_holder(Window.of([frame], None))
         assert holder is not None and holder.thread_id == 7 and holder.read_view is True
         assert _kill_line(holder).startswith("KILL 7 ")
@@ -216,8 +214,7 @@ def test_a_latin1_statement_leaves_its_neighbours_readable() -> None:
         got = read_views(status_body(ss), rows_of(ss))
         assert got == {31: True, 12: False}
         trx = locks.transactions(_trx_rows(ss), _status(ss))
-        frame = Frame(time=0.0, elapsed=1.0)
-        frame.transactions = trx
+        frame = Frame(time=0.0, elapsed=1.0, transactions=trx)
         holder = _view_holder(Window.of([frame], None))
         assert holder is not None and holder.thread_id == 31 and holder.read_view is True
         assert _kill_line(holder).startswith("KILL 31 ")

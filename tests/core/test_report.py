@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 
 from mysqltop.core.frame import Advice, Flush, Frame, Host, Hotspot, Io, Locks, ServerInfo, Throughput
@@ -86,8 +88,7 @@ def test_advice_episodes_merge_short_gaps_and_keep_the_worst() -> None:
 
 def test_long_gap_splits_episodes() -> None:
     frames = incident()
-    for f in frames[40:50]:
-        f.advice = []
+    frames[40:50] = [replace(f, advice=[]) for f in frames[40:50]]
     assert [(e.first - T0, e.last - T0) for e in build_report(frames).advice] == [(36, 40), (51, 60)]
 
 

@@ -3,6 +3,8 @@ its performance_schema.metadata_locks / data_lock_waits statements return them).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 import re
 
@@ -287,8 +289,7 @@ def test_report_headline_dates_a_stall_that_began_before_the_window() -> None:
                      sess(6, "Sleep", "", 61 + i, trx_age=62 + i)] if stalled else [])
         f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ"),
                                 mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")] if stalled else None, wall=t)
-        f.throughput = Throughput(tps=0.0, committed_per_s=0.0 if stalled else 900.0)
-        frames.append(f)
+        frames.append(replace(f, throughput=Throughput(tps=0.0, committed_per_s=0.0 if stalled else 900.0)))
     frames = judged(frames)
     r = build_report(frames)
     assert r.headline is not None and r.headline.startswith("STALL ")
@@ -308,8 +309,7 @@ def test_one_waiter_is_a_stall_when_committed_throughput_collapsed() -> None:
         waits = i >= 4
         sessions = [sess(7, "Query", MDL, i - 3), sess(6, "Sleep", "", i - 2, trx_age=i)] if waits else []
         f = frame_of(sessions, None, wall=t)
-        f.throughput = Throughput(tps=0.0, committed_per_s=0.0 if waits else 5000.0)
-        frames.append(f)
+        frames.append(replace(f, throughput=Throughput(tps=0.0, committed_per_s=0.0 if waits else 5000.0)))
     assert frames[-1].stalls and not frames[-1].stalls[0].is_stall          # one waiter, 6 s: no pile
     out = advise(frames, {})
     assert out and out[0].id == "stall_metadata_lock" and "5,000 before → 0 during" in out[0].evidence
@@ -324,8 +324,7 @@ def test_report_text_opens_with_the_stall_and_says_the_window_started_inside_it(
         sessions = [sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i), sess(6, "Sleep", "", 61 + i, trx_age=62 + i)]
         f = frame_of(sessions, [mdl(6, "TABLE", "shop", "t", "SHARED_READ"),
                                 mdl(7, "TABLE", "shop", "t", "EXCLUSIVE", "PENDING")], wall=1_790_000_100.0 + i)
-        f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
-        frames.append(f)
+        frames.append(replace(f, throughput=Throughput(tps=0.0, committed_per_s=0.0)))
     frames = judged(frames)
     text = render(build_report(frames), "text")
     head = text[:600]
@@ -473,7 +472,7 @@ def test_fleet_row_and_prometheus_say_inferred_where_no_row_names_the_holder() -
             ([["metadata_lock_info", 6, "Table metadata lock", "shop", "t", "MDL_SHARED_READ", "GRANTED", None]],
              "6", "stall_metadata_lock: KILL 6")):
         f = frame_of(sessions, metadata, server)
-        f.advice = advise([f], {})
+        f = replace(f, advice=advise([f], {}))
         text = openmetrics_frame(f)
         stall_lines = [line for line in text.splitlines() if line.startswith("mysqltop_stall_waiting_sessions{")]
         assert stall_lines == [f'mysqltop_stall_waiting_sessions{{server="db1:3306",kind="metadata_lock",root="{root}"}} 2']
@@ -520,8 +519,7 @@ def test_report_of_an_inferred_stall_lists_candidates_and_no_kill() -> None:
         sessions = [sess(7, "Query", MDL, 60 + i), sess(8, "Query", MDL, 59 + i),
                     sess(6, "Sleep", "", 61 + i, trx_age=62 + i), sess(30, "Sleep", "", 90 + i, user="dba")]
         f = frame_of(sessions, None, ServerIdentity("10.11.6-MariaDB", "mariadb", "db1:3306"), wall=1_790_000_100.0 + i)
-        f.throughput = Throughput(tps=0.0, committed_per_s=0.0)
-        frames.append(f)
+        frames.append(replace(f, throughput=Throughput(tps=0.0, committed_per_s=0.0)))
     frames = judged(frames)
     r = build_report(frames)
     ep = r.stalls[0]

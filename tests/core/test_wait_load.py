@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame, Hotspot, Io, Locks
 from mysqltop.core.blocking import Blocker, LockWaiter, Session, SessionState
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.hotspots import ps_hotspots
 from mysqltop.core.wait_load import of, state_class
 from mysqltop.core.waits import WaitRow
@@ -75,7 +75,7 @@ def test_no_session_counts_is_unknown_not_zero() -> None:
 ])
 def test_gallery_incidents_largest_class(name: str, largest: str) -> None:
     with RecordingReader(GALLERY / f"{name}.mtrec") as r:
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         loads = [f.load for f in (pipe.push(r.sample(i), advise=False) for i in range(len(r)))
                  if f.load.active is not None]
     assert loads
@@ -113,7 +113,7 @@ def test_ahi_gallery_recording_is_cpu_bound_with_latch_second() -> None:
     """16 sessions and their client on 2 cores (docs/wait-classes.md): the queue for the CPU
     outweighs the AHI latch waiting the server measured, and the chart says so."""
     with RecordingReader(GALLERY / "ahi-latch.mtrec") as r:
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         frames = [f for f in (pipe.push(r.sample(i), advise=False) for i in range(len(r))) if f.load.active]
     avg = {c: sum(f.load.value(c) or 0.0 for f in frames) / len(frames) for c in WAIT_CLASSES}
     ranked = sorted(avg, key=avg.__getitem__, reverse=True)

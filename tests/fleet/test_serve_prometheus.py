@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.sources.replay_source import ReplaySource
 from tests.support.dashboard import concrete, panel_queries
 from tests.support.deadlocks import make_deadlocks, prepare
@@ -184,7 +184,7 @@ def test_prometheus_counters_rates_bursts_and_dashboard(mariadb, tmp_path) -> No
 
     # Each stored counter value is the server's own Com_commit + Com_rollback of a frame serve derived.
     recording = tmp_path / f"127.0.0.1_{mariadb.port}.mtrec"
-    pipeline, totals = FramePipeline(), set()
+    pipeline, totals = PolledTimeline(), set()
     src = ReplaySource(recording, on_damage=None)
     try:
         while (raw := src.read()) is not None:

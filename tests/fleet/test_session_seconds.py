@@ -3,6 +3,8 @@ the exporter, parsed back by the Prometheus and OpenMetrics parsers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om
 from prometheus_client.parser import text_string_to_metric_families as parse_text
 
@@ -16,8 +18,7 @@ from mysqltop.views.prometheus import Exposition
 def frame(elapsed: float | None, stale: bool = False) -> Frame:
     f = Frame(time=0.0, elapsed=elapsed, stale=stale,
               session_states=[SessionState("Query", "Sending data", 3), SessionState("Query", "Commit", 1)])
-    f.load = of(f)
-    return f
+    return replace(f, load=of(f))
 
 
 def test_session_seconds_add_up_fresh_frames_only() -> None:
@@ -54,8 +55,7 @@ def test_user_and_schema_series_are_capped_with_the_rest_in_other() -> None:
     ex.prepare("db1:3306", sliced(2.0, ["a", "b"]))
     ex.prepare("db1:3306", sliced(1.0, ["c", "other", "a"], schema="dw"))
     ex.prepare("db1:3306", sliced(1.0, ["b"], schema="x"))
-    stale = sliced(9.0, ["a"])
-    stale.stale = True
+    stale = replace(sliced(9.0, ["a"]), stale=True)
     ex.prepare("db1:3306", stale)
     for text, parse in ((ex.render().decode(), parse_text), (ex.render(openmetrics=True).decode(), parse_om)):
         users = next(f for f in parse(text) if f.name == "mysqltop_user_session_seconds")

@@ -17,7 +17,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import RawSample, own_statements
 from mysqltop.engine import Engine
 from tests.support.load import LoadCounts, LoadGenerator, LoadSpec
@@ -61,7 +61,7 @@ class Bracketing:
 
 def run_polls(source, gen: LoadGenerator | None, n: int, interval: float) -> list[Poll]:
     wrapped = Bracketing(source, gen)
-    engine = Engine(wrapped, FramePipeline())
+    engine = Engine(wrapped, PolledTimeline())
     polls: list[Poll] = []
     engine.run(interval, count=n, on_frame=lambda f: polls.append(Poll(f, *wrapped.last)))
     return polls

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.advice import advise
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.engine import Engine
 from tests.support.load import LoadGenerator, LoadSpec
 
@@ -21,7 +21,7 @@ def frames_from(db, n: int, gen: LoadGenerator | None = None) -> tuple[list, dic
 
     args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
     source, _caps = open_live(args)
-    pipe, frames, variables = FramePipeline(), [], {}
+    pipe, frames, variables = PolledTimeline(), [], {}
 
     class Keep:                      # remember the variables the source read
         def read(self):

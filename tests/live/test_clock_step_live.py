@@ -14,7 +14,7 @@ from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.live_source import LiveSource
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.timeline.range import Range
 
 pytestmark = pytest.mark.live
@@ -28,7 +28,7 @@ def test_a_clock_step_on_the_monitoring_host_changes_no_rate(mariadb, tmp_path, 
     path = tmp_path / "stepped.mtrec"
     src = MySQLSource(mariadb.options(), interval=INTERVAL)
     src.open()
-    engine = Engine(LiveSource(src), FramePipeline(), recorder=RecordingWriter(path, interval=INTERVAL))
+    engine = Engine(LiveSource(src), PolledTimeline(), recorder=RecordingWriter(path, interval=INTERVAL))
     frames = []
     try:
         for shift in (0.0, -3600.0, 0.0):              # back an hour, then forward again

@@ -12,7 +12,7 @@ import pytest
 
 from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.deadlocks import TABLE, make_deadlocks
@@ -29,7 +29,7 @@ def test_repeated_deadlocks_are_captured_grouped_found_and_reported(mariadb: Thr
     src = MySQLSource(mariadb.options(), interval=1.0)
     src.open()
     writer = RecordingWriter(path, interval=1.0)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames: list[Frame] = []
 
     def poll() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from mysqltop.sources.digest_reads import K_DIGESTS
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 
 pytestmark = pytest.mark.live
 
@@ -48,7 +48,7 @@ def test_calls_per_second_agree_with_the_client_and_the_table(mariadb_factory: A
     t = threading.Thread(target=run, daemon=True)
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     spans: list[tuple[float, int, int]] = []          # (mysqltop's calls, client's, table's) per span
 
     def table_count() -> int:

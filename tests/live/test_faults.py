@@ -15,7 +15,7 @@ import time
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import Failure
 from mysqltop.engine import Engine
 from mysqltop.sources.live_source import LiveSource
@@ -36,7 +36,7 @@ class Watched:
         mysql = MySQLSource(db.options(), interval=INTERVAL, answer_timeout=answer_timeout)
         self.source = LiveSource(mysql, host_clock=host_clock)
         mysql.open()
-        self.engine = Engine(self.source, FramePipeline())
+        self.engine = Engine(self.source, PolledTimeline())
         self.frames: list[tuple[float, Frame]] = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.engine.run, args=(INTERVAL,),

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.instrumentation import HINT, LATCH_INSTRUMENTS, MDL_INSTRUMENT
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec
@@ -38,7 +38,7 @@ def test_a_server_with_exactly_the_hints_lines_ranks_innodb_latches() -> None:
         gen.prepare()
         src = MySQLSource(db.options(), interval=1.0)
         caps = src.open()
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         try:
             with gen:
                 time.sleep(1.0)

@@ -21,7 +21,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.wait_load import IDLE_COMMANDS
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from tests.support.mariadb import MONITOR_USER
 from tests.support.sql import end_sessions
 from tests.support.waiting import wait_until
@@ -95,7 +95,7 @@ def test_load_by_dimension_agrees_with_the_processlist(mariadb_factory: Any, tmp
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
     path = tmp_path / "mixed.mtrec"
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames: list[Frame] = []
     truth: dict[str, float] = {}
     reads = 0

@@ -22,7 +22,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.report_builder import build_report
 from mysqltop.core.stalls import Certainty
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.views.headless import json_frame, openmetrics_frame, text_frame
 from mysqltop.views.locks_text import kill_line
 from mysqltop.views.report_text import render
@@ -115,7 +115,7 @@ def sessions(db: ThrowawayMariaDB) -> Iterator[Sessions]:
 def _frames(db: ThrowawayMariaDB, n: int = 4) -> list[Frame]:
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     try:
         out = []
         for _ in range(n):
@@ -322,7 +322,7 @@ def test_a_copying_alter_is_named_in_every_sample_the_plugin_lists_it(plugin_db:
             s.wait_state(wid, "metadata lock")
         src = MySQLSource(db.options(), interval=1.0)
         src.open()
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         listed = named = 0
         try:
             for _ in range(16):
@@ -368,7 +368,7 @@ def test_a_hot_row_with_rotating_holders_is_never_a_kill(plugin_db: ThrowawayMar
         t.start()
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames: list[Frame] = []
     try:
         deadline = time.monotonic() + 20

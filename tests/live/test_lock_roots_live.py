@@ -13,7 +13,7 @@ import pytest
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Frame
 from mysqltop.core.lock_report import LockWindow
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.rules.rule_kit import Window
 from mysqltop.core.rules.load import hottest_row
 from mysqltop.sources.lock_reads import ROWS_READ
@@ -79,7 +79,7 @@ def test_a_flood_of_wait_pairs_does_not_hide_the_real_root(mariadb: ThrowawayMar
 
         src = MySQLSource(mariadb.options(), interval=1.0)
         src.open()
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         frames: list[Frame] = []
         try:
             def stalled() -> Frame | None:
@@ -134,7 +134,7 @@ def test_a_hot_row_is_named_and_its_passing_holders_are_no_kill_targets(mariadb:
     gen = LoadGenerator(mariadb.root_kwargs(), LoadSpec(mode="hot", threads=24, duration=120, rows=10, table=table))
     gen.prepare()
     src = MySQLSource(mariadb.options(), interval=1.0)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames: list[Frame] = []
     variables: dict[str, str] = {}
     try:

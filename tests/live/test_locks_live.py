@@ -16,7 +16,7 @@ import pytest
 from mysqltop.config import ConnectionOptions
 from mysqltop.core.frame import Frame
 from mysqltop.core.blocking import blocking_tree
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.lock_reads import LOCK_WAITS_PS_SQL, plain_rows
 from mysqltop.sources.mysql import MySQLSource
@@ -63,7 +63,7 @@ def hot_row(mariadb: ThrowawayMariaDB):
 
 
 def _frames(src: MySQLSource) -> Callable[[], Frame]:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     return lambda: pipe.push(src.read())
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.engine import Engine
 from tests.live.test_accuracy import delta, open_source
 
@@ -24,7 +24,7 @@ def test_idle_server_reads_no_rows_and_a_known_scan_is_counted(mariadb_factory) 
         with conn.cursor() as cur:
             cur.execute("CREATE TABLE mysqltop_test.own_rows (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
             cur.executemany("INSERT INTO mysqltop_test.own_rows VALUES (%s, %s)", [(i, i) for i in range(ROWS)])
-        engine = Engine(source, FramePipeline())
+        engine = Engine(source, PolledTimeline())
         frames, raws = [], []
         for _ in range(7):
             frames.append(engine.step())

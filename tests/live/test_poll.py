@@ -288,9 +288,9 @@ def test_an_idle_server_reads_no_rows_the_monitor_did_not_read(source: MySQLSour
     """MariaDB counts Rows_read for every session, the monitor's P_S, status and lock queries
     too (~370 rows a poll: "rows r/s 349" on an idle server); the poll reads its own session's
     Rows_read in the same round trip and derive takes it out."""
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
 
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = []
     for _ in range(4):
         raw = source.read()
@@ -320,7 +320,7 @@ def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: 
     blocking tree still names both sides, and hostile statement text stays data."""
     import pymysql
 
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
 
     table = f"{TEST_DB}.plainreads"
     setup = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
@@ -342,7 +342,7 @@ def test_a_poll_through_a_lock_wait_needs_no_temporary_table_of_its_own(source: 
         own = source.link.conn.server_thread_id[0]
         source.read()
         before = _tmp_tables(mariadb, own)
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         raw = source.read()
         after = _tmp_tables(mariadb, own)
         frame = pipe.push(raw)
@@ -375,7 +375,7 @@ def test_lock_and_transaction_reads_only_when_one_waits_or_is_old(source: MySQLS
     found."""
     import pymysql
 
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
 
     table = f"{TEST_DB}.condwait"
     n_old = locks_src.MAX_TRANSACTIONS + 2
@@ -390,7 +390,7 @@ def test_lock_and_transaction_reads_only_when_one_waits_or_is_old(source: MySQLS
             with conn.cursor() as c:
                 c.execute("BEGIN")
                 c.execute(f"UPDATE {table} SET v = 1 WHERE id = {i + 1}")
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         calm = source.read()
         assert calm.errors == {} and calm.lock_waits == [] and "lock_waits" not in calm.timings_ms
         assert "transactions" not in calm.timings_ms and calm.transactions is None

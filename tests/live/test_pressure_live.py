@@ -14,7 +14,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.rules import finding_metrics
 from mysqltop.core.rules.rule_kit import RECENT_S
 from mysqltop.sources.mysql import MySQLSource
@@ -42,7 +42,7 @@ class Watch:
         # The counter is read on one connection opened before the load: at max_connections a new
         # connect races the refused clients' half-open sessions for the one slot kept past the limit.
         self.status_conn = connect(db.root_kwargs())
-        self.pipe = FramePipeline()
+        self.pipe = PolledTimeline()
         self.frames: list[Frame] = []
         self.counts: list[tuple[float, int]] = []     # (monotonic time, server counter) after each frame
 

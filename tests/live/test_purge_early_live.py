@@ -11,7 +11,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.advice import advise
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.rules.load import HLL_MIN, HINT_MIN_SPAN_S
 from mysqltop.sources.mysql import MySQLSource
 from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder
@@ -38,7 +38,7 @@ def test_an_old_read_view_with_history_rising_gets_the_early_hint(mariadb_factor
     holder = ReadViewHolder(kw)
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames: list[Any] = []
     try:
         with gen:

@@ -17,7 +17,7 @@ import pytest
 
 from mysqltop.cli import build_parser
 from mysqltop.core.instrumentation import ENABLE_SQL
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.engine import Engine
 from mysqltop.views.headless import json_frame
 from tests.support.load import LoadGenerator, LoadSpec
@@ -192,7 +192,7 @@ def test_replay_derives_exactly_what_live_showed(loaded, tmp_path: Path) -> None
     args = build_parser().parse_args(["snapshot", *loaded.cli_args(), "--interval", "0.3"])
     source, _caps = open_live(args)
     live: list[str] = []
-    engine = Engine(source, FramePipeline(), RecordingWriter(path, interval=0.3))
+    engine = Engine(source, PolledTimeline(), RecordingWriter(path, interval=0.3))
     try:
         assert engine.run(0.3, count=6, on_frame=lambda f: live.append(json_frame(f))) == 6
     finally:

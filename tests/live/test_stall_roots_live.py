@@ -21,7 +21,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline, live_timeline
 from mysqltop.core.stalls import Certainty, Stall
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
@@ -81,7 +81,7 @@ class Monitor:
     def __init__(self, db: ThrowawayMariaDB, user: str | None = None) -> None:
         self.src = MySQLSource(db.options(user) if user else db.options(), interval=1.0)
         self.src.open()
-        self.pipe = FramePipeline()
+        self.pipe = PolledTimeline()
         self._last = time.monotonic()
 
     def frame(self) -> Frame:
@@ -290,7 +290,7 @@ def test_m_key_shows_the_statement_runs_it_only_on_yes_and_the_holder_replaces_t
     async def run(holder: int) -> tuple[float, int]:
         mysql = MySQLSource(db.options("root"), interval=INTERVAL)
         mysql.open()
-        feed = LiveFeed(Engine(LiveSource(mysql), FramePipeline()), INTERVAL)
+        feed = LiveFeed(Engine(LiveSource(mysql), live_timeline(INTERVAL)), INTERVAL)
         app = MysqltopApp(feed, ViewMode.LIVE, address=db.options().address, parse_when=parse_when)
         toasts = Toasts()
         frames: list[float] = []

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.sources.mysql import MySQLSource
 from mysqltop.views.headless import json_frame, text_frame
@@ -47,7 +47,7 @@ class Monitor:
     def __init__(self, db: ThrowawayMariaDB) -> None:
         self.src = MySQLSource(db.options(), interval=1.0)
         self.src.open()
-        self.pipe = FramePipeline()
+        self.pipe = PolledTimeline()
         self.own_id = _own_id(self.src)
 
     def frame(self) -> Frame:
@@ -166,7 +166,7 @@ def test_snapshot_report_and_tui_lead_with_the_stall(plugin_db: ThrowawayMariaDB
     with inject(plugin_db.root_kwargs(), "metadata_lock", waiters=9) as s:
         src = MySQLSource(plugin_db.options(), interval=1.0)
         src.open()
-        pipe = FramePipeline()
+        pipe = PolledTimeline()
         writer = RecordingWriter(path, interval=1.0)
         raws: list[Any] = []
         try:

@@ -14,7 +14,7 @@ import pymysql
 import pytest
 
 from mysqltop.core.frame import WAIT_CLASSES, Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.advice import advise
 from mysqltop.core.instrumentation import HINT
 from mysqltop.core.wait_load import IDLE_COMMANDS, LoadAccumulator
@@ -78,7 +78,7 @@ def test_largest_class_is_the_injected_incident(mariadb_factory: Any, kind: str,
     src = MySQLSource(mariadb.options(), interval=1.0)
     src.open()
     watch = pymysql.connect(**mariadb.root_kwargs(), autocommit=True)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     checked: list[tuple[float, int]] = []
     try:
         with incident(mariadb, kind):
@@ -143,7 +143,7 @@ def test_fsync_bound_commits_are_the_largest_class(mariadb_factory: Any, tmp_pat
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
     watch = pymysql.connect(**db.root_kwargs(), autocommit=True)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     checked: list[tuple[float, int, int]] = []
     try:
         with durable_writers(db.root_kwargs()):
@@ -180,7 +180,7 @@ def test_a_latch_storm_is_the_largest_class(mariadb_factory: Any) -> None:
     src = MySQLSource(db.options(), interval=1.0)
     src.open()
     watch = pymysql.connect(**db.root_kwargs(), autocommit=True)
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     span = LoadAccumulator()
     listed: list[int] = []
     latch_ms: dict[str, float] = {}

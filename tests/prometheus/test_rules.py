@@ -52,13 +52,13 @@ def test_promtool_check_metrics_on_the_exposition() -> None:
     """promtool's linter (names, suffixes, units, HELP) over what serve exposes for recorded frames."""
     import time
 
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
     from mysqltop.fleet import ServerState
     from mysqltop.sources.replay_source import ReplaySource
     from mysqltop.views.prometheus import Exposition
 
     src = ReplaySource(ROOT / "mysqltop" / "data" / "incident.mtrec", on_damage=None)
-    pipeline = FramePipeline()
+    pipeline = PolledTimeline()
     try:
         frames = [pipeline.push(raw) for raw in iter(src.read, None)][:60]
     finally:

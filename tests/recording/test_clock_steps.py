@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.timeline.range import Range
 from tests.recording.synthetic import series
 
@@ -30,7 +30,7 @@ def _stepped() -> list:  # type: ignore[type-arg]
 
 def test_rates_from_the_monotonic_clock_and_steps_said_where_they_are(tmp_path) -> None:  # type: ignore[no-untyped-def]
     samples = _stepped()
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     frames = [pipe.push(s, advise=False) for s in samples]
     for f in frames[1:]:
         assert f.elapsed is not None and 0.9 < f.elapsed < 1.1          # never -3599 or +3601
@@ -71,7 +71,7 @@ def test_appending_after_a_restart_is_a_new_segment_not_a_step(tmp_path) -> None
 
 def test_g_to_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from mysqltop.timeline.cursor import Cursor
-    from mysqltop.views.tui.browse import Browser
+    from mysqltop.views.tui.feeds import navigate
     from mysqltop.views.tui.feed_events import Notice
     from mysqltop.views.tui.position import ViewMode
 
@@ -91,7 +91,7 @@ def test_g_to_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: 
 
     with RecordingReader(path) as r:
         assert [round(s.step) for s in r.clock_steps()] == [-30, 3600]
-        b = Browser(Cursor(r), posted.append, ViewMode.REPLAY, playing=False)
+        b = navigate(Cursor(r), posted.append, ViewMode.REPLAY, playing=False)
         b.seek_time(samples[45].wall)                      # held by sample 45 and again by 75
         assert any("clock stepped back 30s" in n for n in notes())
         b.seek_time(samples[100].wall - 1800)               # in the hour the step forward skipped

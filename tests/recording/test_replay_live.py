@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mysqltop.cli import build_parser
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.engine import Engine
 from mysqltop.recording.reader import RecordingReader
 from mysqltop.recording.writer import RecordingWriter
@@ -60,7 +60,7 @@ def test_replay_equals_live(loaded, tmp_path) -> None:  # type: ignore[no-untype
     source, _ = open_live(args)
     writer = RecordingWriter(path, interval=0.5)
     live: list[str] = []
-    engine = Engine(source, FramePipeline(), recorder=writer)
+    engine = Engine(source, PolledTimeline(), recorder=writer)
     try:
         engine.run(0.5, count=14, on_frame=lambda f: live.append(json_frame(f)))
     finally:
@@ -68,7 +68,7 @@ def test_replay_equals_live(loaded, tmp_path) -> None:  # type: ignore[no-untype
     assert len(live) == 14
     assert json.loads(live[-1])["throughput"]["tps"] > 10           # really under load
     replayed: list[str] = []
-    pipeline = FramePipeline()
+    pipeline = PolledTimeline()
     src = ReplaySource(path)
     while (raw := src.read()) is not None:
         replayed.append(json_frame(pipeline.push(raw)))

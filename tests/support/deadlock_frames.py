@@ -11,7 +11,7 @@ import dataclasses
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
 from mysqltop.timeline.deadlock_history import DeadlockHistory
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from tests.tui.samples import samples
 
 
@@ -20,7 +20,7 @@ def with_status(texts: list[str]) -> list[RawSample]:
 
 
 def frames(raws: list[RawSample]) -> list[Frame]:
-    pipe = FramePipeline()
+    pipe = PolledTimeline()
     return [pipe.push(r, advise=False) for r in raws]
 
 

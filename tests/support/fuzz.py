@@ -149,7 +149,7 @@ def hostile_sample(raw: Any, rng: random.Random) -> Any:
 
 
 def derive_family(n: int, seed: int, tally: Tally) -> None:
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
     from mysqltop.views.headless import FORMATS, writer_for
 
     rng, samples = random.Random(seed), real_samples()
@@ -159,7 +159,7 @@ def derive_family(n: int, seed: int, tally: Tally) -> None:
         fmt = rng.choice(FORMATS)
 
         def one(prev: Any = prev, cur: Any = cur, fmt: str = fmt) -> str:
-            pipe = FramePipeline()
+            pipe = PolledTimeline()
             pipe.push(prev)
             frame = pipe.push(cur)
             w = writer_for(fmt, width=100)

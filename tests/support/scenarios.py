@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from mysqltop.core.advice import advise
 from mysqltop.core.frame import Advice, Frame
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.rules import finding_metrics
 from tests.support import slow_sync
 from tests.support.load import LoadGenerator, LoadSpec, ReadViewHolder
@@ -165,7 +165,7 @@ class Watcher:
 
         args = build_parser().parse_args(["snapshot", *db.cli_args(), "--interval", "1"])
         self.source, _caps = open_live(args)
-        self.pipe = FramePipeline()
+        self.pipe = PolledTimeline()
         self.variables: dict[str, str] = {}
         self._next = time.monotonic()
 

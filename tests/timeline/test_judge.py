@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mysqltop.core.advice import HORIZON_S
 from mysqltop.timeline.range import Range
-from mysqltop.views.tui.browse import Browser
+from mysqltop.views.tui.feeds import navigate
 from mysqltop.views.tui.feed_events import Notice
 from mysqltop.views.tui.position import ViewMode
 
@@ -57,7 +57,7 @@ def test_next_finding_reads_the_findings_series_once() -> None:
     rng, c = open_cursor()
     try:
         events: list = []
-        b = Browser(c, events.append, ViewMode.REPLAY)
+        b = navigate(c, events.append, ViewMode.REPLAY)
         c.go(c.lo)
         b.finding(1)
         first = c.index

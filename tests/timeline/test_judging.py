@@ -1,5 +1,5 @@
 """Judging in slices: the findings at a far position worked out a slice at a time, the same as
-judging them at once, and a browser that shows the frame first and its findings after."""
+judging them at once, and a navigator that shows the frame first and its findings after."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mysqltop.timeline.judging import AT_ONCE, Judging
 from mysqltop.timeline.range import Range
-from mysqltop.views.tui.browse import Browser
+from mysqltop.views.tui.feeds import navigate
 from mysqltop.views.tui.feed_events import FeedEvent, FrameShown
 from mysqltop.views.tui.position import ViewMode
 
@@ -63,7 +63,7 @@ def test_a_far_seek_shows_the_frame_first_and_its_findings_after() -> None:
             if isinstance(e, FrameShown):
                 shown.append(e)
 
-        b = Browser(c, post, ViewMode.REPLAY)
+        b = navigate(c, post, ViewMode.REPLAY)
         b.seek_index(140)
         first = shown[-1]
         assert first.position.index == 140 and first.position.judging and first.frame.advice == []
@@ -87,7 +87,7 @@ def test_a_move_while_judging_leaves_the_old_position_unshown() -> None:
     try:
         c = rng.cursor
         shown: list[FrameShown] = []
-        b = Browser(c, lambda e: shown.append(e) if isinstance(e, FrameShown) else None, ViewMode.REPLAY)
+        b = navigate(c, lambda e: shown.append(e) if isinstance(e, FrameShown) else None, ViewMode.REPLAY)
         b.seek_index(140)
         b.work(0.0)                                 # one frame derived
         b.seek_index(100)                           # the span of 100 is judged now, not 140's

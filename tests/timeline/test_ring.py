@@ -8,7 +8,7 @@ import pytest
 
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.recording.format import KEYFRAME_EVERY
-from mysqltop.timeline.ring import SampleRing, capacity_for
+from mysqltop.timeline.ring import SampleRing
 from mysqltop.recording.reader import RecordingReader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,5 +58,15 @@ def test_the_cursor_gives_the_same_frames_from_the_ring_as_from_the_recording(re
         assert from_ring.seek(recorded[120].wall + 0.2) == from_file.seek(recorded[120].wall + 0.2) == 120
 
 
-def test_capacity_covers_the_history_asked_for() -> None:
-    assert capacity_for(1.0) == 3601 and capacity_for(0.25) == 14_400 and capacity_for(60.0) == 61 and capacity_for(600.0) == 2 * KEYFRAME_EVERY
+def test_the_ring_keeps_its_seconds_whatever_the_interval(recorded) -> None:  # type: ignore[no-untyped-def]
+    """Time, not a count of samples: a faster interval holds more samples, the same seconds."""
+    import dataclasses
+
+    ring = SampleRing(seconds=100.0)
+    t = 0.0
+    for k in range(300):
+        t += 1.0 if k < 150 else 0.25                  # `-` half way through
+        ring.append(dataclasses.replace(recorded[k % len(recorded)], mono=t, wall=1e9 + t))
+    kept = ring.time_or_none(len(ring) - 1) - ring.time_or_none(ring.first)   # type: ignore[operator]
+    assert 100.0 <= kept < 100.0 + KEYFRAME_EVERY * 1.0     # dropped in whole keyframe groups
+    assert ring.first > 0 and ring.first % KEYFRAME_EVERY == 0

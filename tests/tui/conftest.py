@@ -8,12 +8,14 @@ import functools
 import html
 import inspect
 import re
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
-from mysqltop.core.sample import RawSample
+from mysqltop.timeline.polled import PolledTimeline
+from mysqltop.core.sample import RawSample, ServerIdentity
+from mysqltop.recording.reader import Bookmark, RecordingMeta
 from mysqltop.core.when import parse_when
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.replay_feed import ReplayFeed
@@ -26,8 +28,17 @@ class ListReader:
 
     def __init__(self, samples: Sequence[RawSample], bookmarks: Sequence[tuple[float, str]] = ()) -> None:
         self._samples = list(samples)
-        self.bookmarks = list(bookmarks)
-        self.meta = {"interval": 1.0, "server": {"address": "db1:3306"}}
+        self.bookmarks = [Bookmark(index=0, time=t, trigger=None, value=None, note=note) for t, note in bookmarks]
+        walls = [s.wall for s in self._samples]
+        self.meta = RecordingMeta(
+            path="test.mtrec", format_version=1, mysqltop_version=None, server=ServerIdentity(address="db1:3306"),
+            recorder_host=None, interval=1.0, start=walls[0] if walls else None, end=walls[-1] if walls else None,
+            samples=len(walls), segments=1, redacted=False, trigger=None)
+        self.notice: str | None = None
+        self.path = Path("test.mtrec")
+
+    def clock_steps(self) -> list[Any]:
+        return []
 
     first = 0
 
@@ -136,8 +147,8 @@ async def key_latency(app: Any, key: str, check: Callable[[], bool], timeout: fl
 
 @pytest.fixture
 def expected_frames() -> Callable[[Sequence[RawSample]], list[Any]]:
-    """The frames the pipeline derives for a sample list, computed in order (what the panes show)."""
+    """The frames a polled timeline derives for a sample list, computed in order (what the panes show)."""
     def compute(samples: Sequence[RawSample]) -> list[Any]:
-        p = FramePipeline()
+        p = PolledTimeline()
         return [p.push(s) for s in samples]
     return compute

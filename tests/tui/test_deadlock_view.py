@@ -13,14 +13,14 @@ from mysqltop.core.deadlocks import DeadlockBook
 from mysqltop.core.frame import Frame
 from mysqltop.recording.writer import RecordingWriter
 from mysqltop.timeline.deadlock_history import DeadlocksAt
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import live_timeline
 from mysqltop.core.sample import RawSample
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
 from mysqltop.views.deadlocks_text import clock
 from mysqltop.views.tui import replay_app as replay_file
 from mysqltop.views.tui.app import MysqltopApp
-from mysqltop.views.tui.browse import TREND
+from mysqltop.timeline.navigator import TREND
 from mysqltop.views.tui.feed_events import DeadlocksRead
 from mysqltop.views.tui.feeds import LiveFeed
 from mysqltop.views.tui.position import Position, ViewMode
@@ -130,7 +130,7 @@ class DeadlockSource:
 async def test_live_d_lists_the_sessions_deadlocks() -> None:
     again = TWO_ROW.replace("2026-11-28 01:35:", "2026-11-28 01:36:")
     source = DeadlockSource([TWO_ROW, again, GAP])
-    app = MysqltopApp(LiveFeed(Engine(source, FramePipeline()), 0.2), ViewMode.LIVE, address="db1:3306",
+    app = MysqltopApp(LiveFeed(Engine(source, live_timeline(0.2)), 0.2), ViewMode.LIVE, address="db1:3306",
                       parse_when=parse_when)
     async with app.run_test(size=(160, 48)) as p:
         await wait_for(p, lambda: app.deadlocks is not None and app.deadlocks.book.captured == 2)
@@ -188,7 +188,7 @@ async def test_replay_d_lists_the_recordings_deadlocks_up_to_the_moment(tmp_path
 async def test_paused_live_d_lists_the_session_up_to_the_moment_shown() -> None:
     again = TWO_ROW.replace("2026-11-28 01:35:", "2026-11-28 01:36:")
     source = DeadlockSource([TWO_ROW, again, again, again, GAP])
-    app = MysqltopApp(LiveFeed(Engine(source, FramePipeline()), 0.2), ViewMode.LIVE, address="db1:3306",
+    app = MysqltopApp(LiveFeed(Engine(source, live_timeline(0.2)), 0.2), ViewMode.LIVE, address="db1:3306",
                       parse_when=parse_when)
     async with app.run_test(size=(160, 48)) as p:
         await wait_for(p, lambda: app.deadlocks is not None and app.deadlocks.book.captured == 2)

@@ -9,7 +9,7 @@ import pytest
 
 from mysqltop.engine import Engine
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import live_timeline
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feeds import LiveFeed
 from mysqltop.views.tui.position import ViewMode
@@ -30,7 +30,7 @@ async def test_the_tui_says_a_different_server_answers(mariadb_factory: Callable
         opts = type(opts)(host="127.0.0.1", port=proxy.port, user=opts.user, password=opts.password)
         source = MySQLSource(opts, interval=0.2, answer_timeout=5.0)
         source.open()
-        engine = Engine(source, FramePipeline())
+        engine = Engine(source, live_timeline(0.2))
         app = MysqltopApp(LiveFeed(engine, 0.2), ViewMode.LIVE, address=opts.address, parse_when=parse_when)
         toasts = Toasts()
         async with app.run_test(size=(120, 40), message_hook=toasts) as pilot_:

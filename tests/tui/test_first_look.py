@@ -13,7 +13,7 @@ import pytest
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import Failure, RawSample
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline, live_timeline
 from mysqltop.engine import Engine
 from mysqltop.views.first_look import ENTER, LEAVE, FirstLook, first_look_lines
 from mysqltop.views.tui.feeds import LiveFeed
@@ -27,7 +27,7 @@ HOSTILE = "\x1b]0;PWNED\x07\x1b[2J"
 
 def first_frame() -> Frame:
     # as a live poll gives it: sessions read, lock waits known to be none
-    return FramePipeline().push(replace(sample(0), lock_waits=[], sessions=[]))
+    return PolledTimeline().push(replace(sample(0), lock_waits=[], sessions=[]))
 
 
 def read_all(fd: int) -> bytes:
@@ -95,7 +95,7 @@ def test_the_live_feed_draws_its_first_frame_before_any_app_is_there() -> None:
     r, w = os.pipe()
     source = LateFirstPoll(healthy=100)
     look = FirstLook(0.3, fd=w)
-    feed = LiveFeed(Engine(source, FramePipeline()), 0.2, first_look=look.show)
+    feed = LiveFeed(Engine(source, live_timeline(0.2)), 0.2, first_look=look.show)
     feed.begin()
     try:
         got = b""

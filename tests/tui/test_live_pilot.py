@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import live_timeline
 from mysqltop.core.sample import Failure, RawSample, ServerIdentity
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
@@ -60,7 +60,7 @@ class StallingSource:
 
 
 def live_app(source: StallingSource, **feed_kw: object) -> MysqltopApp:
-    engine = Engine(source, FramePipeline())
+    engine = Engine(source, live_timeline(INTERVAL))
     feed = LiveFeed(engine, INTERVAL, **feed_kw)  # type: ignore[arg-type]
     return MysqltopApp(feed, ViewMode.LIVE, address="db1:3306", parse_when=parse_when)
 

@@ -94,10 +94,8 @@ def test_legend_is_of_the_samples_the_chart_shows() -> None:
     from mysqltop.views.tui.load_screen import load_text
 
     def frame(t: float, row_lock: int) -> Frame:
-        f = Frame(time=t, elapsed=1.0)
-        f.load = WaitLoad(active=row_lock, cpu=0, row_lock=row_lock, metadata_lock=0, latch=0, io=0, commit=0,
-                          other=0, cores=2.0)
-        return f
+        return Frame(time=t, elapsed=1.0, load=WaitLoad(active=row_lock, cpu=0, row_lock=row_lock, metadata_lock=0,
+                                                        latch=0, io=0, commit=0, other=0, cores=2.0))
 
     trend = [frame(i, 8) for i in range(100)] + [frame(100 + i, 0) for i in range(60)]
     text = load_text(trend[-1], trend, lc.AXIS_W + 60, 24).plain
@@ -163,11 +161,10 @@ def test_the_sql_table_shows_the_newest_digest_read() -> None:
     from mysqltop.core.frame import Frame
     from mysqltop.views.tui.load_screen import load_text
 
-    f = Frame(time=1.0, elapsed=1.0)
-    f.load = WaitLoad(active=0, cpu=0, row_lock=0, metadata_lock=0, latch=0, io=0, commit=0, other=0)
-    f.load.sessions_known = True
-    f.digests = top_sql.rates([["s", "d", "SELECT `qty` FROM `inventory` WHERE `sku` = ?", 5000, 2500.0, 3.0, 5000,
-                                5000, 0, 0, 10.0]])
+    f = Frame(time=1.0, elapsed=1.0, load=WaitLoad(active=0, cpu=0, row_lock=0, metadata_lock=0, latch=0, io=0,
+                                                   commit=0, other=0, sessions_known=True),
+              digests=top_sql.rates([["s", "d", "SELECT `qty` FROM `inventory` WHERE `sku` = ?", 5000, 2500.0, 3.0,
+                                      5000, 5000, 0, 0, 10.0]]))
     text = load_text(f, [f], 100, 40).plain
     assert "top SQL by the server's digests (over 10 s)" in text
     assert "500" in text and "SELECT `qty` FROM `inventory` WHERE `sku` = ?" in text

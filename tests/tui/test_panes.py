@@ -55,9 +55,9 @@ def test_narrow_hotspots_drop_columns_not_digits() -> None:
 
 
 def test_the_first_frame_shows_what_the_latch_counters_hold_so_far() -> None:
-    from mysqltop.timeline.pipeline import FramePipeline
+    from mysqltop.timeline.polled import PolledTimeline
 
-    first = FramePipeline().push(samples(1)[0])
+    first = PolledTimeline().push(samples(1)[0])
     lines = HotspotsPane(1).body(first, [first], 80).plain.splitlines()
     assert lines[0] == "totals since the counters started; rates with the next sample"
     assert lines[1].split()[:5] == ["latch", "kind", "src", "waits", "ms"]

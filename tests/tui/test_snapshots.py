@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.views.tui import app as app_module
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feed_events import FrameShown
@@ -40,7 +40,7 @@ class FramesFeed:
     interval = 1.0
 
     def __init__(self, n: int) -> None:
-        pipeline = FramePipeline()
+        pipeline = PolledTimeline()
         self.frames = [pipeline.push(s) for s in samples(n)]
 
     def start(self, post) -> None:  # type: ignore[no-untyped-def]

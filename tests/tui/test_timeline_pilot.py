@@ -16,7 +16,8 @@ import pytest
 
 from mysqltop.cli import build_parser, main
 from mysqltop.arguments import open_live
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.session_store import SessionStore
+from mysqltop.timeline.polled import PolledTimeline, live_timeline
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
 from mysqltop.timeline.cursor import Cursor
@@ -110,7 +111,7 @@ def live_walk(loaded, tmp_path_factory) -> tuple[Path, Shown]:  # type: ignore[n
     path = tmp_path_factory.mktemp("timeline") / "live.mtrec"
     args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", str(INTERVAL)])
     source, _caps = open_live(args)
-    feed = LiveFeed(Engine(source, FramePipeline()), INTERVAL, record_path=str(path),
+    feed = LiveFeed(Engine(source, live_timeline(INTERVAL)), INTERVAL, record_path=str(path),
                     open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
     app = MysqltopApp(feed, ViewMode.LIVE, address="test", parse_when=parse_when)
     shown: Shown = []
@@ -118,7 +119,7 @@ def live_walk(loaded, tmp_path_factory) -> tuple[Path, Shown]:  # type: ignore[n
     @pilot
     async def run() -> None:
         async with app.run_test(size=(120, 40)) as p:
-            await walk_the_timeline(app, p, feed.history.time_or_none, shown)
+            await walk_the_timeline(app, p, feed.session.time_or_none, shown)
             await wait_for(p, lambda: app.position.live and app.position.index is None)
             assert "LIVE" in screen_text(app).splitlines()[0]
             polled = app.frame
@@ -148,7 +149,7 @@ def deep_walk(loaded, tmp_path_factory) -> tuple[Path, Shown, list[str]]:  # typ
     args = build_parser().parse_args(["record", str(path), *loaded.cli_args(), "--interval", str(INTERVAL)])
     source, _caps = open_live(args)
     ring = SampleRing(capacity=2 * KEYFRAME_EVERY)
-    feed = LiveFeed(Engine(source, FramePipeline(), history=ring), INTERVAL, record_path=str(path),
+    feed = LiveFeed(Engine(source, PolledTimeline(SessionStore(ring))), INTERVAL, record_path=str(path),
                     open_recorder=lambda p: RecordingWriter(p, interval=INTERVAL))
     app = MysqltopApp(feed, ViewMode.LIVE, address="test", parse_when=parse_when)
     shown: Shown = []

@@ -8,7 +8,7 @@ from typing import Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.instrumentation import HINT_COST, MUTEX_MONITOR_SQL, enable_sql, hint_config
 from mysqltop.core.rules.rule_kit import RECENT_S, SUSTAINED, Vars, Window, advice, pct, span
-from mysqltop.core.rules.server import predates_performance_schema
+from mysqltop.core.server_version import predates_performance_schema
 
 def _mysql_mutex_note(flavor: str | None, version: str | None) -> str:
     if flavor == "mariadb" or not version:

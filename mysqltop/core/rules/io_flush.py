@@ -10,7 +10,7 @@ from mysqltop.core.rules.rule_kit import (
     LOST_WARNING_SHARE, RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, num, pct, pool_has_room,
     running_sessions, size_text, time_severity, span,
 )
-from mysqltop.core.rules.server import is_mariadb
+from mysqltop.core.server_version import is_mariadb
 
 # InnoDB normally drains its aio queues within a poll; a queue at least this deep (and at least
 # one request per IO thread of that kind) in most samples means requests wait for a thread or disk.

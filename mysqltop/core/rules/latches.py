@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Iterator
 
 from mysqltop.core.frame import Advice, Frame
+from mysqltop.core.frame_memo import memo_of
 from mysqltop.core.rules.rule_kit import (
     RECENT_S, SUSTAINED, LatchFamily, LatchStats, Vars, Window, advice, mean, num, pct, pool_has_room, running_sessions,
     time_severity, span,
 )
 from mysqltop.core.rules.pressure import LOG_WAITS_MIN_PER_S, WAIT_FREE_MIN_PER_S, steady
-from mysqltop.core.rules.server import is_mariadb, is_mariadb_at_least
+from mysqltop.core.server_version import is_mariadb, is_mariadb_at_least
 
 # One family holding a fifth of all wait is "the" hot spot: below that, waits are spread over
 # several structures and no single knob helps (a busy sysbench run spreads ~10 % per latch).
@@ -89,7 +90,7 @@ def _window_share(w: Window, family: LatchFamily) -> float:
     fam = total = 0.0
     for f in w.frames:
         dt = f.elapsed or 0.0
-        memo = f.memo()
+        memo = memo_of(f)
         ps_ms = memo.get("ps_wait_ms")
         if ps_ms is None:
             ps_ms = memo["ps_wait_ms"] = sum(h.wait_ms_per_s for h in f.hotspots

@@ -15,7 +15,7 @@ from mysqltop.core.rules.rule_kit import (
 )
 from mysqltop.core.rules.rule_kit import cpu_busy_pct as _busy
 from mysqltop.core.rules.io_flush import COMMIT
-from mysqltop.core.rules.server import is_mariadb
+from mysqltop.core.server_version import is_mariadb
 
 # The host's CPUs are saturated at this busy share; mysqld is the cause when it uses at least
 # half of them; sessions compete for CPUs (a thread pool helps) from 2 running per core.

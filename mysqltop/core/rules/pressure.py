@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.core.rules.rule_kit import (RECENT_S, Vars, Window, advice, mean, num, pct, running_sessions,
                                       size_text, span)
-from mysqltop.core.rules.server import is_mariadb
+from mysqltop.core.server_version import is_mariadb
 
 Rate = Callable[[Frame], "float | None"]
 

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mysqltop.core.frame import SEVERITIES, Advice, Frame, Hotspot
+from mysqltop.core.frame_memo import memo_of
 from mysqltop.core.status import lower_keys
 
 Getter = Callable[[Frame], "float | None"]
@@ -253,7 +254,7 @@ class _FrameFamily:
 
 
 def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
-    memo = f.memo()
+    memo = memo_of(f)
     key = ("latch_family", family)
     hit = memo.get(key)
     if hit is not None:

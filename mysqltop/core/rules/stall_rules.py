@@ -107,14 +107,13 @@ def since(w: Window, st: Stall) -> float | None:
 def _throughput(w: Window, st: Stall) -> str:
     if st.started is None:
         return ""
-    before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None]
-    during = [x for f in w.history if f.time >= st.started and (x := committed(f)) is not None]
     label = committed_or_tps(w.last.throughput)[0]
-    if not during:
+    now = _committed(w, st.started, w.last.time + 1e-9, DURING_S)
+    if now is None:
         return ""
-    now = sum(during[-3:]) / len(during[-3:])
-    if before:
-        return f"; {label} {num(sum(before[-10:]) / len(before[-10:]))} before → {num(now)} during"
+    was = _committed(w, st.started - BEFORE_S, st.started, 0.0)
+    if was is not None:
+        return f"; {label} {num(was)} before → {num(now)} during"
     return f"; {label} {num(now)} during (the window starts inside the stall)"
 
 
@@ -174,17 +173,39 @@ def stall_advice(w: Window, st: Stall, began: float | None = None) -> Advice:
 # is a stall too, not only a pile.
 COLLAPSE_SHARE = 0.1
 COLLAPSE_MIN_BEFORE = 10.0
+BEFORE_S = 10.0               # the commit rate before the first wait: over these seconds before it
+COLLAPSE_MIN_BEFORE_S = 3.0   # … measured over at least this long
+COLLAPSE_NOW_S = 2.0          # the rate now: over the last seconds (the newest frame at least)
+DURING_S = 3.0                # the rate the advice quotes "during": over its last seconds
 
 
 def collapsed(w: Window, st: Stall) -> bool:
     if st.started is None:
         return False
-    before = [x for f in w.history if f.time < st.started and (x := committed(f)) is not None][-10:]
-    now = [x for f in w.history[-2:] if f.time >= st.started and (x := committed(f)) is not None]
-    if len(before) < 3 or not now:
+    before = [f for f in w.history if st.started - BEFORE_S <= f.time < st.started and committed(f) is not None]
+    if sum(f.elapsed or 0.0 for f in before) < COLLAPSE_MIN_BEFORE_S:
         return False
-    was = sum(before) / len(before)
-    return was >= COLLAPSE_MIN_BEFORE and sum(now) / len(now) <= COLLAPSE_SHARE * was
+    was = _committed(w, st.started - BEFORE_S, st.started, 0.0)
+    now = _committed(w, st.started, w.last.time + 1e-9, COLLAPSE_NOW_S)
+    if was is None or now is None:
+        return False
+    return was >= COLLAPSE_MIN_BEFORE and now <= COLLAPSE_SHARE * was
+
+
+def _committed(w: Window, since: float, until: float, last_s: float) -> float | None:
+    """Mean commits/s of the frames timed in [since, until) — only those of the last `last_s`
+    seconds of it when > 0 (the newest frame always) — each weighted by the seconds it spans, so
+    the same seconds give the same figure at any interval. None: no such frame with a rate."""
+    newest = until if last_s <= 0 else None
+    rates = [(f.time, x, f.elapsed or 1.0) for f in w.history if since <= f.time < until
+             and (x := committed(f)) is not None]
+    if not rates:
+        return None
+    if last_s > 0:
+        newest = rates[-1][0]
+        rates = [r for r in rates if r[0] > newest - last_s] or rates[-1:]
+    weight = sum(dt for _, _, dt in rates)
+    return sum(x * dt for _, x, dt in rates) / weight
 
 
 # Other roots of the same kind named after the biggest pile (each its own session to release).

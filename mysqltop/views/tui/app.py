@@ -1,4 +1,4 @@
-"""The Textual App: one reactive Frame, six panes, a status bar, keys. Kept small on purpose.
+"""The Textual App: one reactive Frame, seven panes, a status bar, keys. Kept small on purpose.
 
 Data arrives from a Feed thread (live poll or recording) as events wrapped in messages
 (FrameReady …); the App only displays. Live and replay are one timeline moved by the same keys

@@ -12,11 +12,12 @@ The live feed starts before the App (`begin`), so its first poll overlaps Textua
 first frame can be drawn as text at once (views.first_look). The events it posts meanwhile are
 kept and handed over when the App `start`s it.
 
-Live, the engine keeps every sample in the session's history (timeline/ring.SampleRing), and
-what the session records reaches further back (timeline/session_store.SessionStore: the ring,
-then the recording). `p` or a moving key pauses in it: a Browser over a cursor on that store takes
-over what is shown (the same one a replay uses), while polling — and recording — go on; `p` again
-or `end` follows live again and drops the cursor with its frame cache.
+Live, the engine appends every sample to the session's timeline (timeline/polled.live_timeline:
+the ring of the last hour, then what the session recorded) and its frame comes from that
+timeline's one cursor: following live, the cursor's index is the newest sample. `p` or a moving
+key pauses: the index stays, and the Navigator (timeline/navigator.py, the same one a replay
+uses) moves it, while polling — and recording — go on; `p` again or `end` follows live again.
+Each feed is the navigator's view (`Posting`): what it shows and says becomes FeedEvents.
 
 Each feed keeps its timeline's deadlocks as of every moment (timeline/deadlock_history): live folds
 each frame as it makes it, a replay reads the recording's in slices while it waits (`idle`). Each
@@ -28,29 +29,84 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import deque
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import FIRST_GAP
-from mysqltop.engine import Recorder
+from mysqltop.engine import Engine, Recorder
 from mysqltop.timeline.cursor import Cursor
-from mysqltop.timeline.deadlock_history import DeadlockHistory
-from mysqltop.timeline.ring import SampleRing, capacity_for
+from mysqltop.timeline.deadlock_history import DeadlockHistory, DeadlocksAt
+from mysqltop.timeline.navigator import TREND, Navigator
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.timeline.session_store import SessionStore
-from mysqltop.sources.sample_source import nice_this_thread
-from mysqltop.views.tui.browse import TREND, Browser
+from mysqltop.sources.sample_source import LockHolderSource, nice_this_thread
 from mysqltop.views.tui.feed_commands import (
-    FeedCommand, ListLockHolders, Play, SetInterval, Stop, ToEnd, ToggleRecord,
+    FeedCommand, Jump, ListLockHolders, NextBookmark, NextFinding, Play, SeekTime, SetInterval, Speed, Step, Stop,
+    ToEnd, ToggleRecord,
 )
 from mysqltop.views.tui.feed_events import Failed, FeedEvent, FrameShown, LivePolled, Notice
 from mysqltop.views.tui.position import Position, ViewMode
 
 Post = Callable[[FeedEvent], object]
 IDLE_SLICE_S = 0.02         # the feed's own work between looks at the command queue (a key waits this at most)
+
+
+class Posting:
+    """The navigator's view (timeline/navigator.NavigatorView) in a feed: what it shows becomes a
+    FrameShown with the feed's Position and deadlocks, what it says a Notice."""
+
+    def __init__(self, post: Post, mode: ViewMode, describe: Callable[[Position], Position] | None = None,
+                 deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None) -> None:
+        self.post = post
+        self.mode = mode
+        self.describe = describe or (lambda p: p)     # the feed's own fields (live: interval, recording)
+        self.deadlocks = deadlocks                    # the feed's deadlocks up to a sample
+        self.navigator: Navigator | None = None
+
+    def position(self) -> Position:
+        assert self.navigator is not None
+        return self.describe(Position(mode=self.mode, **asdict(self.navigator.place())))
+
+    def shown(self, frame: Frame, trend: tuple[Frame, ...], index: int) -> None:
+        self.post(FrameShown(frame, trend, self.position(), self.deadlocks(index)))
+
+    def notice(self, text: str, severity: str = "information") -> None:
+        self.post(Notice(text, severity))
+
+
+def navigate(cursor: Cursor, post: Post, mode: ViewMode, *, describe: Callable[[Position], Position] | None = None,
+             deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None, speed: float = 1.0,
+             playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = ()) -> Navigator:
+    """A navigator over `cursor` whose view posts FeedEvents."""
+    view = Posting(post, mode, describe, deadlocks)
+    view.navigator = navigator = Navigator(cursor, view, speed=speed, playing=playing, bookmarks=bookmarks)
+    return navigator
+
+
+def apply_move(navigator: Navigator, command: FeedCommand) -> bool:
+    """Carry out a moving command on the navigator; False when it is not one."""
+    if isinstance(command, Play):
+        navigator.play(command.playing)
+    elif isinstance(command, Step):
+        navigator.step(command.n)
+    elif isinstance(command, SeekTime):
+        navigator.seek_time(command.t)
+    elif isinstance(command, Jump):
+        navigator.jump(command.seconds)
+    elif isinstance(command, NextFinding):
+        navigator.finding(command.direction)
+    elif isinstance(command, ToEnd):
+        navigator.to_end()
+    elif isinstance(command, Speed):
+        navigator.change_speed(command.direction)
+    elif isinstance(command, NextBookmark):
+        navigator.bookmark()
+    else:
+        return False
+    return True
 
 
 class Feed:
@@ -183,48 +239,55 @@ class LiveFeed(Feed):
 
     name = "live"
 
-    def __init__(self, engine: Any, interval: float, *,
+    def __init__(self, engine: Engine, interval: float, *,
                  open_recorder: Callable[[str], Recorder] | None = None,
                  record_path: str | None = None, directory: str = ".",
                  first_look: Callable[[Frame], None] | None = None) -> None:
         super().__init__()
+        timeline = engine.timeline
+        if not isinstance(timeline, PolledTimeline) or not isinstance(timeline.store, SessionStore):
+            raise TypeError("the live TUI polls into a timeline.polled.live_timeline()")
         self.first_look = first_look          # shows the first frame before the App is up
         self.engine = engine
+        self.timeline: PolledTimeline = timeline
+        self.session: SessionStore = timeline.store   # the ring, then what the session recorded
         engine.set_interval(interval)
-        if engine.history is None:
-            engine.history = SampleRing(capacity_for(interval))
-        self.history: SampleRing = engine.history
-        self.timeline = SessionStore(self.history)    # the ring, then what the session recorded
         self.open_recorder = open_recorder
         self.record_path: str | None = None
         self._recorder_changes = 0             # pauses and resumes of the recorder seen so far
         self._initial_record = record_path
         self.directory = directory
-        self.trend: deque[Frame] = deque(maxlen=TREND)
-        self.browser: Browser | None = None   # paused in the history (None: following live)
+        self.last: Frame | None = None        # the newest frame as live showed it
+        self.posting = Posting(lambda event: self._post(event), ViewMode.LIVE, self._live_fields, self.deadlocks.at)
+        self.navigator = self.posting.navigator = Navigator(timeline.cursor, self.posting)
 
     @property
     def interval(self) -> float:
-        return float(self.engine.interval)
+        return float(self.engine.interval or 0.0)
+
+    @property
+    def paused(self) -> bool:
+        return not self.timeline.following
 
     def initial_position(self) -> Position:
         return self._live_fields(Position(mode=ViewMode.LIVE))
 
     def _live_fields(self, p: Position) -> Position:
         stopped = self.engine.recording_stopped
-        newest = self.history.time_or_none(len(self.history) - 1)
+        h = self.session
+        newest = h.time_or_none(len(h) - 1)
         behind = (newest - p.sample_time if newest is not None and p.sample_time is not None and not p.playing
                   else None)
         paused = self.engine.recording_paused
         return replace(p, interval=self.interval, recording=self.record_path, behind_s=behind,
                        recording_stopped=stopped.reason if stopped is not None else None,
                        recording_paused=paused.reason if paused is not None else None,
-                       history_recorded=self.timeline.recorded)
+                       history_recorded=h.recorded)
 
     def position(self) -> Position:
-        if self.browser is not None:
-            return self.browser.position()
-        h = self.timeline
+        if self.paused:
+            return self.posting.position()
+        h = self.session
         span = (h.time_or_none(h.first), h.time_or_none(len(h) - 1))
         return self._live_fields(Position(
             mode=ViewMode.LIVE, count=len(h), first=h.first, ended=True,
@@ -244,21 +307,26 @@ class LiveFeed(Feed):
         if self.first_look is not None and not frame.stale:     # the first frame with server values
             self.first_look(frame)
             self.first_look = None
-        self.trend.append(frame)
-        self.deadlocks.add(len(self.history) - 1, frame)        # the engine put its sample there
-        self.deadlocks.forget_before(self.timeline.first)      # no moment before it can be shown
-        deadlocks = self.deadlocks.at()
+        newest = self.timeline.newest                   # the engine appended its sample there
+        self.last = frame
+        self.deadlocks.add(newest, frame)
+        self.deadlocks.forget_before(self.session.first)       # no moment before it can be shown
         if self.record_path and self.engine.recorder is None:
             self.record_path = None            # the engine stopped a failing recorder: say it loudly
-            self.timeline.recording_ended(len(self.history) - 1)     # the failed sample is not in it
+            self.session.recording_ended(newest)               # the failed sample is not in it
             stopped = self.engine.recording_stopped
             self._notice(stopped.detail if stopped else "recording stopped", "error")
         elif self.record_path:
             self._paused_or_resumed()
-        if self.browser is None:
-            self._post(FrameShown(frame, tuple(self.trend), self.position(), deadlocks))
-        else:
+        if self.paused:
             self._post(LivePolled(frame, self.position()))
+        else:
+            self._show_live(frame)
+
+    def _show_live(self, frame: Frame) -> None:
+        newest = self.timeline.newest
+        trend = tuple(self.timeline.cursor.history(newest, TREND, last=frame))
+        self._post(FrameShown(frame, trend, self.position(), self.deadlocks.at()))
 
     def _paused_or_resumed(self) -> None:
         """Recording paused for space (the file holds what came before) or resumed (in a new
@@ -271,77 +339,63 @@ class LiveFeed(Feed):
         paused = self.engine.recording_paused
         line = getattr(recorder, "last_change", None) or ""
         if paused is not None:
-            self.timeline.recording_ended(len(self.history) - 1)     # the refused sample is not in it
+            self.session.recording_ended(self.timeline.newest)      # the refused sample is not in it
             self._notice(line, "warning")
         else:
-            self.timeline.recording_started(self.record_path or "")   # from the next sample on
+            self.session.recording_started(self.record_path or "")    # from the next sample on
             self._notice(line)
 
     # -- commands ---------------------------------------------------------------------------
     def apply(self, command: FeedCommand) -> None:
         if isinstance(command, SetInterval):
-            self.engine.set_interval(command.seconds)     # the source's timeouts follow it
+            self.engine.set_interval(command.seconds)     # the source's timeouts and the history follow it
         elif isinstance(command, ToggleRecord):
             self.do_record(command.path)
         elif isinstance(command, ListLockHolders):
             self.list_lock_holders()
         elif isinstance(command, ToEnd) or (isinstance(command, Play) and (
-                command.playing or (command.playing is None and self.browser is not None))):
+                command.playing or (command.playing is None and self.paused))):
             self.follow_live()
         elif isinstance(command, Play):
             self.pause()
-        elif self.pause() and self.browser is not None:   # a moving key: pause first, then move
-            self.browser.apply(command)
+        elif self.pause():                                # a moving key: pause first, then move
+            apply_move(self.navigator, command)
 
     def idle(self, budget_s: float) -> bool:
-        return self.browser is not None and self.browser.work(budget_s)
+        return self.paused and self.navigator.work(budget_s)
 
     def pause(self) -> bool:
-        """Pause on the newest sample of the history (the cursor takes over); False if empty."""
-        if self.browser is not None:
+        """Pause on the newest sample: the cursor's index stops following; False if none yet."""
+        if self.paused:
             return True
-        h = self.timeline
-        if len(h) == 0:
+        if self.timeline.newest < 0:
             self._notice("no samples yet to go back to", "warning")
             return False
-        cursor = Cursor(h)
-        self._adopt_recent(cursor)
-        self.browser = Browser(cursor, self._post, ViewMode.LIVE, playing=False, describe=self._live_fields,
-                               deadlocks=self.deadlocks.at)
-        self.browser.cursor.go(len(h) - 1)
-        self.browser.show()
+        self.timeline.following = False
+        self.navigator.playing = False
+        self.navigator.cursor.go(self.timeline.newest)
+        self.navigator.show()
         return True
-
-    def _adopt_recent(self, cursor: Cursor) -> None:
-        """Hand the cursor the frames and findings the engine's pipeline holds for the newest
-        samples (matched by time), so pausing derives and judges none of them again."""
-        recent = getattr(self.engine.pipeline, "recent", None)
-        if recent is None:
-            return
-        i = len(self.history) - 1
-        for frame, judgement in reversed(recent()):
-            if i < self.history.first or self.history.time_or_none(i) != frame.time:
-                break
-            cursor.adopt(i, frame, judgement)
-            i -= 1
 
     def follow_live(self) -> None:
         """Back to live: the newest frame at once, then each poll as it comes."""
-        if self.browser is None:
+        if not self.paused:
             return
-        self.browser = None                     # drops the cursor and its frame cache
-        self.timeline.release()                 # and the recording it read (opened again when needed)
-        if self.trend:
-            self._post(FrameShown(self.trend[-1], tuple(self.trend), self.position(), self.deadlocks.at()))
+        self.timeline.following = True
+        self.navigator.judging = None
+        self.navigator.cursor.index = self.timeline.newest
+        self.session.release()                  # the recording it read (opened again when needed)
+        if self.last is not None:
+            self._show_live(self.last)
 
     def list_lock_holders(self) -> None:
         """Run the lock-holder statement through the source (its own connection); say the result."""
-        run = getattr(self.engine.source, "enable_lock_holders", None)
-        if run is None:
+        source = self.engine.source
+        if not isinstance(source, LockHolderSource):
             self._notice("this source cannot run statements", "warning")
             return
         try:
-            lines = run()
+            lines = source.enable_lock_holders()
         except Exception as exc:  # noqa: BLE001 - a refusal (UserError) or a lost server: say it
             self._notice(str(getattr(exc, "message", exc)), "error")
             return
@@ -351,7 +405,7 @@ class LiveFeed(Feed):
         """Start recording to `path` (or a file named by the time), or stop if recording."""
         if self.record_path is not None:
             done, self.record_path = self.record_path, None
-            self.timeline.recording_ended(len(self.history))    # before the recorder closes the file
+            self.session.recording_ended(len(self.session))     # before the recorder closes the file
             self.engine.stop_recording()
             self._notice(f"recording saved to {done}")
             return
@@ -364,11 +418,11 @@ class LiveFeed(Feed):
         except Exception as exc:
             self._notice(f"cannot record to {target}: {exc}", "error")
             return
-        self.timeline.recording_started(target)
+        self.session.recording_started(target)
         self.record_path = target
         self._recorder_changes = 0
         self._notice(f"recording to {target}")
 
     def close(self) -> None:
-        self.timeline.release()                 # before the recorder closes the file
+        self.session.release()                  # before the recorder closes the file
         self.engine.close()

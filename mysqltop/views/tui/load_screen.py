@@ -1,5 +1,5 @@
 """The `w` key: database load by wait class, a stacked chart of the samples on screen (the last
-browse.TREND up to the moment shown) against the core count, the classes' averages, and whose load
+navigator.TREND up to the moment shown) against the core count, the classes' averages, and whose load
 it is: a top table for one dimension at a time (`s` cycles SQL, user, host, schema, object, wait
 class), each row its average active sessions over the samples charted and its wait-class mix;
 Enter filters the chart to the row, Esc clears the filter. Cells come from views/load_chart, the

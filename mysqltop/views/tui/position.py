@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 class ViewMode(enum.Enum):
     """What the timeline is: a live server (its history in memory, the newest sample is now) or a
-    recording file. The same keys move through both; a few apply to one only (keys.py)."""
+    recording file. The same keys move through both; a few apply to one only (keymap.py)."""
 
     LIVE = "live"
     REPLAY = "replay"

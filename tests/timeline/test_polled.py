@@ -1,4 +1,4 @@
-"""FramePipeline.push: parse once, derive against the previous good sample, hold the frames, judge."""
+"""PolledTimeline.push: parse once, derive against the previous good sample, hold the frames, judge."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import PolledTimeline
 from mysqltop.core.sample import RawSample
+
+
+def held(p: PolledTimeline) -> list:  # type: ignore[type-arg]
+    """The derived frames of the samples the timeline still holds, oldest first."""
+    return [p.cursor.derived(i) for i in range(p.store.first, len(p.store))]
 
 
 def raw(mono: float, commits: int, error: str | None = None) -> RawSample:
@@ -17,24 +22,24 @@ def raw(mono: float, commits: int, error: str | None = None) -> RawSample:
 
 
 def test_first_frame_has_null_rates_then_numbers() -> None:
-    p = FramePipeline()
+    p = PolledTimeline()
     frames = [p.push(raw(t, 1000 + 250 * t)) for t in range(5)]
     assert frames[0].throughput.tps is None and frames[0].elapsed is None
     assert frames[0].throughput.threads_running == 3
     assert [f.throughput.tps for f in frames[1:]] == [250.0] * 4
     assert [f.throughput.qps for f in frames[1:]] == [1000.0] * 4
-    assert [f.time for f in p.window] == [f.time for f in frames]
+    assert [f.time for f in held(p)] == [f.time for f in frames]
     assert all(f.advice == [] for f in frames)
 
 
 def test_stale_sample_keeps_the_previous_good_one_for_the_next_rate() -> None:
-    p = FramePipeline()
+    p = PolledTimeline()
     p.push(raw(0, 1000))
     stale = p.push(raw(1, 0, error="timeout"))
     assert stale.stale and stale.throughput.tps is None and stale.errors["poll"] == "timeout"
     after = p.push(raw(3, 1600))                 # rate over the 3 s since the last good sample
     assert after.elapsed == 3 and after.throughput.tps == 200.0
-    assert len(p.window) == 3
+    assert len(held(p)) == 3
 
 
 def test_percona_series_through_the_pipeline() -> None:
@@ -44,7 +49,7 @@ def test_percona_series_through_the_pipeline() -> None:
              "13_29_55-innodbstatus2", "13_34_55-innodbstatus1"]
     times = [0.0, 30.0, 300.0, 330.0, 600.0]
     trx = [0x55D015695, 0x55D016114, 0x55D01B7FF, 0x55D02054F, 0x55D025F9F]
-    p = FramePipeline()
+    p = PolledTimeline()
     frames = [p.push(RawSample(wall=1_520_256_296.0 + t, mono=t, innodb_status=(
         corpus / f"percona-5.5__percona-toolkit__2018_03_05_{n}.txt").read_text())) for n, t in zip(names, times)]
     assert frames[0].throughput.write_trx_per_s is None
@@ -67,12 +72,12 @@ def test_advice_every_judges_again_only_when_that_much_sample_time_passed(monkey
         return [Advice(id=f"a{len(judged)}", severity="warning", message="m", evidence="e")]
 
     monkeypatch.setattr(judge_mod, "advise", fake_advise)
-    p = FramePipeline(advice_every_s=5.0)
+    p = PolledTimeline(advice_every_s=5.0)
     frames = [p.push(raw(t, 1000 + 10 * t)) for t in range(12)]
     t0 = frames[0].time
     assert [t - t0 for t in judged] == [0, 5, 10]                 # judged at 0 s, 5 s and 10 s only
     assert [f.advice[0].id for f in frames] == ["a1"] * 5 + ["a2"] * 5 + ["a3"] * 2   # carried in between
-    every = FramePipeline()                                       # the default: every frame
+    every = PolledTimeline()                                       # the default: every frame
     for t in range(3):
         every.push(raw(t, 1000))
     assert len(judged) == 6
@@ -83,21 +88,22 @@ def test_the_frames_the_judge_reads_are_never_changed() -> None:
     from mysqltop.core.frame import Advice
     from mysqltop.timeline.judge import Judgement, compose
 
-    p = FramePipeline()
+    p = PolledTimeline()
     shown = [p.push(raw(t, 1000 + 10 * t)) for t in range(3)]
-    held = p.window
-    assert all(h is not s for h, s in zip(held, shown))
+    bare = held(p)
+    assert all(h is not s for h, s in zip(bare, shown))
     finding = Advice(id="x", severity="warning", message="m", evidence="e")
-    composed = compose(held[-1], Judgement((finding,), "RuntimeError: boom"))
+    composed = compose(bare[-1], Judgement((finding,), "RuntimeError: boom"))
     assert composed.advice == [finding] and composed.errors["advice"] == "RuntimeError: boom"
-    assert held[-1].advice == [] and "advice" not in held[-1].errors
+    assert bare[-1].advice == [] and "advice" not in bare[-1].errors
 
 
-def test_frames_older_than_the_longest_span_are_let_go() -> None:
+def test_samples_older_than_the_longest_span_are_let_go() -> None:
     from mysqltop.core.advice import HORIZON_S
 
-    p = FramePipeline()
+    p = PolledTimeline()
     for t in range(int(HORIZON_S) * 3):
         p.push(raw(t, 1000 + 10 * t))
-    times = [f.time for f in p.window]
+    times = [f.time for f in held(p)]
     assert times[-1] - times[0] <= HORIZON_S + 1.0 and len(times) >= HORIZON_S
+    assert p.store.first > 0 and min(p.cursor._derived) >= p.store.first     # their frames went with them

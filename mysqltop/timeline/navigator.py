@@ -1,59 +1,86 @@
-"""Browser: moves the timeline cursor on the App's commands and says what to show — the one key
-handling path for the live TUI paused in its history and for a replay. No Textual here.
+"""Navigator: play, step, jump, seek, next finding and bookmarks over the timeline cursor — the one
+way the live TUI paused in its history and a replay move — calling its view back with what to show.
 
-The cursor (timeline/cursor.py) does the moving and deriving over a store (the live ring or a
-recording), so a moment shows the same frame and advice here as in `report` and `snapshot
---replay`. Playback runs in the engine's pacing loop (`run_paced`); `due` says when the next
-sample is due (its recorded gap after the previous one, divided by the speed; nothing while
-paused) and `advance` moves to it.
+The cursor (timeline/cursor.py) does the moving and deriving over a store (the live session's or
+a recording), so a moment shows the same frame and findings here as in `report` and `snapshot
+--replay`. The view (`NavigatorView`: the TUI's feeds) is told what to show (`shown`) and what to
+say (`notice`), and reads where the navigator stands (`place`). Playback runs in the engine's
+pacing loop (`run_paced`): `due` says when the next sample is due (its recorded gap after the one
+shown, divided by the speed; nothing while paused) and `advance` moves to it.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
+from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import SPEEDS, step_choice
+from mysqltop.recording.clock_steps import ClockStep
 from mysqltop.timeline.cursor import Cursor
-from mysqltop.timeline.deadlock_history import DeadlocksAt
+from mysqltop.timeline.finding_search import FindingSearch
 from mysqltop.timeline.judging import AT_ONCE, Judging
-from mysqltop.views.tui.feed_commands import (FeedCommand, Jump, NextBookmark, NextFinding, Play, SeekTime, Speed,
-                                             Step, ToEnd)
-from mysqltop.views.tui.feed_events import FeedEvent, FrameShown, Notice
-from mysqltop.views.tui.position import Position, ViewMode
 
 TREND = 300                   # frames kept for charts and sparklines
 CHART_FILL = 120              # samples before a moment derived for its charts when none are cached
-DAMAGE_CHECK = 120           # a move up to this far says which damaged samples it stepped over
-FINDING_SCAN = 3600           # samples looked through for the next finding before giving up
+DAMAGE_CHECK = 120            # a move up to this far says which damaged samples it stepped over
 
 
-class Browser:
-    def __init__(self, cursor: Cursor, post: Callable[[FeedEvent], None], mode: ViewMode, *,
-                 speed: float = 1.0, playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = (),
-                 describe: Callable[[Position], Position] | None = None,
-                 deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None) -> None:
+class NavigatorView(Protocol):
+    """What the navigator calls back."""
+
+    def shown(self, frame: Frame, trend: tuple[Frame, ...], index: int) -> None:
+        """Show `frame` (sample `index`) with the frames before it for charts (oldest first)."""
+
+    def notice(self, text: str, severity: str = "information") -> None:
+        """Say `text` briefly."""
+
+
+@runtime_checkable
+class SteppedClock(Protocol):
+    """A store that knows where its recorder's wall clock stepped (a recording)."""
+
+    def clock_steps(self) -> list[ClockStep]: ...
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the navigator stands on its timeline."""
+
+    index: int
+    count: int                         # one past the newest index
+    first: int                         # the oldest index held
+    sample_time: float
+    span: tuple[float, float]          # epochs of the oldest and newest samples held
+    playing: bool
+    speed: float
+    ended: bool                        # no readable sample after the one shown
+    gap_s: float | None                # recorded seconds since the sample before
+    judging: bool                      # the findings of the sample shown are still being judged
+
+
+class Navigator:
+    def __init__(self, cursor: Cursor, view: NavigatorView, *, speed: float = 1.0, playing: bool = False,
+                 bookmarks: tuple[tuple[float, str], ...] = ()) -> None:
         self.cursor = cursor
-        self.post = post
-        self.mode = mode
+        self.view = view
         self.speed = speed
         self.playing = playing
         self.bookmarks = bookmarks
-        self.describe = describe or (lambda p: p)     # the feed's own fields (live: interval, recording)
-        self.deadlocks = deadlocks                    # the feed's deadlocks up to a sample
         self.moved_at = 0.0                           # monotonic time a sample was last shown
         self.judging: Judging | None = None           # the findings of the sample shown, worked out in slices
+        self.search = FindingSearch(cursor)
 
     # -- what is shown ----------------------------------------------------------------------
-    def position(self) -> Position:
+    def place(self) -> Place:
         cur = self.cursor
         i, lo, n = cur.index, cur.lo, len(cur)
         before, at = (cur.time_at(i - 1), cur.time_at(i)) if i > lo else (None, None)
-        return self.describe(Position(
-            mode=self.mode, index=i, count=n, first=lo, sample_time=cur.clock_at(i),
-            span=(cur.clock_at(lo), cur.clock_at(n - 1)), playing=self.playing, speed=self.speed,
-            ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None,
-            judging=self.judging is not None))
+        return Place(index=i, count=n, first=lo, sample_time=cur.clock_at(i),
+                     span=(cur.clock_at(lo), cur.clock_at(n - 1)), playing=self.playing, speed=self.speed,
+                     ended=cur.at_end(i), gap_s=at - before if at is not None and before is not None else None,
+                     judging=self.judging is not None)
 
     def show(self) -> None:
         """The cursor's frame with the trend cached before it; then, when the charts lack the
@@ -67,14 +94,13 @@ class Browser:
         if cur.missing_for_findings(i, AT_ONCE) >= AT_ONCE and not cur.derived(i).stale:
             self.judging = Judging(cur, i)
             trend = tuple(cur.history(i, TREND, last=cur.derived(i)))
-            self.post(FrameShown(trend[-1], trend, self.position(), self.deadlocks(i)))
+            self.view.shown(trend[-1], trend, i)
             return      # the span's frames, the charts' among them, are derived by `work`
         trend = tuple(cur.history(i, TREND))
-        deadlocks = self.deadlocks(i)
-        self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
+        self.view.shown(trend[-1], trend, i)
         if cur.missing(i, CHART_FILL):
             trend = tuple(cur.history(i, TREND, fill=CHART_FILL))
-            self.post(FrameShown(trend[-1], trend, self.position(), deadlocks))
+            self.view.shown(trend[-1], trend, i)
 
     def work(self, budget_s: float) -> bool:
         """Judge the findings of the sample shown for about `budget_s` (the feed thread's idle
@@ -98,8 +124,8 @@ class Browser:
         if 1 < hi - lo <= DAMAGE_CHECK:
             bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
             if bad:
-                self.post(Notice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
-                                 f"{bad[0]}–{bad[-1]} stepped over", "warning"))
+                self.view.notice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
+                                 f"{bad[0]}–{bad[-1]} stepped over", "warning")
         self.show()
 
     # -- playback (the pacing loop's due / tick) --------------------------------------------
@@ -126,31 +152,7 @@ class Browser:
             self.move(i)
         return True
 
-    # -- commands ---------------------------------------------------------------------------
-    def apply(self, command: FeedCommand) -> bool:
-        """Carry out a moving command; False when it is not one."""
-        if isinstance(command, Play):
-            self.play(command.playing)
-        elif isinstance(command, Step):
-            self.step(command.n)
-        elif isinstance(command, SeekTime):
-            self.seek_time(command.t)
-        elif isinstance(command, Jump):
-            self.jump(command.seconds)
-        elif isinstance(command, NextFinding):
-            self.finding(command.direction)
-        elif isinstance(command, ToEnd):
-            self.playing = False
-            self.seek_index(len(self.cursor) - 1)
-        elif isinstance(command, Speed):
-            self.speed = step_choice(SPEEDS, self.speed, command.direction)
-            self.show()
-        elif isinstance(command, NextBookmark):
-            self.bookmark()
-        else:
-            return False
-        return True
-
+    # -- moves ------------------------------------------------------------------------------
     def play(self, playing: bool | None = None) -> None:
         self.playing = (not self.playing) if playing is None else playing
         if self.playing and self.cursor.at_end():
@@ -169,6 +171,10 @@ class Browser:
         self.cursor.go(i)
         self.move(was)
 
+    def to_end(self) -> None:
+        self.playing = False
+        self.seek_index(len(self.cursor) - 1)
+
     def seek_time(self, t: float) -> None:
         was = self.cursor.index
         self.cursor.seek(t)
@@ -179,7 +185,7 @@ class Browser:
         """`g TIME` goes by the wall times recorded: where the recorder's clock stepped over TIME
         (the times there repeat, or no sample holds them), say so."""
         store = self.cursor.store
-        steps = store.clock_steps() if hasattr(store, "clock_steps") else []
+        steps = store.clock_steps() if isinstance(store, SteppedClock) else []
         for n, step in enumerate(steps):
             lo, hi = sorted((step.before, step.after))
             if step.step < 0:         # repeated: up to where the samples after the step reach
@@ -190,7 +196,7 @@ class Browser:
                 if near is not None and abs(near - t) <= abs(step.step) / 2:
                     continue
             if lo <= t <= hi:
-                self.post(Notice(step.describe("the recording"), "warning"))
+                self.view.notice(step.describe("the recording"), "warning")
                 return
 
     def jump(self, seconds: float) -> None:
@@ -203,36 +209,22 @@ class Browser:
             return
         self.seek_index(target)
 
+    def change_speed(self, direction: int) -> None:
+        self.speed = step_choice(SPEEDS, self.speed, direction)
+        self.show()
+
     def finding(self, direction: int) -> None:
         """Go to the next sample (or the previous) where a finding starts: one the sample before
         did not have. Frames come from the cursor, so the findings are those report lists."""
-        cur = self.cursor
-        j = cur.next_readable(cur.index, direction)
-        for _ in range(FINDING_SCAN):
-            if j is None:
-                break
-            started = self._started(j)
-            if started:
-                self.playing = False
-                self.post(Notice(f"finding: {started[0]}"))
-                self.seek_index(j)
-                return
-            j = cur.next_readable(j, direction)
-        where = "after" if direction > 0 else "before"
-        self.post(Notice(f"no finding starts {where} this moment", "warning"))
-
-    def _started(self, j: int) -> list[str]:
-        """Ids of the findings of sample j that the readable sample before it did not have."""
-        ids = self._finding_ids(j)
-        p = self.cursor.next_readable(j, -1)
-        before = self._finding_ids(p) if p is not None else set()
-        return sorted(ids - before)
-
-    def _finding_ids(self, j: int) -> set[str]:
-        """The ids of the findings at sample j: the judge's series, no frame composed."""
-        if self.cursor.derived(j).stale:
-            return set()
-        return {a.id for a in self.cursor.findings_at(j).advice}
+        found = self.search.next(self.cursor.index, direction)
+        if found is None:
+            where = "after" if direction > 0 else "before"
+            self.view.notice(f"no finding starts {where} this moment", "warning")
+            return
+        j, started = found
+        self.playing = False
+        self.view.notice(f"finding: {started[0]}")
+        self.seek_index(j)
 
     def bookmark(self) -> None:
         now = self.cursor.clock_at(self.cursor.index)
@@ -240,8 +232,7 @@ class Browser:
         if nxt is None and self.bookmarks:
             nxt = self.bookmarks[0]             # wrap around to the first
         if nxt is None:
-            self.post(Notice("this recording has no bookmarks", "warning"))
+            self.view.notice("this recording has no bookmarks", "warning")
             return
-        self.post(Notice(f"bookmark: {nxt[1] or 'unnamed'}"))
+        self.view.notice(f"bookmark: {nxt[1] or 'unnamed'}")
         self.seek_time(nxt[0])
-

@@ -1,4 +1,4 @@
-"""Server identity helpers for rules: flavor and version comparisons."""
+"""Server identity helpers: flavor and version comparisons (derive and the rules both read them)."""
 
 from __future__ import annotations
 
