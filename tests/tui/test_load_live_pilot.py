@@ -11,7 +11,7 @@ import pytest
 from mysqltop.core.when import parse_when
 from mysqltop.engine import Engine
 from mysqltop.sources.mysql import MySQLSource
-from mysqltop.timeline.pipeline import FramePipeline
+from mysqltop.timeline.polled import live_timeline
 from mysqltop.views.tui.app import MysqltopApp
 from mysqltop.views.tui.feeds import LiveFeed
 from mysqltop.views.tui.position import ViewMode
@@ -34,7 +34,7 @@ async def test_w_live_names_whose_load_it_is(mariadb_factory: Callable[..., Thro
     try:
         with workload(db):
             wait_until(lambda: sum(1 for u, _ in listed(root) if u in WORKLOAD) >= 9, timeout=60)
-            app = MysqltopApp(LiveFeed(Engine(source, FramePipeline()), 0.5), ViewMode.LIVE,
+            app = MysqltopApp(LiveFeed(Engine(source, live_timeline(0.5)), 0.5), ViewMode.LIVE,
                               address=db.options().address, parse_when=parse_when)
             async with app.run_test(size=(80, 24)) as p:
                 await wait_for(p, lambda: app.frame is not None and app.frame.load.sessions_known
