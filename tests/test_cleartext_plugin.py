@@ -14,6 +14,7 @@ from mysqltop.core.sample import Failure
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import connect
 from mysqltop.sources.failure import classify
+from tests.support.serve_process import serve_against
 from tests.support.fake_mysql import CleartextServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,15 +97,10 @@ def test_the_option_file_can_allow_them_as_the_mysql_client_reads_it(tmp_path: P
 
 def test_serve_sends_a_listed_server_asking_for_cleartext_no_password(tmp_path: Path) -> None:
     """serve keeps retrying a server that refused it: every attempt withholds the password."""
-    from tests.support.mariadb import free_port
     from tests.support.waiting import wait_until
 
     with CleartextServer() as srv:
-        serve = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", "-h", f"127.0.0.1:{srv.port}", "-u",
-                                  "monitor_ops", f"--password={SECRET}", "--listen", f"127.0.0.1:{free_port()}",
-                                  "--connect-timeout", "1", "--interval", "0.2"],
-                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                 env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        serve = serve_against(srv.port, "monitor_ops", SECRET, tmp_path)
         try:
             wait_until(lambda: srv.connections >= 3, timeout=60)           # the first connect and retries
         finally:

@@ -17,6 +17,7 @@ import pytest
 from mysqltop.config import ConnectionOptions, resolve_connection
 from mysqltop.errors import UserError
 from mysqltop.sources.capabilities import connect
+from tests.support.serve_process import serve_against
 from tests.support.fake_mysql import CleartextServer, tls_server_context
 from tests.support.tls import self_signed
 from tests.support.waiting import wait_until
@@ -89,14 +90,8 @@ def test_the_fleet_view_sends_it_no_password(cert: tuple[Path, Path]) -> None:
 
 
 def test_serve_sends_it_no_password_on_any_reconnect(cert: tuple[Path, Path], tmp_path: Path) -> None:
-    from tests.support.mariadb import free_port
-
     with _server(cert) as srv:
-        serve = subprocess.Popen([sys.executable, "-m", "mysqltop", "serve", "-h", f"127.0.0.1:{srv.port}", "-u",
-                                  "monitor_ops", f"--password={SECRET}", "--listen", f"127.0.0.1:{free_port()}",
-                                  "--connect-timeout", "1", "--interval", "0.2"],
-                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                 env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        serve = serve_against(srv.port, "monitor_ops", SECRET, tmp_path)
         try:
             wait_until(lambda: srv.tls_sessions >= 3, timeout=60)          # the first connect and retries
         finally:
