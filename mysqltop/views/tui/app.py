@@ -135,7 +135,7 @@ class MysqltopApp(App[None]):
         self.watch(self.main_screen, "maximized", self._maximized_changed, init=False)
         exit_on_terminate(self)
         self.feed.start(lambda event: self.post_message(to_message(event)))
-        self.set_interval(0.25, self.update_status)
+        self.set_interval(0.25, self._status_tick)
         self.update_status()
         self.collections.start(self)
 
@@ -302,6 +302,13 @@ class MysqltopApp(App[None]):
         if frame is not None and frame.stale:
             return f"{ALERT_WORDS.get(frame.failure or '', 'STALE')} (recorded)"
         return None
+
+    def _status_tick(self) -> None:
+        """Four times a second: of what the status bar shows, only the alert moves with the clock
+        (a silent feed, how long since good data); everything else comes with a frame or a state
+        change, whose handlers redraw it. So the bar is rebuilt only when the alert changed."""
+        if self.alert(time.monotonic()) != self.status_bar.state.alert:
+            self.update_status()
 
     def update_status(self) -> None:
         if not hasattr(self, "status_bar"):

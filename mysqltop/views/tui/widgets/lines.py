@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -117,19 +118,37 @@ class Lines(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._rows
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and the widget's style, looked up once per pass rather than once per line
+        # (`size` asks the compositor for the widget's region each time): every line rendered in
+        # this pass is cut for them.
         width = self.size.width
         base = self.visual_style.rich_style
         if width != self._strip_width or base != self._base:
             self._strips = [None] * self._rows
             self._strip_width, self._base = width, base
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width, base = self._strip_width, self._base
         if y >= len(self._lines):               # a held blank row: the pane's background, as below it
             return Strip.blank(width, base)
         strip = self._strips[y]
         if strip is None:
-            strip = Strip(_segments(self._lines[y], self.app.console, base)).adjust_cell_length(width, base)
-            self._strips[y] = strip
+            strip = self._strips[y] = _strip(self._lines[y], self.app.console, base, width)
         return strip
+
+
+def _strip(text: Text, console: Console, base: Style, width: int) -> Strip:
+    """The line as a Strip of exactly `width` cells, padded with the widget's style: built at
+    its length (a Strip measures its segments again to pad or cut them)."""
+    segments = _segments(text, console, base)
+    length = cell_len(text.plain)
+    if length > width:
+        return Strip(segments, length).adjust_cell_length(width, base)
+    if length < width:
+        segments.append(Segment(" " * (width - length), base))
+    return Strip(segments, width)
 
 
 def _segments(text: Text, console: Console, widget_style: Style = _NULL) -> list[Segment]:
