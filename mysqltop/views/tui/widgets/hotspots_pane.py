@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rich.text import Text
 
@@ -57,7 +57,7 @@ def _share(share: float | None, p: Palette) -> Text:
     return cell
 
 
-def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p: Palette) -> list[str | Text]:
+def _row(h: Hotspot, series: list[float | None], trend_w: int, p: Palette) -> list[str | Text]:
     return [
         visible(h.name) + (f" ({OWN_LABEL})" if h.own else ""),
         KIND_SHORT.get(h.kind, h.kind),
@@ -68,7 +68,7 @@ def _row(h: Hotspot, trend: Sequence[dict[str, Hotspot] | None], trend_w: int, p
         units.num(h.waiting_threads),
         units.duration(h.longest_wait_s) if h.longest_wait_s is not None else units.NA,
         visible(h.site or ""),
-        sparkline(_trend_of(trend, h.name, h.wait_ms_per_s is not None), trend_w),
+        sparkline(series, trend_w),
     ]
 
 
@@ -106,6 +106,9 @@ class HotspotsPane(Pane):
         super().__init__(number)
         # id(frame) → (frame, its hotspots by name); the frame is kept so an id cannot be reused
         self._names: dict[int, tuple[Frame, dict[str, Hotspot] | None]] = {}
+        # (latch, by time) → (the ids of the trend index its sparkline was read from, that index,
+        # which keeps the ids from being reused, and the values read)
+        self._series: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = {}
 
     def _trend_index(self, trend: Sequence[Frame], n: int) -> list[dict[str, Hotspot] | None]:
         """The last `n` frames' hotspots by name, computed once per frame (not once per row and
@@ -123,6 +126,38 @@ class HotspotsPane(Pane):
             self._names = {k: v for k, v in names.items() if k in keep}
         return out
 
+    def _trend_series(self, index: list[dict[str, Hotspot] | None]) -> Callable[[Hotspot], list[float | None]]:
+        """Each latch's values over `index` for its sparkline. Every second the trend moves on by a
+        frame: the values of the frames still in it are kept and only the newest ones are read
+        (each row read every frame of the trend again, the pane's largest cost). The last frame
+        is always read again: it is the one shown, with its findings, which the trend holds next
+        time as another object (the frame as derived)."""
+        done: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = self._series
+        kept: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = {}
+        ids = list(map(id, index))
+
+        def series(h: Hotspot) -> list[float | None]:
+            key = (h.name, h.wait_ms_per_s is not None)
+            hit = done.get(key)
+            values = None
+            if hit is not None:
+                old_ids, _, old = hit
+                for new in range(4):                            # frames added since
+                    same = len(ids) - new - 1                   # frames read last time, but the last
+                    gone = len(old_ids) - 1 - same              # … dropped off the front since
+                    if same < 0:
+                        break
+                    if gone >= 0 and old_ids[gone:gone + same] == ids[:same]:
+                        values = old[gone:gone + same] + _trend_of(index[same:], key[0], key[1])
+                        break
+            if values is None:
+                values = _trend_of(index, key[0], key[1])
+            kept[key] = (ids, index, values)
+            return values
+
+        self._series = kept
+        return series
+
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         p = self.palette
         hot = frame.hotspots
@@ -138,7 +173,8 @@ class HotspotsPane(Pane):
             layout = fit_columns(cols, width)
             trend_w = dict(layout).get(len(cols) - 1, 0)       # the trend column is the last
             index = self._trend_index(trend, trend_w)
-            rows = ([r[i] for i in keep] for r in (_row(h, index, trend_w, p) for h in hot))
+            values = self._trend_series(index)
+            rows = ([r[i] for i in keep] for r in (_row(h, values(h), trend_w, p) for h in hot))
             lines += table_lines(cols, rows, layout, header_style=p.header)
         elif not {"performance_schema", "innodb_mutex"} & set(frame.sources):
             # nothing was measured, which is not the same as nothing waiting: the notes below say why

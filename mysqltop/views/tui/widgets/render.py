@@ -7,10 +7,12 @@ with NO_COLOR (shapes differ, not only colours) and cost little to render every 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence, Union
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.style import Style
 from rich.text import Span, Text
 
@@ -92,11 +94,13 @@ def split_bar(parts: Sequence[tuple[float | None, str, StyleType]], width: int, 
 def sparkline(values: Sequence[float | None], width: int) -> str:
     """The last `width` values as ▁…█ scaled to their own maximum; missing values are blank."""
     vals = list(values)[-width:] if width > 0 else []
-    top = max((v for v in vals if v is not None), default=0.0)
+    # list comprehensions, not generators: a sparkline per hotspot row every second
+    present: list[float] = vals if None not in vals else [v for v in vals if v is not None]  # type: ignore[assignment]
+    top = max(present, default=0.0)
     if top <= 0:
-        chars = "".join(" " if v is None else SPARK[0] for v in vals)
+        chars = "".join([" " if v is None else SPARK[0] for v in vals])
     else:
-        chars = "".join(" " if v is None else SPARK[min(7, int(v / top * 7.999))] for v in vals)
+        chars = "".join([" " if v is None else SPARK[min(7, int(v / top * 7.999))] for v in vals])
     return chars.rjust(width)
 
 
@@ -108,12 +112,17 @@ def block_chart(values: Sequence[float | None], width: int, height: int, top: fl
     vals += list(values)[-width:]
     present = [v for v in vals if v is not None]
     top = top if top is not None else max(present, default=0.0)
-    levels = [0 if v is None or top <= 0 else round(max(0.0, v) / top * height * 8) for v in vals]
-    rows = []
-    for row in range(height - 1, -1, -1):          # top row first
-        base = row * 8
-        rows.append("".join(_EIGHTHS_V[max(0, min(8, lv - base))] for lv in levels))
-    return rows
+    full = height * 8                               # a level above it fills the column all the same
+    levels = [0 if v is None or top <= 0 else min(full, round(max(0.0, v) / top * height * 8)) for v in vals]
+    # Built a column at a time (a chart redrawn every second shows few distinct levels) and
+    # read across: a character per cell chosen in Python cost more than the rest of the pane.
+    return ["".join(row) for row in zip(*[_bar_column(level, height) for level in levels])]
+
+
+@lru_cache(maxsize=2048)
+def _bar_column(level: int, height: int) -> str:
+    """One column of a block chart, top row first: `level` eighths of `height` rows filled."""
+    return "".join(_EIGHTHS_V[max(0, min(8, level - row * 8))] for row in range(height - 1, -1, -1))
 
 
 def trend_arrow(values: Sequence[float | None]) -> str:
@@ -223,20 +232,39 @@ def table_lines(columns: Sequence[Column], rows: Iterable[Sequence[str | Text]],
 def kv_lines(pairs: Sequence[tuple[str, str | Text]], width: int, gap: int = 2,
              palette: Palette = DEFAULT_PALETTE) -> list[Text]:
     """Pack `label value` pairs into lines of `width`, moving a whole pair to the next line
-    rather than cutting it. Values are bold; a value may be a pre-styled Text."""
+    rather than cutting it. Values are bold; a value may be a pre-styled Text.
+
+    Each line is one Text made from its joined pieces and their spans, the Text that appending
+    each label and value would make (as table_lines: these lines are rebuilt every second)."""
     lines: list[Text] = []
-    line = Text()
+    parts: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    sep = " " * gap
+    dim, strong = palette.dim, palette.strong
     for label, value in pairs:
-        piece = Text.assemble((label + " ", palette.dim), value if isinstance(value, Text) else (value, palette.strong))
-        need = len(piece) + (gap if len(line) else 0)
-        if len(line) and len(line) + need > width:
-            lines.append(line)
-            line = Text()
-        if len(line):
-            line.append(" " * gap)
-        line.append_text(piece)
-    if len(line):
-        lines.append(line)
+        head = strip_control_codes(label + " ")
+        if isinstance(value, Text):
+            tail, style, inner = value.plain, value.style, value.spans
+        else:
+            tail, style, inner = strip_control_codes(value), strong, []
+        if at and at + gap + len(head) + len(tail) > width:
+            lines.append(Text("".join(parts), spans=spans))
+            parts, spans, at = [], [], 0
+        if at:
+            parts.append(sep)
+            at += gap
+        if dim:
+            spans.append(Span(at, at + len(head), dim))
+        at += len(head)
+        if value and style:         # an empty value adds nothing; a str one its span all the same
+            spans.append(Span(at, at + len(tail), style))
+        if tail:
+            spans += [Span(start + at, end + at, s) for start, end, s in inner]
+        parts += (head, tail)
+        at += len(tail)
+    if at:
+        lines.append(Text("".join(parts), spans=spans))
     return lines
 
 
