@@ -163,3 +163,23 @@ def test_refused_connections_lead_the_tps_pane_and_waits_that_happen_come_first(
     assert dict(pairs(p, DEFAULT_PALETTE))["conn"] == "10/10"
     calm = Frame(time=0.0, elapsed=1.0, pressure=Pressure(connections_refused_per_s=0.0))
     assert "refused" not in ThroughputPane(4).body(calm, [calm], 80).plain
+
+
+def test_hotspot_sparklines_kept_across_frames_are_the_ones_drawn_afresh() -> None:
+    """The pane keeps each latch's sparkline from one frame to the next (only the newest frames
+    are read): live, stepping, after a jump back and at another width it shows what a pane that
+    never drew before shows."""
+    from mysqltop.timeline.navigator import TREND
+    from mysqltop.timeline.polled import PolledTimeline
+
+    timeline = PolledTimeline()
+    for raw in samples(40):
+        timeline.push(raw)
+    cursor = timeline.cursor
+    kept = HotspotsPane(1)
+    for i, width in [*((i, 120) for i in range(1, 40)), (12, 120), (13, 120), (15, 120), (16, 70), (39, 70)]:
+        trend = cursor.history(i, TREND)
+        drawn = kept.body(trend[-1], trend, width)
+        fresh = HotspotsPane(1).body(trend[-1], trend, width)
+        assert [(line.plain, line.spans) for line in drawn.lines] == [(line.plain, line.spans) for line in fresh.lines]
+    assert any(ch in drawn.plain for ch in "▂▃▄▅▆▇█")            # the sparklines have something to show

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from rich.text import Text
@@ -14,7 +15,7 @@ from mysqltop.core.safe_text import visible
 from mysqltop.views.charts import Series
 from mysqltop.views.tui.widgets.pane import Pane, Rows
 from mysqltop.views.tui.widgets.render import (DEFAULT_PALETTE, Column, Palette, fit_columns, gauge, kv_lines, one_line,
-                                               sparkline, table_lines)
+                                               spark_chars, spark_top, table_lines)
 
 KIND_SHORT = {"semaphore": "sem"}
 TREND_W = 10
@@ -57,7 +58,7 @@ def _share(share: float | None, p: Palette) -> Text:
     return cell
 
 
-def _row(h: Hotspot, series: list[float | None], trend_w: int, p: Palette) -> list[str | Text]:
+def _row(h: Hotspot, spark: str, p: Palette) -> list[str | Text]:
     return [
         visible(h.name) + (f" ({OWN_LABEL})" if h.own else ""),
         KIND_SHORT.get(h.kind, h.kind),
@@ -68,7 +69,7 @@ def _row(h: Hotspot, series: list[float | None], trend_w: int, p: Palette) -> li
         units.num(h.waiting_threads),
         units.duration(h.longest_wait_s) if h.longest_wait_s is not None else units.NA,
         visible(h.site or ""),
-        sparkline(series, trend_w),
+        spark,
     ]
 
 
@@ -99,6 +100,17 @@ def sources_lines(frame: Frame, width: int, palette: Palette = DEFAULT_PALETTE, 
     return lines
 
 
+@dataclass(frozen=True)
+class _Spark:
+    """A latch's sparkline as drawn: the ids of the trend index it was read from, that index (it
+    keeps the ids from being reused), the values read, their top and the characters."""
+    ids: list[int]
+    index: list[dict[str, Hotspot] | None]
+    values: list[float | None]
+    top: float
+    chars: str
+
+
 class HotspotsPane(Pane):
     TITLE = "Latch hotspots"
 
@@ -106,9 +118,7 @@ class HotspotsPane(Pane):
         super().__init__(number)
         # id(frame) → (frame, its hotspots by name); the frame is kept so an id cannot be reused
         self._names: dict[int, tuple[Frame, dict[str, Hotspot] | None]] = {}
-        # (latch, by time) → (the ids of the trend index its sparkline was read from, that index,
-        # which keeps the ids from being reused, and the values read)
-        self._series: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = {}
+        self._series: dict[tuple[str, bool], _Spark] = {}     # (latch, by time) → its last sparkline
 
     def _trend_index(self, trend: Sequence[Frame], n: int) -> list[dict[str, Hotspot] | None]:
         """The last `n` frames' hotspots by name, computed once per frame (not once per row and
@@ -126,37 +136,44 @@ class HotspotsPane(Pane):
             self._names = {k: v for k, v in names.items() if k in keep}
         return out
 
-    def _trend_series(self, index: list[dict[str, Hotspot] | None]) -> Callable[[Hotspot], list[float | None]]:
-        """Each latch's values over `index` for its sparkline. Every second the trend moves on by a
-        frame: the values of the frames still in it are kept and only the newest ones are read
-        (each row read every frame of the trend again, the pane's largest cost). The last frame
-        is always read again: it is the one shown, with its findings, which the trend holds next
-        time as another object (the frame as derived)."""
-        done: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = self._series
-        kept: dict[tuple[str, bool], tuple[list[int], list[dict[str, Hotspot] | None], list[float | None]]] = {}
+    def _sparklines(self, index: list[dict[str, Hotspot] | None], width: int) -> Callable[[Hotspot], str]:
+        """Each latch's sparkline over `index`, `width` cells. Every second the trend moves on by a
+        frame: the values of the frames still in it are kept and only the newest ones are read,
+        and while the row's top holds so are their characters (each row read every frame of the
+        trend again, the pane's largest cost). The last frame is always read again: it is the
+        one shown, with its findings, which the trend holds next time as another object (the
+        frame as derived)."""
+        done: dict[tuple[str, bool], _Spark] = self._series
+        kept: dict[tuple[str, bool], _Spark] = {}
         ids = list(map(id, index))
 
-        def series(h: Hotspot) -> list[float | None]:
+        def sparkline(h: Hotspot) -> str:
             key = (h.name, h.wait_ms_per_s is not None)
             hit = done.get(key)
-            values = None
+            spark = None
             if hit is not None:
-                old_ids, _, old = hit
                 for new in range(4):                            # frames added since
                     same = len(ids) - new - 1                   # frames read last time, but the last
-                    gone = len(old_ids) - 1 - same              # … dropped off the front since
+                    gone = len(hit.ids) - 1 - same              # … dropped off the front since
                     if same < 0:
                         break
-                    if gone >= 0 and old_ids[gone:gone + same] == ids[:same]:
-                        values = old[gone:gone + same] + _trend_of(index[same:], key[0], key[1])
+                    if gone >= 0 and hit.ids[gone:gone + same] == ids[:same]:
+                        added = _trend_of(index[same:], key[0], key[1])
+                        values = hit.values[gone:gone + same] + added
+                        top = spark_top(values)
+                        chars = (hit.chars[gone:gone + same] + spark_chars(added, top) if top == hit.top
+                                 else spark_chars(values, top))
+                        spark = _Spark(ids, index, values, top, chars)
                         break
-            if values is None:
+            if spark is None:
                 values = _trend_of(index, key[0], key[1])
-            kept[key] = (ids, index, values)
-            return values
+                top = spark_top(values)
+                spark = _Spark(ids, index, values, top, spark_chars(values, top))
+            kept[key] = spark
+            return spark.chars.rjust(width)
 
         self._series = kept
-        return series
+        return sparkline
 
     def body(self, frame: Frame, trend: Sequence[Frame], width: int) -> Rows:
         p = self.palette
@@ -173,8 +190,8 @@ class HotspotsPane(Pane):
             layout = fit_columns(cols, width)
             trend_w = dict(layout).get(len(cols) - 1, 0)       # the trend column is the last
             index = self._trend_index(trend, trend_w)
-            values = self._trend_series(index)
-            rows = ([r[i] for i in keep] for r in (_row(h, values(h), trend_w, p) for h in hot))
+            spark = self._sparklines(index, trend_w)
+            rows = ([r[i] for i in keep] for r in (_row(h, spark(h), p) for h in hot))
             lines += table_lines(cols, rows, layout, header_style=p.header)
         elif not {"performance_schema", "innodb_mutex"} & set(frame.sources):
             # nothing was measured, which is not the same as nothing waiting: the notes below say why

@@ -94,14 +94,22 @@ def split_bar(parts: Sequence[tuple[float | None, str, StyleType]], width: int, 
 def sparkline(values: Sequence[float | None], width: int) -> str:
     """The last `width` values as ▁…█ scaled to their own maximum; missing values are blank."""
     vals = list(values)[-width:] if width > 0 else []
-    # list comprehensions, not generators: a sparkline per hotspot row every second
+    return spark_chars(vals, spark_top(vals)).rjust(width)
+
+
+def spark_top(vals: list[float | None]) -> float:
+    """The value a sparkline of `vals` scales to: their maximum (0 when none)."""
     present: list[float] = vals if None not in vals else [v for v in vals if v is not None]  # type: ignore[assignment]
-    top = max(present, default=0.0)
+    return max(present, default=0.0)
+
+
+def spark_chars(vals: Sequence[float | None], top: float) -> str:
+    """The sparkline characters of `vals` scaled to `top`, one each: a value's character depends
+    on it and `top` alone, so a row whose top holds may keep those of the values it kept."""
+    # list comprehensions, not generators: a sparkline per hotspot row every second
     if top <= 0:
-        chars = "".join([" " if v is None else SPARK[0] for v in vals])
-    else:
-        chars = "".join([" " if v is None else SPARK[min(7, int(v / top * 7.999))] for v in vals])
-    return chars.rjust(width)
+        return "".join([" " if v is None else SPARK[0] for v in vals])
+    return "".join([" " if v is None else SPARK[min(7, int(v / top * 7.999))] for v in vals])
 
 
 def block_chart(values: Sequence[float | None], width: int, height: int, top: float | None = None) -> list[str]:
