@@ -99,8 +99,9 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_plain)
+# One encoder for every row: json.dumps with options builds a new one per call, and a sample is
+# a few hundred rows (the live TUI writes each sample to its ring of the last hour, every second).
+_dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_plain).encode
 
 
 def sample_text(raw: RawSample) -> str:
