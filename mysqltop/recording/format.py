@@ -87,6 +87,7 @@ STATE_TABLES = ("state", "state_copies")
 _SKIP = {"wall", "mono", "server", "variables"}
 _FIELDS = [f.name for f in dataclasses.fields(RawSample) if f.name not in _SKIP]
 _HOST_FIELDS = {f.name for f in dataclasses.fields(HostSample)}
+_HOST_ORDER = [f.name for f in dataclasses.fields(HostSample)]
 _TABLE_FIELDS = {"active_sessions"}         # rows dictionary-coded (recording/string_table.py)
 
 
@@ -115,7 +116,9 @@ def sample_text(raw: RawSample) -> str:
             out.append(f"@{name} text {len(lines)}")
             out.extend(lines)
         elif isinstance(value, HostSample):
-            items = dataclasses.asdict(value)
+            # its fields as they stand: values, a tuple and lists of them (asdict deep-copies
+            # each, for JSON that reads the same)
+            items = {field: getattr(value, field) for field in _HOST_ORDER}
             out.append(f"@{name} host {len(items)}")
             out.extend(_dump([k, v]) for k, v in items.items())
         elif isinstance(value, dict):
