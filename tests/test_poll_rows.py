@@ -122,3 +122,34 @@ def test_status_text_sent_as_bytes_decodes_without_moving_lines() -> None:
     assert text.split("\n") == ["---TRANSACTION 5, ACTIVE 3 sec", "SELECT /* caf\ufffd */ 1",
                                  "Trx read view will not see trx"]
     assert status_text("plain") == "plain"
+
+
+def test_latch_summary_read_stops_after_the_latch_classes_once_their_order_is_seen() -> None:
+    """The server aggregates every row of the latch summary whatever the WHERE says: the poll
+    reads the latch classes and the row after them, kept here as the WHERE kept them."""
+    plan = StatementPlan(caps())
+
+    def ps_sql() -> str:
+        return dict(plan.statements(0.0))["ps_waits"]
+
+    whole = [("wait/synch/mutex/a", 5, 50), ("wait/synch/mutex/b", 0, 0), ("wait/synch/rwlock/c", 3, 30),
+             ("wait/synch/sxlock/d", 1, 10), ("wait/synch/cond/e", 9, 90), ("wait/io/file/f", 4, 40), ("idle", 2, 2)]
+    assert "LIMIT" not in ps_sql() and "WHERE" not in ps_sql()
+    assert plan.latch_rows(whole) == [whole[0], whole[2], whole[3]]     # waited, no cond, no io
+    assert ps_sql().endswith(" LIMIT 5")                                 # 4 latch classes and one more
+    assert plan.latch_rows(whole[:5]) == [whole[0], whole[2], whole[3]]
+    # a class registered since (a plugin installed) pushes a latch into the last row: cut short
+    grown = [whole[0], ("wait/synch/mutex/new", 7, 70), *whole[1:4]]
+    assert plan.latch_rows(grown) is None
+    assert "LIMIT" not in ps_sql()                                       # read whole again
+    assert plan.latch_rows([*grown, *whole[4:]]) == [grown[0], grown[1], grown[3], grown[4]]
+    assert ps_sql().endswith(" LIMIT 6")
+    assert plan.latch_rows(whole[:3]) is None                            # fewer rows than asked: cut short too
+
+
+def test_latch_summary_in_another_order_is_read_whole() -> None:
+    plan = StatementPlan(caps())
+    rows = [("wait/synch/cond/e", 9, 90), ("wait/synch/mutex/a", 5, 50), ("wait/io/file/f", 4, 40)]
+    assert plan.latch_rows(rows) == [rows[1]]
+    assert plan.latch_rows(rows[1:2]) == [rows[1]]                       # only latches: no end seen
+    assert "LIMIT" not in dict(plan.statements(0.0))["ps_waits"]
