@@ -334,15 +334,14 @@ class StatementPlan:
 
     def _clock_sql(self) -> str:
         """The server's clock (microseconds from 5.6.4 / MariaDB 5.3), for the live header; on
-        MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out
-        (from performance_schema where readable: information_schema would fill a table for it)."""
+        MariaDB also this session's Rows_read, so rows r/s leaves the monitor's own reads out.
+        From information_schema, which fills its one-row table for the name asked only, where
+        performance_schema.session_status makes every status variable of the session first
+        (0.31 against 0.21 ms of the server's CPU a poll under load)."""
         c = self.caps
         now = "UNIX_TIMESTAMP(NOW(6))" if c.version_tuple >= (5, 6, 4) else "UNIX_TIMESTAMP()"
         if c.flavor != "mariadb":
             return f"SELECT {now}"
-        if c.performance_schema and c.version_tuple >= (10, 5):
-            return (f"SELECT {now}, (SELECT VARIABLE_VALUE FROM performance_schema.session_status "
-                    "WHERE VARIABLE_NAME = 'Rows_read')")
         return (f"SELECT {now}, (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
                 "WHERE VARIABLE_NAME = 'ROWS_READ')")
 
