@@ -91,7 +91,7 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     if K_METRICS in v:
         plan.saw_metrics(v[K_METRICS])
     latches: dict[str, Any] = {}
-    latch = plan.latch_rows(v[K_PS]) if K_PS in v else None
+    latch = plan.latches.rows(v[K_PS]) if K_PS in v else None
     if latch is not None:
         took = p.timings_ms.get(K_PS)
         latches = plan.latch_summary(ps_rows(latch), took / 1000.0 if took is not None else None, wall)

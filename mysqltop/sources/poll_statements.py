@@ -34,6 +34,7 @@ from mysqltop.sources import capabilities as caps_mod
 from mysqltop.sources import lock_reads as locks_src
 from mysqltop.sources.capabilities import Capabilities
 from mysqltop.sources.digest_reads import K_DIGESTS, DigestBook
+from mysqltop.sources.latch_reads import LatchReads
 from mysqltop.sources.failure import CONNECTION_GONE, ER_UNKNOWN_TABLE, PERMANENT
 from mysqltop.sources.read_caps import CAP_ERRORS, CapBook, cut_words
 
@@ -54,33 +55,6 @@ VARIABLES_EVERY_S = 60.0
 # only after it waited, so an idle server just started has none yet (the incident comes later).
 MUTEX_GIVE_UP_POLLS = 5
 MUTEX_RETRY_S = 60.0
-
-# Only what derive reads: the count and the total wait of each latch that waited (MIN/AVG/MAX
-# are not read, and condition waits are threads sleeping, never a hotspot: core/hotspots.py) —
-# kept client-side (latch_rows), as a WHERE saves the server nothing here: the table has no
-# index, and the server aggregates each row over every instance of its class before any filter.
-# Its rows come one instrument class at a time in a fixed order: every mutex, then every
-# rwlock/sxlock/prlock, then cond, file, table, socket, idle, metadata (the table's scan, MariaDB
-# and MySQL alike); the classes after the latches cost the server as much as the latches (0.6 of
-# 1.2 ms a read under load). Once a whole read shows the latch classes leading (their count n),
-# the poll reads only them and the row after (LIMIT n + 1): the server stops at the first cond
-# row. That row must not be a latch — a class registered since (a plugin installed at runtime)
-# pushes one there — else the read is incomplete: not used, and the next poll reads it whole again.
-PS_ALL_SQL = "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name"
-
-
-def is_latch(name: Any) -> bool:
-    """EVENT_NAME LIKE 'wait/synch/%' AND NOT LIKE 'wait/synch/cond/%' (LIKE: any case)."""
-    n = str(name).lower()
-    return n.startswith("wait/synch/") and not n.startswith("wait/synch/cond/")
-
-
-def _waited(row: Any) -> bool:
-    """COUNT_STAR > 0."""
-    try:
-        return int(row[1]) > 0
-    except (TypeError, ValueError, IndexError):
-        return False
 
 # The latch summary walks every instance once per instrument class: about a millisecond of the
 # server's CPU on a busy server, hundreds with a table cache of 100,000 tables. After the first two
@@ -201,7 +175,7 @@ class StatementPlan:
         self.status_reads: list[tuple[Any, float, float]] = []   # SHOW GLOBAL STATUS: its last two reads,
         self.status_every_poll = True            # and whether the last poll read it (else its cost paces it)
         self.ps_slowed = False                   # this poll leaves it out: not due (its cost)
-        self.latch_classes: int | None = None    # the latch summary's leading latch rows (None: read it whole)
+        self.latches = LatchReads(caps.flavor, caps.version_tuple)   # the latch summary: whole or short
         self.metrics_rows = True                 # the last INNODB_METRICS answer had rows (asked first anyway)
         self.metrics_asked_at = float("-inf")
         names = [n for n in METRIC_NAMES if caps.flavor != "mariadb" or n not in STATUS_HAS_METRICS]
@@ -229,7 +203,7 @@ class StatementPlan:
             stmts.append((K_MUTEX, "SHOW ENGINE INNODB MUTEX"))
         self.ps_slowed = c.performance_schema and mono < self.ps_due_at and K_PS not in self.disabled
         if c.performance_schema and not self.ps_slowed:
-            stmts.append((K_PS, PS_ALL_SQL if self.latch_classes is None else f"{PS_ALL_SQL} LIMIT {self.latch_classes + 1}"))
+            stmts.append((K_PS, self.latches.sql()))
         stmts.append((K_GSTATUS, STATUS_SQL))
         if c.metrics_column and (self.metrics_rows or mono - self.metrics_asked_at >= METRICS_RETRY_S):
             self.metrics_asked_at = mono
@@ -288,20 +262,6 @@ class StatementPlan:
         before = self.status_reads[0]
         return {"global_status_before": {str(k): str(v) for k, v in before[0]},
                 "read_at": {"global_status_before": list(before[1:])}}
-
-    def latch_rows(self, rows: Any) -> Any:
-        """The latch summary's rows as the poll keeps them (latches that waited); None when the
-        read was cut short of a latch class (see PS_ALL_SQL): the next poll reads it whole."""
-        rows = list(rows or ())
-        latch = [is_latch(r[0]) if r else False for r in rows]
-        if self.latch_classes is None:
-            lead = latch.index(False) if False in latch else len(latch)
-            # the order seen: every latch row first, and a row after them that tells where they end
-            self.latch_classes = lead if 0 < lead < len(latch) and not any(latch[lead:]) else None
-        elif len(rows) != self.latch_classes + 1 or latch[-1] or not all(latch[:-1]):
-            self.latch_classes = None
-            return None
-        return [r for r, is_l in zip(rows, latch) if is_l and _waited(r)]
 
     def latch_summary(self, rows: Any, took_s: float | None, wall: float) -> dict[str, Any]:
         """The RawSample fields of the latch summary for this poll: `rows` read now (None: not

@@ -440,7 +440,7 @@ def test_the_latch_summary_read_short_keeps_what_the_filtered_read_keeps(source:
              "LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
     source.read()
     plan = source.plan
-    assert plan is not None and plan.latch_classes
+    assert plan is not None and plan.latches.classes
     before = {str(n) for (n,) in mariadb.query(where)}
     raw = source.read()
     after = {str(n) for (n,) in mariadb.query(where)}
