@@ -36,7 +36,7 @@ from typing import Callable
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import FIRST_GAP
-from mysqltop.engine import Engine, Recorder
+from mysqltop.engine import Engine, PausingRecorder, Recorder
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.deadlock_history import DeadlockHistory, DeadlocksAt
 from mysqltop.timeline.navigator import TREND, Navigator
@@ -80,9 +80,10 @@ class Posting:
 def navigate(cursor: Cursor, post: Post, mode: ViewMode, *, describe: Callable[[Position], Position] | None = None,
              deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None, speed: float = 1.0,
              playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = ()) -> Navigator:
-    """A navigator over `cursor` whose view posts FeedEvents."""
+    """A navigator over `cursor` whose view posts FeedEvents; a replay's scans its findings ahead."""
     view = Posting(post, mode, describe, deadlocks)
-    view.navigator = navigator = Navigator(cursor, view, speed=speed, playing=playing, bookmarks=bookmarks)
+    view.navigator = navigator = Navigator(cursor, view, speed=speed, playing=playing, bookmarks=bookmarks,
+                                           scan=mode is ViewMode.REPLAY)
     return navigator
 
 
@@ -332,12 +333,11 @@ class LiveFeed(Feed):
         """Recording paused for space (the file holds what came before) or resumed (in a new
         segment): the session's recorded history is one span per stretch that went in."""
         recorder = self.engine.recorder
-        changes = getattr(recorder, "changes", 0)
-        if changes == self._recorder_changes:
+        if not isinstance(recorder, PausingRecorder) or recorder.changes == self._recorder_changes:
             return
-        self._recorder_changes = changes
+        self._recorder_changes = recorder.changes
         paused = self.engine.recording_paused
-        line = getattr(recorder, "last_change", None) or ""
+        line = recorder.last_change or ""
         if paused is not None:
             self.session.recording_ended(self.timeline.newest)      # the refused sample is not in it
             self._notice(line, "warning")
