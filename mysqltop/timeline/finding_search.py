@@ -44,12 +44,15 @@ class FindingSearch:
             return frozenset()
         return frozenset(a.id for a in self.cursor.findings_at(j).advice)
 
+    def readable(self, j: int) -> bool:
+        """Whether sample j is readable: known to the scan, else read."""
+        known = self.scan.readable(j) if self.scan is not None else None
+        return known if known is not None else self.cursor.readable(j)
+
     def _next_readable(self, i: int, direction: int) -> int | None:
-        cur, scan = self.cursor, self.scan
-        j, lo, hi = i + direction, cur.lo, len(cur) - 1
+        j, lo, hi = i + direction, self.cursor.lo, len(self.cursor) - 1
         while lo <= j <= hi:
-            known = scan.readable(j) if scan is not None else None
-            if known if known is not None else cur.readable(j):
+            if self.readable(j):
                 return j
             j += direction
         return None

@@ -135,7 +135,7 @@ class Navigator:
         i = self.cursor.index
         lo, hi = sorted((came_from, i))
         if 1 < hi - lo <= DAMAGE_CHECK:
-            bad = [j for j in range(lo + 1, hi) if not self.cursor.readable(j)]
+            bad = [j for j in range(lo + 1, hi) if not self.search.readable(j)]   # the scan knows, or read
             if bad:
                 self.view.notice(f"{len(bad)} damaged sample{'s' if len(bad) > 1 else ''} "
                                  f"{bad[0]}–{bad[-1]} stepped over", "warning")
