@@ -160,9 +160,9 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
             items: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in map(json.loads, body)}
             kwargs[name] = HostSample(**{k: v for k, v in items.items() if k in _HOST_FIELDS})
         elif kind == "map":
-            kwargs[name] = dict(json.loads(line) for line in body)
+            kwargs[name] = dict(_json_lines(body))
         elif kind == "rows":
-            kwargs[name] = [json.loads(line) for line in body]
+            kwargs[name] = _json_lines(body)
         elif kind == "table":
             kwargs[name] = string_table.decode(body)
         elif kind == "json":
@@ -172,6 +172,17 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
     if kwargs.get("failure") is not None:
         kwargs["failure"] = _failure(kwargs["failure"])
     return RawSample(wall=wall, mono=mono, server=server, variables=variables, **kwargs)
+
+
+def _json_lines(body: list[str]) -> list[Any]:
+    """One JSON value per line, read as one array (a sample holds hundreds of rows: one call,
+    not hundreds); a line holding more than one value is refused as read line by line would."""
+    if not body:
+        return []
+    values = json.loads("[" + ",".join(body) + "]")
+    if len(values) != len(body):
+        return [json.loads(line) for line in body]      # raises on the line that is not one value
+    return values
 
 
 def _failure(value: object) -> Failure:

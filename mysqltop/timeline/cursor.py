@@ -26,7 +26,7 @@ from typing import Iterator, Protocol
 
 from mysqltop.core.derive import derive
 from mysqltop.core.frame import Frame
-from mysqltop.timeline.judge import NOTHING, Judge, Judgement, compose
+from mysqltop.timeline.judge import NOTHING, Judge, Judgement, Judgements, compose
 from mysqltop.core.parsed import ParsedSample, parse_sample
 from mysqltop.core.sample import Failure, RawSample
 from mysqltop.errors import UserError
@@ -62,9 +62,11 @@ class Spacing(Protocol):
 
 class Cursor:
     def __init__(self, store: SampleStore, *, cache: int = CACHE, floor: int = 0, every_s: float = 0.0,
-                 min_span_s: float | None = 0.0, spacing: Spacing | None = None, counters: bool = True) -> None:
-        """`every_s`, `floor`, `min_span_s`: the judge's (timeline/judge.py). `spacing`: a store
-        whose neighbours are more than one poll apart (strided.py). `counters`: derive's."""
+                 min_span_s: float | None = 0.0, spacing: Spacing | None = None,
+                 judgements: Judgements | None = None, counters: bool = True) -> None:
+        """`every_s`, `floor`, `min_span_s`, `judgements`: the judge's (timeline/judge.py).
+        `spacing`: a store whose neighbours are more than one poll apart (strided.py).
+        `counters`: derive's."""
         self.store = store
         self.counters = counters
         self.spacing = spacing
@@ -77,7 +79,7 @@ class Cursor:
         # A timeline opened at --start (report, snapshot --replay, the replay TUI alike) judges only
         # from there: samples before `floor` give rates and charts, not evidence, so a relief window
         # is not judged on the storm before it.
-        self.judge = Judge(self, every_s=every_s, floor=max(0, floor), min_span_s=min_span_s)
+        self.judge = Judge(self, every_s=every_s, floor=max(0, floor), min_span_s=min_span_s, judgements=judgements)
 
     @property
     def floor(self) -> int:

@@ -19,12 +19,14 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Mapping, Protocol
+from typing import Iterable, Mapping, Protocol
 
 from mysqltop.core.advice import HORIZON_S, advise
 from mysqltop.core.frame import Advice, Frame
 
-CACHE = 4096          # judgements kept (a few hundred bytes each)
+# Judgements kept (a few hundred bytes each): two hours at 1 s, what `]` and `[` look through on
+# either side of a moment (finding_scan.py) with the judgements near it.
+CACHE = 8192
 
 
 @dataclass(frozen=True)
@@ -53,15 +55,47 @@ class FrameSeries(Protocol):
     def frame_at_position(self, i: int) -> Frame | None: ...
 
 
+class Judgements:
+    """The findings series of one store by position, the most recently used kept. Two judges of
+    the same store with the same settings give the same findings at a position, so they may share
+    one (a replay's cursor and its finding scan: what the scan judged, the view shows at once)."""
+
+    def __init__(self, size: int = CACHE) -> None:
+        self.size = max(1, size)
+        self._by_position: OrderedDict[int, Judgement] = OrderedDict()
+
+    def get(self, i: int) -> Judgement | None:
+        return self._by_position.get(i)
+
+    def use(self, i: int) -> Judgement | None:
+        """The judgement at i, kept as recently used."""
+        hit = self._by_position.get(i)
+        if hit is not None:
+            self._by_position.move_to_end(i)
+        return hit
+
+    def put(self, i: int, judgement: Judgement) -> None:
+        self._by_position[i] = judgement
+        if len(self._by_position) > self.size:
+            self._by_position.popitem(last=False)
+
+    def drop(self, positions: Iterable[int]) -> None:
+        for k in positions:
+            self._by_position.pop(k, None)
+
+    def drop_from(self, i: int) -> None:
+        self.drop([k for k in self._by_position if k >= i])
+
+
 class Judge:
     def __init__(self, series: FrameSeries, *, every_s: float = 0.0, floor: int = 0,
-                 min_span_s: float | None = 0.0, cache: int = CACHE) -> None:
+                 min_span_s: float | None = 0.0, judgements: Judgements | None = None) -> None:
+        """`judgements`: the series to fill and read (a new one by default)."""
         self.series = series
         self.every_s = every_s
         self.floor = floor
         self.min_span_s = min_span_s
-        self.cache_size = max(1, cache)
-        self._cache: OrderedDict[int, Judgement] = OrderedDict()
+        self.judgements = Judgements() if judgements is None else judgements
         self._last: tuple[int, float, Judgement] | None = None   # the last judgement made: position, time, findings
         self.judged = 0                 # judgements made (not cached ones): for benches and tests
 
@@ -71,25 +105,22 @@ class Judge:
         return None if self.min_span_s is None else max(HORIZON_S, self.min_span_s)
 
     def cached(self, i: int) -> Judgement | None:
-        return self._cache.get(i)
+        return self.judgements.get(i)
 
     def forget_before(self, lo: int, since: int) -> None:
         """Drop the judgements at positions since..lo-1 (their frames are gone)."""
-        for k in range(since, lo):
-            self._cache.pop(k, None)
+        self.judgements.drop(range(since, lo))
 
     def forget_from(self, i: int) -> None:
         """Drop the judgements at and after position i (their frames changed)."""
-        for k in [k for k in self._cache if k >= i]:
-            del self._cache[k]
+        self.judgements.drop_from(i)
         if self._last is not None and self._last[0] >= i:
             self._last = None
 
     def at(self, i: int, variables: Mapping[str, str]) -> Judgement:
         """The findings at position i."""
-        hit = self._cache.get(i)
+        hit = self.judgements.use(i)
         if hit is not None:
-            self._cache.move_to_end(i)
             return hit
         frame = self.series.frame_at_position(i)
         if frame is None or i < self.floor:
@@ -100,7 +131,7 @@ class Judge:
         else:
             findings = self._judge(i, frame, variables)
             self._last = (i, frame.time, findings)
-        self._store(i, findings)
+        self.judgements.put(i, findings)
         return findings
 
     def frames_before(self, i: int, frame: Frame) -> list[Frame]:
@@ -125,8 +156,3 @@ class Judge:
             return Judgement(tuple(advise(self.frames_before(i, frame), variables, self.min_span_s)))
         except Exception as exc:  # noqa: BLE001 — a broken rule must not cost the frame
             return Judgement((), f"{type(exc).__name__}: {exc}"[:300])
-
-    def _store(self, i: int, findings: Judgement) -> None:
-        self._cache[i] = findings
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)

@@ -19,6 +19,7 @@ from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import SPEEDS, step_choice
 from mysqltop.recording.clock_steps import ClockStep
 from mysqltop.timeline.cursor import Cursor
+from mysqltop.timeline.finding_scan import FindingScan
 from mysqltop.timeline.finding_search import FindingSearch
 from mysqltop.timeline.judging import AT_ONCE, Judging
 
@@ -62,7 +63,10 @@ class Place:
 
 class Navigator:
     def __init__(self, cursor: Cursor, view: NavigatorView, *, speed: float = 1.0, playing: bool = False,
-                 bookmarks: tuple[tuple[float, str], ...] = ()) -> None:
+                 bookmarks: tuple[tuple[float, str], ...] = (), scan: bool = False) -> None:
+        """`scan`: judge the findings around the moment shown ahead in idle time (`scan_work`),
+        so `]` and `[` are a lookup: a recording's whole series, not the live session's, which
+        is judged as it comes."""
         self.cursor = cursor
         self.view = view
         self.speed = speed
@@ -70,7 +74,8 @@ class Navigator:
         self.bookmarks = bookmarks
         self.moved_at = 0.0                           # monotonic time a sample was last shown
         self.judging: Judging | None = None           # the findings of the sample shown, worked out in slices
-        self.search = FindingSearch(cursor)
+        self.scan = FindingScan(cursor) if scan else None
+        self.search = FindingSearch(cursor, self.scan)
 
     # -- what is shown ----------------------------------------------------------------------
     def place(self) -> Place:
@@ -116,6 +121,14 @@ class Navigator:
                 self.show()
                 self.moved_at = moved_at        # playback's pacing counts from the move, not this
         return True
+
+    def scan_work(self, budget_s: float) -> bool:
+        """Judge the findings around the moment shown for about `budget_s`, for `]` and `[`
+        (after `work` and anything else the view waits for); False when there is nothing to do."""
+        if self.scan is None:
+            return False
+        self.scan.follow(self.cursor.index)
+        return self.scan.step(budget_s)
 
     def move(self, came_from: int) -> None:
         """Show the cursor's sample; say so when the move stepped over damaged samples."""

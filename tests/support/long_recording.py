@@ -92,3 +92,24 @@ def write_long(path: Path, seconds: int = 3600, source: str = "row-lock-idle-trx
             if k in marks:
                 w.bookmark(raw.wall, marks[k].trigger, marks[k].value, marks[k].note)
     return path
+
+
+def cached_long(seconds: int = 3600, source: str = "row-lock-idle-trx", rebuild: bool = False) -> Path:
+    """write_long's recording, kept in the temporary directory by the hash of what makes it (the
+    benches' hour: built once, ~30 s)."""
+    import hashlib
+    import os
+    import tempfile
+
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha1((GALLERY / f"{source}.mtrec").read_bytes())
+    for name in ("tests/support/long_recording.py", "mysqltop/recording/codec.py", "mysqltop/recording/format.py"):
+        h.update((root / name).read_bytes())
+    h.update(f"{seconds}".encode())
+    path = Path(tempfile.gettempdir()) / f"mysqltop-bench-{source}-{seconds}s-{h.hexdigest()[:12]}.mtrec"
+    if rebuild or not path.exists():
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.unlink(missing_ok=True)
+        write_long(tmp, seconds=seconds, source=source)
+        os.replace(tmp, path)
+    return path

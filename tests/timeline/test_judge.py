@@ -8,7 +8,7 @@ from pathlib import Path
 from mysqltop.core.advice import HORIZON_S
 from mysqltop.timeline.range import Range
 from mysqltop.views.tui.feeds import navigate
-from mysqltop.views.tui.feed_events import Notice
+from mysqltop.views.tui.feed_events import FrameShown, Notice
 from mysqltop.views.tui.position import ViewMode
 
 GALLERY = Path(__file__).resolve().parents[2] / "recordings"
@@ -69,6 +69,45 @@ def test_next_finding_reads_the_findings_series_once() -> None:
         assert c.derives == derived and c.judge.judged <= judged + 1
     finally:
         rng.close()
+
+
+def test_scanned_ahead_the_next_finding_is_a_lookup_shown_with_its_findings() -> None:
+    """A replay's feed scans the findings around the moment shown in its idle time: `]` and `[`
+    then land where judging sample by sample lands, judge nothing more, and the frame landed on
+    comes with its findings at once."""
+    rng, c = open_cursor()
+    ref_rng, ref = open_cursor()
+    try:
+        ref_b = navigate(ref, lambda _e: None, ViewMode.REPLAY)
+        ref.go(ref.lo)
+        ref_b.finding(1)
+        first = ref.index
+        ref_b.finding(1)
+        second = ref.index
+        ref_b.finding(-1)
+        back = ref.index
+
+        events: list = []
+        b = navigate(c, events.append, ViewMode.REPLAY)
+        c.go(c.lo)
+        assert b.scan is not None
+        slices = 0
+        while b.scan_work(0.02):
+            slices += 1
+        assert slices > 1 and b.scan.readable(first) and b.scan.ids(first)
+        judged = c.judge.judged
+        landed = []
+        for direction in (1, 1, -1):
+            events.clear()
+            b.finding(direction)
+            shown = [e for e in events if isinstance(e, FrameShown) and e.position.index == c.index]
+            assert shown and not shown[0].position.judging and shown[0].frame.advice
+            landed.append(c.index)
+        assert landed == [first, second, back] and first > c.lo
+        assert c.judge.judged == judged                 # every finding came from the scan's judgements
+    finally:
+        rng.close()
+        ref_rng.close()
 
 
 def test_a_range_is_judged_from_its_floor() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from mysqltop.timeline.cursor import Cursor
@@ -61,6 +62,46 @@ def test_a_replay_feed_driven_headless() -> None:
         feed.stop()
     last = shown()[-1]
     assert last.frame.time == reader.sample(39).wall and last.trend[-1] is last.frame
+
+
+def test_a_replay_feed_scans_the_findings_in_its_idle_time() -> None:
+    """Left alone, a replay's feed judges the findings around the moment shown; `]` then lands
+    on a finding and posts its frame with the findings, never a frame still being judged."""
+    from mysqltop.recording.reader import RecordingReader
+    from mysqltop.views.tui.feed_commands import NextFinding
+
+    events: list[object] = []
+    got = threading.Condition()
+
+    def post(event: object) -> None:
+        with got:
+            events.append(event)
+            got.notify_all()
+
+    reader = RecordingReader(ROOT / "recordings" / "purge-read-view.mtrec")
+    feed = ReplayFeed(lambda: reader, start=0, playing=False)
+    feed.start(post)
+    try:
+        deadline = time.monotonic() + 300          # nothing is posted while it scans: look
+        while feed.navigator is None or feed.navigator.scan is None or not feed.navigator.scan.done_around(0):
+            assert time.monotonic() < deadline, "the scan did not finish"
+            time.sleep(0.1)
+        nav = feed.navigator
+        assert nav.scan is not None
+        assert nav.scan.cursor.judge.judged > 100         # the recording's samples, judged ahead
+        judged = nav.cursor.judge.judged
+        with got:
+            events.clear()
+        feed.send(NextFinding(1))
+        with got:
+            assert got.wait_for(lambda: any(isinstance(e, FrameShown) and e.position.index != 0 for e in events),
+                                timeout=30)
+            landed = [e for e in events if isinstance(e, FrameShown) and e.position.index != 0]
+        assert not landed[0].position.judging and {a.id for a in landed[0].frame.advice}
+        assert nav.cursor.judge.judged == judged           # the findings came from the scan
+    finally:
+        feed.stop()
+        reader.close()
 
 
 def test_a_navigator_over_the_live_ring_finds_where_findings_start() -> None:

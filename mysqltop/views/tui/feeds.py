@@ -80,9 +80,10 @@ class Posting:
 def navigate(cursor: Cursor, post: Post, mode: ViewMode, *, describe: Callable[[Position], Position] | None = None,
              deadlocks: Callable[[int], DeadlocksAt | None] = lambda i: None, speed: float = 1.0,
              playing: bool = False, bookmarks: tuple[tuple[float, str], ...] = ()) -> Navigator:
-    """A navigator over `cursor` whose view posts FeedEvents."""
+    """A navigator over `cursor` whose view posts FeedEvents; a replay's scans its findings ahead."""
     view = Posting(post, mode, describe, deadlocks)
-    view.navigator = navigator = Navigator(cursor, view, speed=speed, playing=playing, bookmarks=bookmarks)
+    view.navigator = navigator = Navigator(cursor, view, speed=speed, playing=playing, bookmarks=bookmarks,
+                                           scan=mode is ViewMode.REPLAY)
     return navigator
 
 

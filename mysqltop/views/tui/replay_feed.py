@@ -98,8 +98,10 @@ class ReplayFeed(Feed):
         r, b = self.reading, self.navigator
         if b is not None and b.work(budget_s):      # the findings on screen come first
             return True
-        if r is None or b is None or not r.pending:
+        if r is None or b is None:
             return False
+        if not r.pending:
+            return b.scan_work(budget_s)            # `]` and `[` a lookup
         shown = b.cursor.index
         reached = r.next > shown
         r.step(budget_s)
