@@ -9,10 +9,11 @@ what every full garbage collection walks, for 20 servers ~1.5 M objects, and not
 
 So this store keeps, like SampleTail, every sample's time (the judge's spans and the window are
 in seconds), and the raw samples a frame can still be derived from: the newest few, the newest
-good ones (a frame's rates come from the good sample before it, however long an outage lasted),
-and the newest two with InnoDB mutex rows (a mutex read at a slower cadence diffs against them). An older sample reads
-as let go (`sample` raises UserError): the cursor then shows its frame as a gap, which it never
-needs to, since the cursor caches every frame of the window (timeline/polled.set_interval).
+two good ones (a frame's rates come from the good sample before it, however long an outage
+lasted) and the newest two with InnoDB mutex rows (a mutex read at a slower cadence diffs against
+them). An older sample reads as let go (`sample` raises UserError): the cursor would show its
+frame as a gap, which it never has to, since it caches every frame of the window
+(PolledTimeline.set_interval sizes its cache to the window at the polling interval).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
 from mysqltop.timeline.sample_tail import MAX_SAMPLES
 
-RECENT = 4       # raw samples kept whole, newest first (a frame reads its own and the one before)
+RECENT = 4       # the newest raw samples kept whole (a frame reads its own and the one before)
 
 
 class ThinTail:
