@@ -35,7 +35,7 @@ import functools
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Protocol, runtime_checkable
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.sample import RawSample
@@ -53,6 +53,20 @@ class Timeline(Protocol):
 class Recorder(Protocol):
     def append(self, raw: RawSample, frame: Frame) -> None: ...
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class PausingRecorder(Recorder, Protocol):
+    """A recorder that waits out a full disk (recording/pausing.py, or one writing through it):
+    why it is paused (a RecordingStopped) or None, how many times it paused or resumed, and the
+    line that said the last of them."""
+
+    @property
+    def paused(self) -> object | None: ...
+    @property
+    def changes(self) -> int: ...
+    @property
+    def last_change(self) -> str | None: ...
 
 
 @dataclass
@@ -144,18 +158,23 @@ class Engine:
     @property
     def recording_paused(self) -> RecordingStopped | None:
         """Why recording is paused (a recorder that waits out a full disk), else None."""
-        paused = getattr(self.recorder, "paused", None)
+        recorder = self.recorder
+        paused = recorder.paused if isinstance(recorder, PausingRecorder) else None
         return paused if isinstance(paused, RecordingStopped) else None
 
     def _record(self, raw: RawSample, frame: Frame) -> str | None:
         if self.recorder is None:
             return None
         try:
-            changes = getattr(self.recorder, "changes", 0)
-            self.recorder.append(raw, frame)
-            if getattr(self.recorder, "changes", 0) == changes:
+            recorder = self.recorder
+            if not isinstance(recorder, PausingRecorder):
+                recorder.append(raw, frame)
                 return None
-            line = getattr(self.recorder, "last_change", None)     # paused, or resumed
+            changes = recorder.changes
+            recorder.append(raw, frame)
+            if recorder.changes == changes:
+                return None
+            line = recorder.last_change                       # paused, or resumed
             if line and self.on_message:
                 self.on_message(line)
             return line

@@ -122,3 +122,64 @@ def test_status_text_sent_as_bytes_decodes_without_moving_lines() -> None:
     assert text.split("\n") == ["---TRANSACTION 5, ACTIVE 3 sec", "SELECT /* caf\ufffd */ 1",
                                  "Trx read view will not see trx"]
     assert status_text("plain") == "plain"
+
+
+def test_latch_summary_read_stops_after_the_latch_classes_once_their_order_is_seen() -> None:
+    """The server aggregates every row of the latch summary whatever the WHERE says: after a whole
+    read, the poll reads the latch classes and the row after them; the rows kept are the ones the
+    WHERE kept (latches that waited)."""
+    whole = [("wait/synch/mutex/a", 5, 50), ("wait/synch/mutex/b", 0, 0), ("wait/synch/rwlock/c", 3, 30),
+             ("wait/synch/sxlock/d", 1, 10), ("wait/synch/cond/e", 9, 90), ("wait/io/file/f", 4, 40), ("idle", 2, 2)]
+    kept = [whole[0], whole[2], whole[3]]
+    for flavor, version, short in (("mariadb", (10, 11, 6), " WHERE COUNT_STAR > 0 OR "), ("mysql", (8, 0, 36), " LIMIT 5")):
+        plan = StatementPlan(caps(flavor=flavor, version=version))
+
+        def ps_sql() -> str:
+            return dict(plan.statements(0.0))["ps_waits"]
+
+        assert "LIMIT" not in ps_sql() and "WHERE" not in ps_sql()
+        assert plan.latches.rows(whole) == kept                   # waited, no cond, no io
+        assert short in ps_sql()
+        if flavor == "mariadb":                                   # 4 latch classes and one more examined
+            assert ps_sql().endswith(" LIMIT ROWS EXAMINED 5")
+            assert plan.latches.rows([*kept, whole[4]]) == kept    # what the WHERE sends
+        assert plan.latches.rows(whole[:5]) == kept
+        # a class registered since (a plugin installed) pushes a latch into the last row: cut short
+        grown = [whole[0], ("wait/synch/mutex/new", 7, 70), *whole[1:4]]
+        assert plan.latches.rows(grown) is None
+        assert "LIMIT" not in ps_sql()                            # read whole again
+        assert plan.latches.rows([*grown, *whole[4:]]) == [grown[0], grown[1], grown[3], grown[4]]
+        assert ps_sql().endswith(" 6")
+        assert plan.latches.rows(whole[:5]) == kept
+        assert plan.latches.rows(whole[:3]) is None               # no row after the latches: cut short too
+
+
+def test_latch_summary_read_whole_when_its_order_is_not_the_expected_one() -> None:
+    plan = StatementPlan(caps())
+    rows = [("wait/synch/cond/e", 9, 90), ("wait/synch/mutex/a", 5, 50), ("wait/io/file/f", 4, 40)]
+    assert plan.latches.rows(rows) == [rows[1]]
+    assert "LIMIT" not in dict(plan.statements(0.0))["ps_waits"]
+    assert plan.latches.rows(rows[1:2]) == [rows[1]]                 # only latches: no end seen
+    assert "LIMIT" not in dict(plan.statements(0.0))["ps_waits"]
+    assert plan.latches.rows(rows[1:]) == [rows[1]]                  # no cond class after them
+    assert "LIMIT" not in dict(plan.statements(0.0))["ps_waits"]
+
+
+def test_a_short_latch_read_cut_short_twice_in_a_row_is_not_tried_again() -> None:
+    plan = StatementPlan(caps())
+    whole = [("wait/synch/mutex/a", 5, 50), ("wait/synch/cond/e", 9, 90)]
+    assert plan.latches.rows(whole) == whole[:1]
+    assert plan.latches.rows(whole[:1]) is None                      # first short read: cut short
+    assert plan.latches.rows(whole) == whole[:1]                     # whole again
+    assert plan.latches.rows(whole[:1]) is None                      # and again: no more short reads
+    assert plan.latches.rows(whole) == whole[:1]
+    assert "LIMIT" not in dict(plan.statements(0.0))["ps_waits"]
+    other = StatementPlan(caps())
+    assert other.latches.rows(whole) == whole[:1]
+    assert other.latches.rows(whole[:1]) is None                     # cut short once (a plugin installed),
+    assert other.latches.rows(whole) == whole[:1]
+    assert other.latches.rows(whole) == whole[:1]                    # then whole again: short reads go on
+    assert other.latches.rows(whole[:1]) is None
+    assert "LIMIT" not in dict(other.statements(0.0))["ps_waits"]
+    assert other.latches.rows(whole) == whole[:1]
+    assert "LIMIT" in dict(other.statements(0.0))["ps_waits"]

@@ -18,7 +18,9 @@ CADENCE = {
                 f"{ps.MUTEX_RETRY_S:g} s; never on MariaDB 10.6+",
     ps.K_PS: (f"every {ps.PS_SUMMARY_EVERY_S:g} s" if ps.PS_SUMMARY_EVERY_S > 0 else "every poll")
              + f" (slower while a read costs over {ps.PS_DUTY:.0%} of the time); the polls between carry its "
-             "last two reads",
+             "last two reads. Whole at first; from then on only up to the first cond class after the latch classes "
+             "(MariaDB: LIMIT ROWS EXAMINED their count + 1, the rows that waited sent; others: LIMIT), whole "
+             "again when that row is a latch (a class registered since)",
     ps.K_GSTATUS: f"every poll while it costs under {ps.COSTLY_S * 1000:g} ms, else after two reads every "
                   f"took / {ps.PACED_DUTY:.0%} (its rates over its last two reads)",
     ps.K_METRICS: f"every poll while a counter it asks for is enabled, else every {ps.METRICS_RETRY_S:g} s "

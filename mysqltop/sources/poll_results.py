@@ -91,11 +91,12 @@ def sample(plan: StatementPlan, wall: float, mono: float, server: ServerIdentity
     if K_METRICS in v:
         plan.saw_metrics(v[K_METRICS])
     latches: dict[str, Any] = {}
-    if K_PS in v:
+    latch = plan.latches.rows(v[K_PS]) if K_PS in v else None
+    if latch is not None:
         took = p.timings_ms.get(K_PS)
-        latches = plan.latch_summary(ps_rows(v[K_PS]), took / 1000.0 if took is not None else None, wall)
-    elif plan.ps_slowed:
-        latches = plan.latch_summary(None, None, wall)       # not due: its last reads, carried
+        latches = plan.latch_summary(ps_rows(latch), took / 1000.0 if took is not None else None, wall)
+    elif plan.ps_slowed or K_PS in v:
+        latches = plan.latch_summary(None, None, wall)       # not due, or cut short: its last reads, carried
 
     digests = None
     if K_DIGESTS in p.values:

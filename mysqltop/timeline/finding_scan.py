@@ -65,9 +65,10 @@ class FindingScan:
         self._planned_at = i
         lo, hi = max(self.view.lo, self.view.floor), len(self.view) - 1
         self._todo = [r for r in ([i, min(hi, i + self.reach)], [max(lo, i - self.reach), i - 1]) if r[0] <= r[1]]
-        # the scan's frames: the longest span a judgement reads (more at short intervals), twice
-        span = i - self.cursor.span_start(i) + 1 if lo <= i <= hi else 0
-        self.cursor.cache_size = max(64, 2 * span + 16)
+        # the scan's frames: the longest span a judgement reads, twice (more at short intervals;
+        # at the start of a recording the span is short, a little later it is whole)
+        spans = [k - self.cursor.span_start(k) + 1 for k in (i, min(hi, i + self.reach)) if lo <= k <= hi]
+        self.cursor.cache_size = max(64, 2 * max(spans, default=0) + 16)
 
     def step(self, budget_s: float) -> bool:
         """Scan for about `budget_s` (one sample at least); False when there was nothing to do."""

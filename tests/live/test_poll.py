@@ -430,3 +430,21 @@ def test_lock_and_transaction_reads_only_when_one_waits_or_is_old(source: MySQLS
                 c.execute("ROLLBACK")
         for conn in conns:
             conn.close()
+
+
+def test_the_latch_summary_read_short_keeps_what_the_filtered_read_keeps(source: MySQLSource, mariadb) -> None:
+    """After its first whole read the poll reads the latch summary up to the first row after the
+    latch classes (LIMIT): the same rows as the WHERE it replaced, between one read before the
+    poll and one after it (counts only grow)."""
+    where = ("SELECT EVENT_NAME FROM performance_schema.events_waits_summary_global_by_event_name WHERE EVENT_NAME "
+             "LIKE 'wait/synch/%' AND EVENT_NAME NOT LIKE 'wait/synch/cond/%' AND COUNT_STAR > 0")
+    source.read()
+    plan = source.plan
+    assert plan is not None and plan.latches.classes
+    before = {str(n) for (n,) in mariadb.query(where)}
+    raw = source.read()
+    after = {str(n) for (n,) in mariadb.query(where)}
+    assert "LIMIT" in dict(plan.statements(time.monotonic()))["ps_waits"]
+    got = {r[0] for r in raw.ps_waits or ()}
+    assert before <= got <= after and len(got) > 10
+    assert all(int(r[1]) > 0 for r in raw.ps_waits or ())

@@ -88,6 +88,20 @@ def test_sample_text_round_trip_keeps_types() -> None:
             assert isinstance(back.host.loadavg, tuple)   # type: ignore[union-attr]
 
 
+def test_a_rows_line_holding_two_values_is_refused() -> None:
+    """A sample's rows are read in one go; a line that is not exactly one value is still refused,
+    as reading line by line would."""
+    import pytest
+
+    raw = next(iter(series(3, fail_at=None)))
+    lines = sample_text(raw).split("\n")
+    at = lines.index(f"@ps_waits rows {len(raw.ps_waits or [])}")
+    lines[at + 1] = lines[at + 1] + "," + lines[at + 2]       # two values on one line, one line short
+    lines[at + 2] = "1"
+    with pytest.raises(ValueError):
+        parse_sample_text("\n".join(lines), raw.wall, raw.mono, raw.server, raw.variables)
+
+
 def test_writer_reader_round_trip_mode_and_meta(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "r.mtrec"
     samples = series(75, fail_at=40)

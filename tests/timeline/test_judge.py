@@ -95,6 +95,7 @@ def test_scanned_ahead_the_next_finding_is_a_lookup_shown_with_its_findings() ->
         while b.scan_work(0.02):
             slices += 1
         assert slices > 1 and b.scan.readable(first) and b.scan.ids(first)
+        assert b.scan.cursor.derives <= len(c) - c.lo + 2         # each sample derived once
         judged = c.judge.judged
         landed = []
         for direction in (1, 1, -1):

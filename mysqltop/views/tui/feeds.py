@@ -36,7 +36,7 @@ from typing import Callable
 
 from mysqltop.core.frame import Frame
 from mysqltop.core.pacing import FIRST_GAP
-from mysqltop.engine import Engine, Recorder
+from mysqltop.engine import Engine, PausingRecorder, Recorder
 from mysqltop.timeline.cursor import Cursor
 from mysqltop.timeline.deadlock_history import DeadlockHistory, DeadlocksAt
 from mysqltop.timeline.navigator import TREND, Navigator
@@ -333,12 +333,11 @@ class LiveFeed(Feed):
         """Recording paused for space (the file holds what came before) or resumed (in a new
         segment): the session's recorded history is one span per stretch that went in."""
         recorder = self.engine.recorder
-        changes = getattr(recorder, "changes", 0)
-        if changes == self._recorder_changes:
+        if not isinstance(recorder, PausingRecorder) or recorder.changes == self._recorder_changes:
             return
-        self._recorder_changes = changes
+        self._recorder_changes = recorder.changes
         paused = self.engine.recording_paused
-        line = getattr(recorder, "last_change", None) or ""
+        line = recorder.last_change or ""
         if paused is not None:
             self.session.recording_ended(self.timeline.newest)      # the refused sample is not in it
             self._notice(line, "warning")
