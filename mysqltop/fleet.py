@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from mysqltop.core import wait_load
+from mysqltop.core.advice import HORIZON_S
 from mysqltop.core.fleet_rank import LatchTotal, hottest_latch, latch_totals, worst_finding
 from mysqltop.core.frame import Advice, Frame
 from mysqltop.timeline.polled import PolledTimeline
+from mysqltop.timeline.thin_tail import ThinTail
 from mysqltop.engine import Engine
 from mysqltop.sources.fleet_sources import Member, recording_file_name
 
@@ -128,8 +130,12 @@ class FleetPoller:
                  record_dir: str | None = None,
                  open_recorder: Callable[[str], Any] | None = None,
                  on_frame: Callable[[str, Frame], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, latch_counters: bool = True) -> None:
+        """`latch_counters=False`: frames without the per-latch counters only an exporter reads
+        (the overview and its drill-down never show them; working them out was a sixth of a
+        poll's derive, and holding them for the judge's five minutes a third of the heap)."""
         self.interval = interval
+        self.latch_counters = latch_counters
         self.on_frame = on_frame
         self._clock = clock
         self._lock = threading.Lock()
@@ -146,7 +152,11 @@ class FleetPoller:
                 recorder = self._open_recorder(path)
             except Exception as exc:  # noqa: BLE001 - this server is watched unrecorded; the row says why
                 path, error = None, f"cannot record: {getattr(exc, 'message', exc)}"
-        engine = Engine(m.source, PolledTimeline(advice_every_s=ADVICE_EVERY_S), recorder)
+        # The judge's five minutes of times, but raw samples only while a frame still derives
+        # from them (timeline/thin_tail.py): the fleet never steps back.
+        timeline = PolledTimeline(ThinTail(HORIZON_S + 1.0), advice_every_s=ADVICE_EVERY_S,
+                                  counters=self.latch_counters)
+        engine = Engine(m.source, timeline, recorder)
         return _Slot(m, engine, ServerState(name=m.name, started=self._clock(), open_error=m.error,
                                             recording=path, recording_error=error))
 
@@ -207,7 +217,7 @@ class FleetPoller:
         totals = latch_totals(frame.hotspots) if fresh else None      # outside the lock: views wait on it
         with self._lock:
             st = slot.state
-            if fresh and slot.trend:
+            if fresh and slot.trend and self.latch_counters:
                 # Only the newest frame's latch counters are read (the exporter); the trend's older
                 # frames drop theirs: ~100 per frame × 120 frames × every server adds up.
                 for k in [k for k, old in enumerate(slot.trend) if old.latch_counters]:

@@ -134,7 +134,8 @@ def _run_fleet(args: argparse.Namespace, flags: FleetFlags, hosts: list[Host]) -
     from mysqltop.views.tui.fleet_app import FleetApp
 
     poller = FleetPoller(members, fleet.interval, record_dir=directory,
-                         open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=fleet.interval)))
+                         open_recorder=lambda path: PausingWriter(lambda: RecordingWriter(path, interval=fleet.interval)),
+                         latch_counters=False)          # the overview exports nothing
     notes = tuple(f"{m.name}: {note}" for m in members for note in m.notes)
     notes += tuple(f"{m.name}: {m.error} (retrying)" for m in members if m.error)
     notes += tuple(f"{s.name}: {s.recording_error}" for s in poller.states() if s.recording_error)

@@ -77,14 +77,15 @@ ENABLE_PS_HINT = (f"{ENABLE_SQL}; on MariaDB latches created at startup are only
 
 
 def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
-           polls: int = 1, prev_mutex: ParsedSample | None = None) -> Frame:
+           polls: int = 1, prev_mutex: ParsedSample | None = None, *, counters: bool = True) -> Frame:
     """`prev`: the previous good sample (server rates); `prev_host`: the previous sample with host
     counters, good or not (host rates keep their own clock while the server does not answer).
     Without `prev_host`, host rates use `prev`. `polls`: how many polls lie between prev and cur
     (a report over every k-th sample: counters are cumulative, so the rates are the exact
     averages over the span; only the monitor's own statements need counting k times).
     `prev_mutex`: the last earlier sample with SHOW ENGINE INNODB MUTEX rows, for a sample that has
-    them when `prev` has not (an import's two mutex snapshots): its latch waits over that span."""
+    them when `prev` has not (an import's two mutex snapshots): its latch waits over that span.
+    `counters=False`: no `latch_counters` (a consumer that never exports them: the fleet overview)."""
     raw = cur.raw
     host_prev = prev_host if prev_host is not None else (prev.raw if prev is not None else None)
     admin = raw.server.monitor_connection_admin
@@ -133,7 +134,7 @@ def derive(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | 
     frame.host = _host(host_prev, raw)
     frame.hotspots = _hotspots(prev, cur, server_dt, frame, prev_mutex)
     frame.counters = _counters(cur)
-    frame.latch_counters = latch_counters(cur)
+    frame.latch_counters = latch_counters(cur) if counters else []
     frame.deadlock = cur.innodb.deadlock if cur.innodb is not None else None
     frame.digests = top_sql.rates(raw.digests)
     made = frame.made()

@@ -37,14 +37,18 @@ def _add(a: float | None, b: float | None) -> float | None:
 
 def latch_totals(hotspots: list[Hotspot]) -> list[LatchTotal]:
     """Hotspots merged by (name, source), hottest first."""
-    merged: dict[tuple[str, str], LatchTotal] = {}
+    # summed as plain lists, each LatchTotal made once (every poll of every server comes here)
+    merged: dict[tuple[str, str], list[float | None]] = {}
     for h in hotspots:
-        key = (h.name, h.source)
-        t = merged.get(key) or LatchTotal(h.name, h.source)
-        merged[key] = LatchTotal(h.name, h.source, _add(t.waits_per_s, h.waits_per_s),
-                                 _add(t.wait_ms_per_s, h.wait_ms_per_s),
-                                 _add(t.waiting_threads, h.waiting_threads))
-    return sorted(merged.values(), key=lambda t: t.heat, reverse=True)
+        sums = merged.get((h.name, h.source))
+        if sums is None:
+            merged[(h.name, h.source)] = [h.waits_per_s, h.wait_ms_per_s, h.waiting_threads]
+        else:
+            sums[0] = _add(sums[0], h.waits_per_s)
+            sums[1] = _add(sums[1], h.wait_ms_per_s)
+            sums[2] = _add(sums[2], h.waiting_threads)
+    totals = [LatchTotal(name, source, *sums) for (name, source), sums in merged.items()]
+    return sorted(totals, key=lambda t: t.heat, reverse=True)
 
 
 def hottest_latch(frame: Frame | None, totals: list[LatchTotal] | None = None) -> LatchTotal | None:

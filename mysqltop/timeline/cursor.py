@@ -63,10 +63,12 @@ class Spacing(Protocol):
 class Cursor:
     def __init__(self, store: SampleStore, *, cache: int = CACHE, floor: int = 0, every_s: float = 0.0,
                  min_span_s: float | None = 0.0, spacing: Spacing | None = None,
-                 judgements: Judgements | None = None) -> None:
+                 judgements: Judgements | None = None, counters: bool = True) -> None:
         """`every_s`, `floor`, `min_span_s`, `judgements`: the judge's (timeline/judge.py).
-        `spacing`: a store whose neighbours are more than one poll apart (strided.py)."""
+        `spacing`: a store whose neighbours are more than one poll apart (strided.py).
+        `counters`: derive's."""
         self.store = store
+        self.counters = counters
         self.spacing = spacing
         self.cache_size = max(1, cache)
         self.index = 0
@@ -279,7 +281,7 @@ class Cursor:
             cur = self._parse(i, raw)
             prev_mutex = self._mutex_before(i) if cur.mutex and (prev is None or prev.mutex is None) else None
             polls = self.spacing.polls(j, i) if self.spacing is not None and j is not None else 1
-            frame = derive_guarded(prev, cur, prev_host, polls, prev_mutex)
+            frame = derive_guarded(prev, cur, prev_host, polls, prev_mutex, counters=self.counters)
         self._derived[i] = frame
         if len(self._derived) > self.cache_size:
             self._derived.popitem(last=False)
@@ -360,11 +362,11 @@ class Cursor:
 
 
 def derive_guarded(prev: ParsedSample | None, cur: ParsedSample, prev_host: RawSample | None = None,
-                   polls: int = 1, prev_mutex: ParsedSample | None = None) -> Frame:
+                   polls: int = 1, prev_mutex: ParsedSample | None = None, *, counters: bool = True) -> Frame:
     """derive(), and a stale frame saying why when it fails: a derive bug on odd input costs that
     frame, never a live session or a replay."""
     try:
-        return derive(prev, cur, prev_host, polls, prev_mutex)
+        return derive(prev, cur, prev_host, polls, prev_mutex, counters=counters)
     except Exception as exc:  # noqa: BLE001 — see above
         return Frame(time=cur.raw.wall, stale=True, errors={"derive": f"{type(exc).__name__}: {exc}"[:300]},
                      failure=Failure.OTHER.value)

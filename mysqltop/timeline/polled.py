@@ -37,14 +37,15 @@ class GrowingStore(SampleStore, Protocol):
 
 class PolledTimeline:
     def __init__(self, store: GrowingStore | None = None, *, advice_every_s: float = 0.0,
-                 min_span_s: float | None = 0.0) -> None:
+                 min_span_s: float | None = 0.0, counters: bool = True) -> None:
         """`advice_every_s`: judge again only when this much sample time has passed, the frames
         in between carrying the last judgement (a fleet of many servers). `min_span_s`: every rule
-        judges at least this span (timeline/judge.py)."""
+        judges at least this span (timeline/judge.py). `counters=False`: frames without
+        `latch_counters` (core/derive.py)."""
         span = None if min_span_s is None else max(HORIZON_S, min_span_s)
         self.store: GrowingStore = store if store is not None else SampleTail(
             None if span is None else span + 1.0)
-        self.cursor = Cursor(self.store, every_s=advice_every_s, min_span_s=min_span_s)
+        self.cursor = Cursor(self.store, every_s=advice_every_s, min_span_s=min_span_s, counters=counters)
         self.following = True
         self._forgotten = self.store.first
 
