@@ -251,6 +251,9 @@ class _FrameFamily:
     threads: float | None
     kind: str | None                   # what the best source measures; None when nothing matched
     sources: frozenset[str]            # sources with a rate this frame (SEMAPHORES has none)
+    # per source, each hotspot's (name, share, waits in the interval, wait ms in the interval):
+    # what a window adds up, worked out once per frame rather than once per window holding it
+    adds: tuple[tuple[str, tuple[tuple[str, float, float | None, float | None], ...]], ...] = ()
 
 
 def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
@@ -269,9 +272,14 @@ def _frame_family(f: Frame, family: LatchFamily) -> _FrameFamily:
     if best:
         kind = ("waiting threads" if best[0].source == "semaphores"
                 else "wait time" if wait_ms is not None else "waits")
+    dt = f.elapsed or 0.0
+    adds = tuple((src, tuple((h.name, h.share or 0.0, None if h.waits_per_s is None else h.waits_per_s * dt,
+                              None if h.wait_ms_per_s is None else h.wait_ms_per_s * dt) for h in hs))
+                 for src, hs in by_source.items())
     hit = memo[key] = _FrameFamily(
         by_source, min(sum(h.share or 0.0 for h in best), 1.0), _total(h.waits_per_s for h in best), wait_ms,
-        _total(h.waiting_threads for h in best), kind, frozenset(h.source for h in f.hotspots) - {"semaphores"})
+        _total(h.waiting_threads for h in best), kind, frozenset(h.source for h in f.hotspots) - {"semaphores"},
+        adds)
     return hit
 
 
@@ -280,21 +288,22 @@ def _latch_stats(frames: Iterable[Frame], family: LatchFamily) -> LatchStats:
     measures: dict[str, int] = {}
     by_source_members: dict[str, dict[str, Member]] = {}
     source_seconds: dict[str, float] = {}
+    names = st.names
     for f in frames:
         dt = f.elapsed or 0.0
         ff = _frame_family(f, family)
-        for src, hs in ff.by_source.items():
+        for src, rows in ff.adds:
             members = by_source_members.setdefault(src, {})
-            for h in hs:
-                st.names[h.name] = st.names.get(h.name, 0.0) + (h.share or 0.0)
-                m = members.get(h.name)
+            for name, share, waits, wait_ms in rows:
+                names[name] = names.get(name, 0.0) + share
+                m = members.get(name)
                 if m is None:
-                    m = members[h.name] = Member()
-                m.share_sum += h.share or 0.0
-                if h.waits_per_s is not None:
-                    m.waits += h.waits_per_s * dt
-                if h.wait_ms_per_s is not None:
-                    m.wait_ms += h.wait_ms_per_s * dt
+                    m = members[name] = Member()
+                m.share_sum += share
+                if waits is not None:
+                    m.waits += waits
+                if wait_ms is not None:
+                    m.wait_ms += wait_ms
                     m.timed = True
         # a rate covers the whole interval for every latch of its source, whether it waited or not
         for src in ff.sources:
