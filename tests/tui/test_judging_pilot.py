@@ -50,8 +50,9 @@ async def test_goto_shows_the_frame_then_its_findings_and_keys_stay_live() -> No
         await pilot.press("g", *clock, "enter")
         await wait_for(pilot, lambda: app.frame is not None and abs(app.frame.time - t) < 1.0, timeout=30)
         at_t = [(judging, ids) for ft, judging, ids in frames.seen if abs(ft - t) < 1.0]
-        # the moment first, saying its findings are on their way; they follow in the same place
-        assert at_t[0] == (True, ())
+        # the moment first, saying its findings are on their way; they follow in the same place.
+        # Unless the feed's idle scan judged it already: then it comes with them, as report says
+        assert at_t[0] in ((True, ()), (False, report_ids(t)))
         await wait_for(pilot, lambda: not app.position.judging, timeout=30)
         text = screen_text(app)
         assert JUDGING not in text and "row lock" in text.lower()
