@@ -18,12 +18,16 @@ MAX_SAMPLES = 14_400     # an hour at the fastest interval (0.25 s)
 
 
 class SampleTail:
+    """The window's times and indexes, and (here) every raw sample in it; a subclass keeps fewer
+    raw samples by overriding `sample` and `_hold`/`_let_go` (thin_tail.ThinTail)."""
+
     def __init__(self, seconds: float | None, capacity: int = MAX_SAMPLES) -> None:
         """`seconds`: how much is kept back from the newest (None: all, up to `capacity`)."""
         self.seconds = seconds
         self.capacity = max(2, capacity)
         self._samples: deque[RawSample] = deque()
         self._walls: deque[float] = deque()
+        self._monos: deque[float] = deque()
         self._first = 0
 
     @property
@@ -31,7 +35,7 @@ class SampleTail:
         return self._first
 
     def __len__(self) -> int:
-        return self._first + len(self._samples)
+        return self._first + len(self._walls)
 
     def sample(self, i: int) -> RawSample:
         k = i - self._first
@@ -49,13 +53,24 @@ class SampleTail:
 
     def append(self, raw: RawSample) -> int:
         """Hold `raw` (the oldest let go past `seconds` or `capacity`); its index."""
-        self._samples.append(raw)
+        i = len(self)
+        self._hold(i, raw)
         self._walls.append(raw.wall)
+        self._monos.append(raw.mono)
         newest = raw.mono
-        while len(self._samples) > 1 and (
-                len(self._samples) > self.capacity
-                or (self.seconds is not None and self._samples[0].mono < newest - self.seconds)):
-            self._samples.popleft()
+        while len(self._walls) > 1 and (
+                len(self._walls) > self.capacity
+                or (self.seconds is not None and self._monos[0] < newest - self.seconds)):
+            self._monos.popleft()
             self._walls.popleft()
             self._first += 1
-        return len(self) - 1
+        self._let_go()
+        return i
+
+    def _hold(self, i: int, raw: RawSample) -> None:
+        self._samples.append(raw)
+
+    def _let_go(self) -> None:
+        """Drop the raw samples before `first`."""
+        while len(self._samples) > len(self._walls):
+            self._samples.popleft()

@@ -18,36 +18,24 @@ frame as a gap, which it never has to, since it caches every frame of the window
 
 from __future__ import annotations
 
-import bisect
 from collections import deque
 
 from mysqltop.core.sample import RawSample
 from mysqltop.errors import UserError
-from mysqltop.timeline.sample_tail import MAX_SAMPLES
+from mysqltop.timeline.sample_tail import MAX_SAMPLES, SampleTail
 
 RECENT = 4       # the newest raw samples kept whole (a frame reads its own and the one before)
 
 
-class ThinTail:
+class ThinTail(SampleTail):
     def __init__(self, seconds: float | None, capacity: int = MAX_SAMPLES, recent: int = RECENT) -> None:
         """`seconds`: how much is kept back from the newest (None: all, up to `capacity`)."""
-        self.seconds = seconds
-        self.capacity = max(2, capacity)
+        super().__init__(seconds, capacity)
         self._recent: deque[RawSample] = deque(maxlen=max(2, recent))
-        self._monos: deque[float] = deque()
-        self._walls: deque[float] = deque()
-        self._first = 0
         # The newest two samples without an error, and with SHOW ENGINE INNODB MUTEX rows: the
         # newest is the frame being derived, the one before gives its rates.
         self._good: deque[tuple[int, RawSample]] = deque(maxlen=2)
         self._mutex: deque[tuple[int, RawSample]] = deque(maxlen=2)
-
-    @property
-    def first(self) -> int:
-        return self._first
-
-    def __len__(self) -> int:
-        return self._first + len(self._walls)
 
     def sample(self, i: int) -> RawSample:
         n = len(self)
@@ -61,32 +49,14 @@ class ThinTail:
                 return raw
         raise UserError(f"sample {i} was let go once its frame was derived")
 
-    def time_or_none(self, i: int) -> float | None:
-        k = i - self._first
-        return self._walls[k] if 0 <= k < len(self._walls) else None
-
-    def index_at(self, t: float) -> int:
-        """The last sample at or before t (the first held when t is earlier)."""
-        return self._first + max(0, bisect.bisect_right(self._walls, t) - 1)
-
-    def append(self, raw: RawSample) -> int:
-        """Hold `raw` (the oldest let go past `seconds` or `capacity`); its index."""
-        i = len(self)
+    def _hold(self, i: int, raw: RawSample) -> None:
         self._recent.append(raw)
-        self._walls.append(raw.wall)
-        self._monos.append(raw.mono)
         if raw.error is None:
             self._good.append((i, raw))
             if raw.innodb_mutex:
                 self._mutex.append((i, raw))
-        newest = raw.mono
-        while len(self._walls) > 1 and (
-                len(self._walls) > self.capacity
-                or (self.seconds is not None and self._monos[0] < newest - self.seconds)):
-            self._monos.popleft()
-            self._walls.popleft()
-            self._first += 1
+
+    def _let_go(self) -> None:
         for kept in (self._good, self._mutex):
             while kept and kept[0][0] < self._first:
                 kept.popleft()
-        return i
