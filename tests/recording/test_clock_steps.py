@@ -101,12 +101,18 @@ def test_g_to_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: 
             assert notes() == [], i
 
 
-def test_a_report_window_by_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def stepped_back_30s_at_60(tmp_path):  # type: ignore[no-untyped-def]
+    """90 samples whose recorder's clock stepped back 30 s at sample 60, written; (samples, path)."""
     samples = [dataclasses.replace(s, wall=s.wall - (30.0 if i >= 60 else 0.0)) for i, s in enumerate(series(90))]
-    path = tmp_path / "w.mtrec"
+    path = tmp_path / "stepped.mtrec"
     with RecordingWriter(path, interval=1.0) as w:
         for s in samples:
             w.append(s)
+    return samples, path
+
+
+def test_a_report_window_by_a_time_the_clock_stepped_over_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    samples, path = stepped_back_30s_at_60(tmp_path)
     notes: list[str] = []
     rng = Range(path, start=samples[40].wall - 0.5, end=samples[50].wall + 0.5, on_damage=notes.append)
     rng.close()
@@ -117,11 +123,7 @@ def test_a_report_window_by_a_time_the_clock_stepped_over_says_so(tmp_path) -> N
 
 
 def test_a_start_alone_runs_to_the_end_across_a_step(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    samples = [dataclasses.replace(s, wall=s.wall - (30.0 if i >= 60 else 0.0)) for i, s in enumerate(series(90))]
-    path = tmp_path / "s.mtrec"
-    with RecordingWriter(path, interval=1.0) as w:
-        for s in samples:
-            w.append(s)
+    samples, path = stepped_back_30s_at_60(tmp_path)
     rng = Range(path, start=samples[50].wall - 0.5, on_damage=None)
     assert (rng.first, rng.last) == (50, 89)
     rng.close()

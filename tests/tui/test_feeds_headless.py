@@ -30,25 +30,36 @@ def test_the_feeds_import_no_textual() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_replay_feed_driven_headless() -> None:
-    events: list[object] = []
-    got = threading.Condition()
+class Posted:
+    """What a feed posts, from its thread; `until(pred)` waits until pred(events) holds."""
 
-    def post(event: object) -> None:
-        with got:
-            events.append(event)
-            got.notify_all()
+    def __init__(self) -> None:
+        self.events: list[object] = []
+        self.got = threading.Condition()
+
+    def __call__(self, event: object) -> None:
+        with self.got:
+            self.events.append(event)
+            self.got.notify_all()
+
+    def until(self, pred, timeout: float = 30) -> None:  # type: ignore[no-untyped-def]
+        with self.got:
+            assert self.got.wait_for(lambda: pred(self.events), timeout=timeout)
+
+
+def test_a_replay_feed_driven_headless() -> None:
+    posted = Posted()
+    events = posted.events
 
     def shown() -> list[FrameShown]:
         return [e for e in events if isinstance(e, FrameShown)]
 
     def until(pred) -> None:  # type: ignore[no-untyped-def]
-        with got:
-            assert got.wait_for(pred, timeout=30)
+        posted.until(lambda _events: pred())
 
     reader = ListReader(samples(40))
     feed = ReplayFeed(lambda: reader, start=10, playing=False)
-    feed.start(post)
+    feed.start(posted)
     try:
         until(lambda: any(e.position.index == 10 for e in shown()))
         assert isinstance(events[0], Opened)
@@ -70,17 +81,10 @@ def test_a_replay_feed_scans_the_findings_in_its_idle_time() -> None:
     from mysqltop.recording.reader import RecordingReader
     from mysqltop.views.tui.feed_commands import NextFinding
 
-    events: list[object] = []
-    got = threading.Condition()
-
-    def post(event: object) -> None:
-        with got:
-            events.append(event)
-            got.notify_all()
-
+    posted = Posted()
     reader = RecordingReader(ROOT / "recordings" / "purge-read-view.mtrec")
     feed = ReplayFeed(lambda: reader, start=0, playing=False)
-    feed.start(post)
+    feed.start(posted)
     try:
         deadline = time.monotonic() + 300          # nothing is posted while it scans: look
         while feed.navigator is None or feed.navigator.scan is None or not feed.navigator.scan.done_around(0):
@@ -90,13 +94,11 @@ def test_a_replay_feed_scans_the_findings_in_its_idle_time() -> None:
         assert nav.scan is not None
         assert nav.scan.cursor.judge.judged > 100         # the recording's samples, judged ahead
         judged = nav.cursor.judge.judged
-        with got:
-            events.clear()
+        with posted.got:
+            posted.events.clear()
         feed.send(NextFinding(1))
-        with got:
-            assert got.wait_for(lambda: any(isinstance(e, FrameShown) and e.position.index != 0 for e in events),
-                                timeout=30)
-            landed = [e for e in events if isinstance(e, FrameShown) and e.position.index != 0]
+        posted.until(lambda events: any(isinstance(e, FrameShown) and e.position.index != 0 for e in events))
+        landed = [e for e in posted.events if isinstance(e, FrameShown) and e.position.index != 0]
         assert not landed[0].position.judging and {a.id for a in landed[0].frame.advice}
         assert nav.cursor.judge.judged == judged           # the findings came from the scan
     finally:
