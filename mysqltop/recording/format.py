@@ -161,7 +161,7 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
         elif kind == "text":
             kwargs[name] = "\n".join(body)
         elif kind == "host":
-            items: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in map(json.loads, body)}
+            items: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in _json_lines(body)}
             kwargs[name] = HostSample(**{k: v for k, v in items.items() if k in _HOST_FIELDS})
         elif kind == "map":
             kwargs[name] = dict(_json_lines(body))
@@ -180,7 +180,9 @@ def parse_sample_text(text: str, wall: float, mono: float, server: ServerIdentit
 
 def _json_lines(body: list[str]) -> list[Any]:
     """One JSON value per line, read as one array (a sample holds hundreds of rows: one call,
-    not hundreds); a line holding more than one value is refused as read line by line would."""
+    not hundreds). When the values do not count one per line the body is read line by line,
+    which refuses the line that is not one value; lines crafted to split one value and join two
+    so the count still holds read as values a well-formed body could hold, never more of them."""
     if not body:
         return []
     values = json.loads("[" + ",".join(body) + "]")
